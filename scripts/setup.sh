@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every Debian package that sinklab's build, tests, plots and tools need. Idempotent:
+# when everything is present it prints nothing and touches nothing.
+set -euo pipefail
+packages=(
+  cmake g++ make pkg-config git
+  libdnnl-dev ocl-icd-opencl-dev      # oneDNN matmul; its CMake config requires OpenCL headers
+  libyaml-cpp-dev                      # configs
+  nlohmann-json3-dev libcli11-dev      # JSON output, command line
+  libgtest-dev libbenchmark-dev        # tests, benchmarks
+  gnuplot-nox                          # plots
+)
+# PyTorch only for the golden-file generator and the speed comparison (tools/), not for tests.
+if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

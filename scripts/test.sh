@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds, and runs every test with ctest.
+# SANITIZE=1 also builds and runs the suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+./scripts/build.sh
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900)
+if [[ "${SANITIZE:-0}" == 1 ]]; then
+  BUILD_DIR=build-sanitize BUILD_TYPE=Debug ./scripts/build.sh -DSINKLAB_SANITIZE=ON -DSINKLAB_BUILD_BENCH=OFF
+  (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE slow)
+fi
