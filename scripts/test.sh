@@ -9,5 +9,5 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900)
 if [[ "${SANITIZE:-0}" == 1 ]]; then
   BUILD_DIR=build-sanitize BUILD_TYPE=Debug ./scripts/build.sh -DSINKLAB_SANITIZE=ON -DSINKLAB_BUILD_BENCH=OFF
-  (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE slow)
+  (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE integration)
 fi

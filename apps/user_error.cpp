@@ -1,0 +1,21 @@
+#include "apps/user_error.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "analysis/run_summary.h"
+#include "configs/config_error.h"
+#include "train/checkpoint.h"
+
+namespace sinklab::apps {
+
+int report_exception(const std::exception& e) {
+  const bool user_error = dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const CheckpointError*>(&e) ||
+                          dynamic_cast<const RunFileError*>(&e) || dynamic_cast<const std::invalid_argument*>(&e) ||
+                          dynamic_cast<const std::filesystem::filesystem_error*>(&e);
+  std::fprintf(stderr, "sinklab: error: %s\n", e.what());
+  return user_error ? 2 : 1;
+}
+
+}  // namespace sinklab::apps

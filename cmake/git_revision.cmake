@@ -1,0 +1,18 @@
+# Writes ${OUT} with the current git revision (and "-dirty" for uncommitted changes); rewrites the
+# file only when the revision changed, so an unchanged tree triggers no rebuild.
+execute_process(COMMAND git -C ${SRC} rev-parse --short=12 HEAD OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR rev STREQUAL "")
+  set(rev "unknown")
+else()
+  execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no OUTPUT_VARIABLE dirty ERROR_QUIET)
+  if(NOT dirty STREQUAL "")
+    set(rev "${rev}-dirty")
+  endif()
+endif()
+set(content "#pragma once\n#define SINKLAB_GIT_REVISION \"${rev}\"\n")
+if(EXISTS ${OUT})
+  file(READ ${OUT} old)
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE ${OUT} "${content}")
+endif()

@@ -1,0 +1,124 @@
+#include "core/ops/matmul_op.h"
+
+#include <stdexcept>
+
+#include "core/kernels/matmul.h"
+
+namespace sinklab {
+namespace {
+
+using kernels::MatmulOperand;
+
+// A tensor of rank 2..4 viewed as [b0, b1, rows, cols]; missing leading dims have size 1, stride 0.
+MatmulOperand operand(const Tensor& t) {
+  MatmulOperand op{{1, 1, 1, 1}, {0, 0, 0, 0}};
+  const int pad = 4 - t.rank();
+  for (int d = 0; d < t.rank(); ++d) {
+    op.dims[static_cast<size_t>(pad + d)] = t.dim(d);
+    op.strides[static_cast<size_t>(pad + d)] = t.stride(d);
+  }
+  for (size_t d = 0; d < 2; ++d)
+    if (op.dims[d] == 1) op.strides[d] = 0;
+  return op;
+}
+
+MatmulOperand transposed(MatmulOperand op) {
+  std::swap(op.dims[2], op.dims[3]);
+  std::swap(op.strides[2], op.strides[3]);
+  return op;
+}
+
+// dst (+)= x * y, where dst may have a non-unit column stride: then compute dst^T = y^T x^T instead,
+// because the kernel wants destinations with contiguous columns.
+void product_into(const float* x, const MatmulOperand& xl, const float* y, const MatmulOperand& yl, float* dst,
+                  const MatmulOperand& dl, float alpha) {
+  if (dl.strides[3] == 1 || dl.dims[3] == 1)
+    kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/true, alpha);
+  else
+    kernels::matmul(y, transposed(yl), x, transposed(xl), dst, transposed(dl), /*accumulate=*/true, alpha);
+}
+
+// True when the batch and row dims of `op` collapse into one evenly strided row dim.
+bool rows_mergeable(const MatmulOperand& op) {
+  const bool b1_ok = op.dims[1] == 1 || op.strides[1] == op.dims[2] * op.strides[2];
+  const bool b0_ok = op.dims[0] == 1 || op.strides[0] == op.dims[1] * op.dims[2] * op.strides[2];
+  return b1_ok && b0_ok;
+}
+
+MatmulOperand merge_rows(const MatmulOperand& op) {
+  return {{1, 1, op.dims[0] * op.dims[1] * op.dims[2], op.dims[3]}, {0, 0, op.strides[2], op.strides[3]}};
+}
+
+// grad_b (+)= a^T * grad_c summed over every batch index that b broadcasts over.
+void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
+  MatmulOperand al = operand(a), bl = operand(b.transpose(-2, -1)), cl = operand(c);
+  // b^T [.., N, K] (+)= c^T [.., N, M] x a [.., M, K] keeps the destination's k index contiguous
+  // for the usual row-major weight; product_into flips it when needed.
+  const bool broadcast0 = bl.dims[0] == 1 && al.dims[0] > 1;
+  const bool broadcast1 = bl.dims[1] == 1 && al.dims[1] > 1;
+  if (!broadcast0 && !broadcast1) {
+    product_into(c.grad(), transposed(cl), a.data(), al, b.grad(), bl, alpha);
+    return;
+  }
+  const bool b_unbatched = bl.dims[0] == 1 && bl.dims[1] == 1;
+  if (b_unbatched && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
+    product_into(c.grad(), transposed(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha);
+    return;
+  }
+  // General fallback: one product per broadcast batch index.
+  for (int64_t i0 = 0; i0 < al.dims[0]; ++i0)
+    for (int64_t i1 = 0; i1 < al.dims[1]; ++i1) {
+      MatmulOperand a1 = al, c1 = cl, b1 = bl;
+      a1.dims[0] = a1.dims[1] = c1.dims[0] = c1.dims[1] = b1.dims[0] = b1.dims[1] = 1;
+      const float* ap = a.data() + i0 * al.strides[0] + i1 * al.strides[1];
+      const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
+      float* bp = b.grad() + (broadcast0 ? 0 : i0 * bl.strides[0]) + (broadcast1 ? 0 : i1 * bl.strides[1]);
+      product_into(cp, transposed(c1), ap, a1, bp, b1, alpha);
+    }
+}
+
+void matmul_backward(const Node& n) {
+  const Tensor& a = n.inputs[0];
+  const Tensor& b = n.inputs[1];
+  const Tensor& c = n.output;
+  const float alpha = n.scalars[0];
+  // grad_a [.., M, K] (+)= grad_c [.., M, N] x b^T [.., N, K]
+  if (a.requires_grad()) {
+    product_into(c.grad(), operand(c), b.data(), transposed(operand(b)), a.grad(), operand(a), alpha);
+  }
+  if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha);
+}
+
+}  // namespace
+
+Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
+  if (a.rank() < 2 || b.rank() < 2)
+    throw std::invalid_argument("matmul: operands need rank >= 2, got " + a.shape().str() + " x " + b.shape().str());
+  const MatmulOperand al = operand(a);
+  const MatmulOperand bl = operand(b);
+  if (al.dims[3] != bl.dims[2])
+    throw std::invalid_argument("matmul: inner dimensions differ: " + a.shape().str() + " x " + b.shape().str());
+  for (size_t d = 0; d < 2; ++d)
+    if (bl.dims[d] != 1 && bl.dims[d] != al.dims[d])
+      throw std::invalid_argument("matmul: batch dimensions of " + b.shape().str() + " do not match " + a.shape().str());
+  if (b.rank() > a.rank())
+    throw std::invalid_argument("matmul: the right operand " + b.shape().str() + " has more batch dims than " + a.shape().str());
+
+  Shape out_shape = a.shape();
+  out_shape[out_shape.rank - 1] = b.dim(-1);
+  Tensor c = g.new_tensor(out_shape, g.needs_grad({a, b}));
+  kernels::matmul(a.data(), al, b.data(), bl, c.data(), operand(c), /*accumulate=*/false, alpha);
+
+  if (c.requires_grad()) {
+    Node n;
+    n.backward = matmul_backward;
+    n.op = "matmul";
+    n.inputs = {a, b};
+    n.output = c;
+    n.scalars[0] = alpha;
+    g.record(n);
+  }
+  return c;
+}
+
+}  // namespace sinklab

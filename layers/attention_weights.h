@@ -1,0 +1,13 @@
+#pragma once
+// The fused "causal mask + row normalizer" op of attention, with autodiff.
+#include "core/graph.h"
+#include "layers/normalizers/normalizer.h"
+
+namespace sinklab {
+
+// scores [B, H, T, T] contiguous -> weights [B, H, T, T]: row i of each (batch, head) is normalized
+// over keys 0..i; keys k > i are exactly 0. `head_params` is [H, P] for a normalizer with P learned
+// scalars per head (undefined when P = 0). The normalizer must outlive the step (backward reads it).
+Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer, const Tensor& head_params);
+
+}  // namespace sinklab

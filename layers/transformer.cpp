@@ -1,0 +1,89 @@
+#include "layers/transformer.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/ops/elementwise.h"
+#include "core/ops/embedding.h"
+
+namespace sinklab {
+
+Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const ModelShape& shape)
+    : Module(store, ""), config_(config), shape_(shape) {
+  const InitSpec init{config.init, static_cast<float>(config.init_std)};
+  const int d = config.d_model;
+  if (config.input == InputKind::tokens) {
+    if (config.vocab_size <= 0) throw std::invalid_argument("model.vocab_size must be > 0 for token input");
+    embedding_ = declare("embedding.weight", {config.vocab_size, d});
+  } else if (config.input_projection) {
+    input_projection_ = std::make_unique<Linear>(store, "input_proj", shape.input_dim, d, config.bias, init);
+    add_child(*input_projection_);
+  } else if (shape.input_dim != d) {
+    throw std::invalid_argument("model.d_model (" + std::to_string(d) + ") must equal the task's input width (" +
+                                std::to_string(shape.input_dim) + ") unless model.input_projection is true");
+  }
+  if (config.positional == Positional::learned) pos_embedding_ = declare("pos_embedding.weight", {shape.max_seq_len, d});
+  if (config.positional == Positional::sinusoidal) {
+    sinusoid_.resize(static_cast<size_t>(shape.max_seq_len) * static_cast<size_t>(d));
+    for (int t = 0; t < shape.max_seq_len; ++t)
+      for (int j = 0; j < d; ++j) {
+        const double freq = std::pow(10000.0, -2.0 * (j / 2) / d);
+        sinusoid_[static_cast<size_t>(t * d + j)] = static_cast<float>(j % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
+      }
+  }
+  BlockSpec block;
+  block.attention = {d, config.heads, resolved_head_dim(config), config.bias, config.positional == Positional::rope, config.attention};
+  block.norm = config.norm;
+  block.mlp_hidden = config.mlp_hidden;
+  block.mlp_activation = config.mlp_activation;
+  block.residual = config.residual;
+  for (int l = 0; l < config.layers; ++l) {
+    blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_));
+    add_child(*blocks_.back());
+  }
+  if (config.norm != NormKind::none) {
+    final_norm_ = std::make_unique<NormLayer>(store, "final_norm", config.norm, d);
+    add_child(*final_norm_);
+  }
+  if (config.output_head) {
+    output_head_ = std::make_unique<Linear>(store, "output_head", d, shape.output_dim, config.bias, init);
+    add_child(*output_head_);
+  } else if (shape.output_dim != d) {
+    throw std::invalid_argument("model.d_model (" + std::to_string(d) + ") must equal the task's output width (" +
+                                std::to_string(shape.output_dim) + ") unless model.output_head is true");
+  }
+}
+
+void Transformer::initialize_own(Rng& rng) {
+  for (ParameterStore::Id id : {embedding_, pos_embedding_}) {
+    if (id < 0) continue;
+    Tensor t = param(id);
+    rng.fill_normal({t.data(), static_cast<size_t>(t.numel())}, 0.0f, static_cast<float>(config_.init_std));
+  }
+}
+
+Tensor Transformer::forward(Graph& g, const Tensor& x) const {
+  if (x.rank() != 3 || x.dim(2) != shape_.input_dim)
+    throw std::invalid_argument("model input must be [B, T, " + std::to_string(shape_.input_dim) + "], got " + x.shape().str());
+  return body(g, input_projection_ ? input_projection_->forward(g, x) : x);
+}
+
+Tensor Transformer::forward_tokens(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const {
+  if (embedding_ < 0) throw std::logic_error("forward_tokens: model.input is not tokens");
+  return body(g, embedding(g, param(embedding_), ids, Shape{batch, seq_len}));
+}
+
+Tensor Transformer::body(Graph& g, Tensor h) const {
+  const int64_t T = h.dim(1);
+  if (T > shape_.max_seq_len)
+    throw std::invalid_argument("sequence length " + std::to_string(T) + " exceeds the model's " + std::to_string(shape_.max_seq_len));
+  if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, 0, T));
+  if (!sinusoid_.empty())
+    h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()), nullptr, Shape{T, config_.d_model}));
+  for (const auto& b : blocks_) h = b->forward(g, h);
+  if (final_norm_) h = final_norm_->forward(g, h);
+  if (output_head_) h = output_head_->forward(g, h);
+  return h;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,51 @@
+#pragma once
+// The model: optional input projection or token embedding, optional positional encoding, a stack of
+// TransformerBlocks, an optional final norm and output head. Everything is chosen by ModelConfig.
+#include <memory>
+#include <vector>
+
+#include "configs/run_config.h"
+#include "layers/attention_observer.h"
+#include "layers/linear.h"
+#include "layers/norm_layer.h"
+#include "layers/transformer_block.h"
+
+namespace sinklab {
+
+struct ModelShape {
+  int input_dim = 16;    // width of the task's input vectors (ignored for token input)
+  int output_dim = 16;   // width the loss compares against
+  int max_seq_len = 16;  // for learned / sinusoidal positions
+};
+
+class Transformer : public Module {
+ public:
+  Transformer(ParameterStore& store, const ModelConfig& config, const ModelShape& shape);
+
+  Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, input_dim] -> [B, T, output_dim]
+  Tensor forward_tokens(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const;
+
+  AttentionObservers& observers() { return observers_; }
+  int layers() const { return static_cast<int>(blocks_.size()); }
+  int heads() const { return config_.heads; }
+  const TransformerBlock& block(int i) const { return *blocks_[static_cast<size_t>(i)]; }
+
+ protected:
+  void initialize_own(Rng& rng) override;
+
+ private:
+  Tensor body(Graph& g, Tensor h) const;
+
+  ModelConfig config_;
+  ModelShape shape_;
+  AttentionObservers observers_;
+  std::unique_ptr<Linear> input_projection_;
+  ParameterStore::Id embedding_ = -1;      // [vocab, d_model]
+  ParameterStore::Id pos_embedding_ = -1;  // [max_seq_len, d_model], learned positions
+  std::vector<float> sinusoid_;            // [max_seq_len, d_model], fixed positions
+  std::vector<std::unique_ptr<TransformerBlock>> blocks_;
+  std::unique_ptr<NormLayer> final_norm_;
+  std::unique_ptr<Linear> output_head_;
+};
+
+}  // namespace sinklab

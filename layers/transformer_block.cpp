@@ -1,0 +1,35 @@
+#include "layers/transformer_block.h"
+
+#include "core/ops/elementwise.h"
+
+namespace sinklab {
+
+TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init,
+                                   int layer_index, const AttentionObservers* observers)
+    : Module(store, std::move(prefix)),
+      spec_(spec),
+      ln1_(spec.norm != NormKind::none ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm, spec.attention.d_model)
+                                       : nullptr),
+      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers) {
+  if (ln1_) add_child(*ln1_);
+  add_child(attn_);
+  if (spec.mlp_hidden > 0) {
+    if (spec.norm != NormKind::none) {
+      ln2_ = std::make_unique<NormLayer>(store, child_prefix("ln2"), spec.norm, spec.attention.d_model);
+      add_child(*ln2_);
+    }
+    mlp_ = std::make_unique<Mlp>(store, child_prefix("mlp"), spec.attention.d_model, spec.mlp_hidden, spec.mlp_activation,
+                                 spec.attention.bias, init);
+    add_child(*mlp_);
+  }
+}
+
+Tensor TransformerBlock::forward(Graph& g, const Tensor& x) const {
+  Tensor a = attn_.forward(g, ln1_ ? ln1_->forward(g, x) : x);
+  Tensor h = spec_.residual ? add(g, x, a) : a;
+  if (!mlp_) return h;
+  Tensor m = mlp_->forward(g, ln2_ ? ln2_->forward(g, h) : h);
+  return spec_.residual ? add(g, h, m) : m;
+}
+
+}  // namespace sinklab

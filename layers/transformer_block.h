@@ -1,0 +1,35 @@
+#pragma once
+// One pre-norm block: x <- x + Attn(N1(x)); x <- x + MLP(N2(x)). Norms and MLP switch off by config,
+// and the residual too (the paper's single-layer model returns Attn(x) itself), so the paper's
+// attention-only stack is a configuration, not a special class.
+#include <memory>
+
+#include "layers/mlp.h"
+#include "layers/multi_head_attention.h"
+#include "layers/norm_layer.h"
+
+namespace sinklab {
+
+struct BlockSpec {
+  AttentionSpec attention;
+  NormKind norm = NormKind::none;
+  int mlp_hidden = 0;
+  Activation mlp_activation = Activation::gelu;
+  bool residual = true;
+};
+
+class TransformerBlock : public Module {
+ public:
+  TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init, int layer_index,
+                   const AttentionObservers* observers);
+  Tensor forward(Graph& g, const Tensor& x) const;
+  const MultiHeadAttention& attention() const { return attn_; }
+
+ private:
+  BlockSpec spec_;
+  std::unique_ptr<NormLayer> ln1_, ln2_;
+  MultiHeadAttention attn_;
+  std::unique_ptr<Mlp> mlp_;
+};
+
+}  // namespace sinklab

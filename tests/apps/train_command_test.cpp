@@ -1,0 +1,121 @@
+// `sinklab train` as a user runs it: broken configs and flags give one clear message (what and
+// where) and exit code 2 with nothing written; a good config writes a complete run directory.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(SINKLAB_BINARY_DIR) + "/sinklab " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class TrainCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sinklab_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  void expect_user_error(const std::string& args, std::initializer_list<std::string> fragments) {
+    const fs::path out = dir_ / "run";
+    const Result r = run(args + " --out " + out.string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const std::string& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "missing '" << f << "' in:\n" << r.output;
+    EXPECT_FALSE(fs::exists(out)) << "a failed run must write nothing";
+  }
+  fs::path dir_;
+};
+
+TEST_F(TrainCommand, UnknownKeySaysWhereAndSuggests) {
+  const fs::path c = write("c.yaml", "model:\n  layers: 1\n  attention:\n    normalizr: relu\n");
+  expect_user_error("train " + c.string(), {"c.yaml:4", "model.attention.normalizr", "normalizer"});
+}
+
+TEST_F(TrainCommand, WrongTypeSaysWhere) {
+  const fs::path c = write("c.yaml", "train:\n  batch_size: many\n");
+  expect_user_error("train " + c.string(), {"c.yaml:2", "train.batch_size"});
+}
+
+TEST_F(TrainCommand, NegativeLearningRateIsRejected) {
+  const fs::path c = write("c.yaml", "optimizer:\n  lr: -0.001\n");
+  expect_user_error("train " + c.string(), {"c.yaml:2", "optimizer.lr"});
+}
+
+TEST_F(TrainCommand, MissingConfigFile) { expect_user_error("train /nonexistent/paper.yaml", {"/nonexistent/paper.yaml"}); }
+
+TEST_F(TrainCommand, UnknownNormalizerListsKnownOnes) {
+  const fs::path c = write("c.yaml", "model:\n  attention:\n    normalizer: softmaxx\n");
+  expect_user_error("train " + c.string(), {"c.yaml:3", "softmaxx", "relu", "softmax"});
+}
+
+TEST_F(TrainCommand, BadOverride) {
+  const fs::path c = write("c.yaml", "seed: 1\n");
+  expect_user_error("train " + c.string() + " --set model.hedas=2", {"model.hedas", "heads"});
+}
+
+TEST_F(TrainCommand, UnknownFlagIsAUsageError) {
+  const fs::path c = write("c.yaml", "seed: 1\n");
+  const Result r = run("train " + c.string() + " --frobnicate");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("frobnicate"), std::string::npos) << r.output;
+}
+
+TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
+  const fs::path c = write("tiny.yaml",
+                           "model: {layers: 2, heads: 2, residual: true}\noptimizer: {lr: 1.0e-3}\n"
+                           "train: {batch_size: 16, max_steps: 30, log_every: 10, eval_every: 10}\n"
+                           "task: {eval_samples: 50}\nanalysis: {eval_attention_samples: 50}\n");
+  const fs::path out = dir_ / "run";
+  const Result r = run("train " + c.string() + " --out " + out.string() + " --seed 3 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* f : {"config.yaml", "metrics.jsonl", "summary.json", "run.json", "checkpoint.bin",
+                        "attention/layer1_head1_mean.npy", "attention/layer0_head0_std.npy", "attention/layer0_head0_sample0.npy"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  EXPECT_EQ(summary["seed"], 3);
+  EXPECT_EQ(summary["heads"].size(), 4u);
+  const nlohmann::json info = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_TRUE(info.contains("git_revision"));
+  EXPECT_TRUE(info["libraries"].contains("onednn"));
+  EXPECT_NE(r.output.find("BOS@non-trig"), std::string::npos) << r.output;
+  // 30 steps logged every 10: steps 0, 10, 20.
+  std::ifstream metrics(out / "metrics.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(metrics, line);) lines += !line.empty();
+  EXPECT_EQ(lines, 3);
+  // A finished run is not overwritten by accident.
+  const Result again = run("train " + c.string() + " --out " + out.string() + " --quiet");
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find("--force"), std::string::npos) << again.output;
+}
+
+}  // namespace

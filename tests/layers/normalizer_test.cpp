@@ -1,0 +1,154 @@
+// Checks every registered normalizer (a new one gets these tests automatically): row gradients,
+// exact zeros at masked keys, and the gradient of a whole attention layer built with it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/graph.h"
+#include "core/rng.h"
+#include "layers/attention_weights.h"
+#include "layers/multi_head_attention.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "layers/normalizers/softmax_normalizer.h"
+#include "tests/support/gradcheck.h"
+
+namespace sinklab {
+namespace {
+
+class EveryNormalizer : public ::testing::TestWithParam<std::string> {
+ protected:
+  NormalizerConfig config() const {
+    NormalizerConfig c;
+    c.name = GetParam();
+    return c;
+  }
+};
+
+// Scores kept away from 0 so that kinks (ReLU) do not sit inside a finite-difference step.
+std::vector<float> scores_away_from_kinks(int64_t n, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  Rng rng(seed);
+  for (float& x : v) {
+    const float u = rng.uniform(-1.5f, 1.5f);
+    x = u >= 0 ? u + 0.1f : u - 0.1f;
+  }
+  return v;
+}
+
+TEST_P(EveryNormalizer, RowGradientsMatchFiniteDifferences) {
+  const auto norm = normalizer_registry().create(config());
+  const Shape shape{2, 2, 5, 5};
+  std::vector<testing::Leaf> leaves{{shape, scores_away_from_kinks(shape.numel(), 7)}};
+  const int P = norm->params_per_head();
+  if (P > 0) leaves.push_back({Shape{2, P}, {}});
+  auto f = [&](Graph& g, std::span<const Tensor> in) {
+    return attention_weights(g, in[0], *norm, P > 0 ? in[1] : Tensor());
+  };
+  EXPECT_TRUE(testing::check_leaf_gradients(f, leaves));
+}
+
+TEST_P(EveryNormalizer, MaskedKeysAreExactlyZeroAndGetNoGradient) {
+  const auto norm = normalizer_registry().create(config());
+  const int64_t B = 2, H = 3, T = 6;
+  std::vector<float> scores = scores_away_from_kinks(B * H * T * T, 11), dscores(scores.size(), 0.0f);
+  Graph g;
+  Tensor s(scores.data(), dscores.data(), Shape{B, H, T, T});
+  Tensor p = attention_weights(g, s, *norm, Tensor());
+  std::vector<float> seed(static_cast<size_t>(p.numel()), 1.0f);
+  g.backward(p, seed);
+  for (int64_t bh = 0; bh < B * H; ++bh)
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t k = i + 1; k < T; ++k) {
+        const int64_t at = (bh * T + i) * T + k;
+        EXPECT_EQ(p.data()[at], 0.0f) << "row " << i << " key " << k;
+        EXPECT_EQ(dscores[static_cast<size_t>(at)], 0.0f) << "row " << i << " key " << k;
+      }
+}
+
+TEST_P(EveryNormalizer, AttentionLayerGradientsMatchFiniteDifferences) {
+  for (const bool rope : {false, true}) {
+    ParameterStore store;
+    AttentionSpec spec;
+    spec.d_model = 6;
+    spec.heads = 2;
+    spec.head_dim = 4;
+    spec.bias = true;
+    spec.rope = rope;
+    spec.config.scale = ScaleKind::inv_sqrt_head_dim;
+    spec.config.normalizer = config();
+    MultiHeadAttention attn(store, "attn", spec, InitSpec{InitKind::normal, 0.5f}, 0, nullptr);
+    store.finalize();
+    Rng rng(3);
+    attn.initialize(rng);
+    std::vector<float> x_values;
+    const Tensor x = testing::random_tensor(x_values, Shape{2, 5, 6}, 21);
+    auto f = [&](Graph& g) { return attn.forward(g, x); };
+    EXPECT_TRUE(testing::check_parameter_gradients(store, f)) << "rope " << rope;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryNormalizer, ::testing::ValuesIn(normalizer_registry().names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(NormalizerRegistry, UnknownNameListsKnownNames) {
+  NormalizerConfig c;
+  c.name = "softmaxx";
+  try {
+    normalizer_registry().create(c);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("softmaxx"), std::string::npos);
+    EXPECT_NE(msg.find("softmax"), std::string::npos);
+    EXPECT_NE(msg.find("relu"), std::string::npos);
+  }
+}
+
+// The paper's ReLU attention on 4 tokens, by hand: a_ik = ReLU(s_ik) / max(i, 1).
+TEST(ReluNormalizer, VisibleNonBosDivisorOnHandComputedExample) {
+  NormalizerConfig c;
+  c.name = "relu";
+  c.divisor = RowDivisor::visible_non_bos;
+  const auto norm = normalizer_registry().create(c);
+  std::vector<float> s = {
+      2.0f,  9.0f, 9.0f,  9.0f,   // row 0: only BOS visible -> 2 / 1
+      -1.0f, 3.0f, 9.0f,  9.0f,   // row 1: [0, 3] / 1
+      4.0f,  -2.0f, 1.0f, 9.0f,   // row 2: [4, 0, 1] / 2
+      0.5f,  1.5f, -3.0f, 6.0f};  // row 3: [0.5, 1.5, 0, 6] / 3
+  Graph g;
+  NoGradGuard no_grad(g);
+  Tensor p = attention_weights(g, Tensor(s.data(), nullptr, Shape{1, 1, 4, 4}), *norm, Tensor());
+  const std::vector<float> expected = {2.0f, 0, 0, 0, 0, 3.0f, 0, 0, 2.0f, 0, 0.5f, 0, 0.5f / 3, 0.5f, 0, 2.0f};
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_FLOAT_EQ(p.data()[i], expected[i]) << "entry " << i;
+}
+
+TEST(ReluNormalizer, OtherDivisors) {
+  RowSpec row{3, 4, 16, 0, nullptr};
+  for (auto [divisor, expected] : {std::pair{RowDivisor::visible, 4.0f}, {RowDivisor::seq_len, 16.0f}, {RowDivisor::none, 1.0f},
+                                   {RowDivisor::visible_non_bos, 3.0f}}) {
+    NormalizerConfig c;
+    c.name = "relu";
+    c.divisor = divisor;
+    const auto norm = normalizer_registry().create(c);
+    const float s[4] = {1.0f, 2.0f, -1.0f, 8.0f};
+    float p[4];
+    norm->forward_row(s, p, row, nullptr, nullptr);
+    EXPECT_FLOAT_EQ(p[3], 8.0f / expected);
+    EXPECT_FLOAT_EQ(p[2], 0.0f);
+  }
+}
+
+TEST(SoftmaxNormalizer, TemperatureSharpensAndRowsSumToOne) {
+  RowSpec row{2, 3, 3, 0, nullptr};
+  const float s[3] = {0.0f, 1.0f, 2.0f};
+  float warm[3], cold[3];
+  SoftmaxNormalizer(2.0f).forward_row(s, warm, row, nullptr, nullptr);
+  SoftmaxNormalizer(0.5f).forward_row(s, cold, row, nullptr, nullptr);
+  EXPECT_NEAR(warm[0] + warm[1] + warm[2], 1.0f, 1e-6f);
+  EXPECT_NEAR(cold[0] + cold[1] + cold[2], 1.0f, 1e-6f);
+  EXPECT_GT(cold[2], warm[2]);
+  EXPECT_NEAR(warm[2] / warm[1], std::exp(0.5f), 1e-5f);
+}
+
+}  // namespace
+}  // namespace sinklab

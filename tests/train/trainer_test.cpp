@@ -1,0 +1,157 @@
+// The training loop: bit-identical repeat runs, bit-identical resume from a checkpoint, no heap
+// allocation in steady-state steps, loss going down, corrupt checkpoints rejected.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <new>
+
+#include "configs/config_loader.h"
+#include "data/task.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+// Counts every C++ heap allocation of this test binary.
+namespace {
+size_t g_allocations = 0;
+}
+void* operator new(size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunConfig small_config(const std::string& normalizer, int layers) {
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  return parse_run_config("model: {layers: " + std::to_string(layers) + ", heads: 2, residual: true, attention: {normalizer: " +
+                              normalizer + "}}\noptimizer: {lr: 3.0e-3}\ntrain: {batch_size: 32, max_steps: 60, log_every: 10, eval_every: 20}\n"
+                              "task: {eval_samples: 64}\nanalysis: {eval_attention_samples: 64}\n",
+                          "test.yaml", {}, vocab);
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("sinklab_trainer_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::vector<float> params_after(const RunConfig& c, const TrainOptions& o) {
+  Trainer t(c);
+  t.run(o);
+  return {t.parameters().values().begin(), t.parameters().values().end()};
+}
+
+TEST(Trainer, SameSeedGivesBitIdenticalParameters) {
+  TrainOptions o;
+  o.quiet = true;
+  const auto a = params_after(small_config("softmax", 2), o);
+  const auto b = params_after(small_config("softmax", 2), o);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+  RunConfig other = small_config("softmax", 2);
+  other.seed = 1;
+  EXPECT_NE(a, params_after(other, o));
+}
+
+TEST(Trainer, ResumedRunContinuesBitIdentically) {
+  for (const char* normalizer : {"softmax", "relu"}) {
+    const RunConfig c = small_config(normalizer, 2);
+    TrainOptions straight;
+    straight.quiet = true;
+    const auto reference = params_after(c, straight);
+
+    const fs::path dir = temp_dir(normalizer);
+    TrainOptions first = straight;
+    first.run_dir = dir;
+    first.stop_at_step = 25;
+    { Trainer t(c); t.run(first); }
+    EXPECT_FALSE(fs::exists(dir / "summary.json")) << "an interrupted run must not look finished";
+    TrainOptions second = straight;
+    second.run_dir = dir;
+    second.resume_from = dir / "checkpoint.bin";
+    const auto resumed = params_after(c, second);
+    ASSERT_EQ(reference.size(), resumed.size());
+    EXPECT_EQ(0, std::memcmp(reference.data(), resumed.data(), reference.size() * sizeof(float))) << normalizer;
+    EXPECT_TRUE(fs::exists(dir / "summary.json"));
+    fs::remove_all(dir);
+  }
+}
+
+TEST(Trainer, SteadyStateStepsAllocateNothing) {
+  for (const int layers : {1, 2}) {
+    Trainer t(small_config("softmax", layers));
+    for (int step = 0; step < 3; ++step) t.train_step(step, false);  // warm-up: arena, tape, primitive cache
+    const size_t before = g_allocations;
+    for (int step = 3; step < 23; ++step) t.train_step(step, false);
+    EXPECT_EQ(g_allocations - before, 0u) << "heap allocations in 20 steady-state steps, layers " << layers;
+  }
+}
+
+TEST(Trainer, LossGoesDown) {
+  RunConfig c = small_config("softmax", 1);
+  c.train.max_steps = 200;
+  c.train.stop_max_abs_error = 0;
+  Trainer t(c);
+  double first = 0, last = 0;
+  for (int step = 0; step < 200; ++step) {
+    const double loss = t.train_step(step, false);
+    if (step == 0) first = loss;
+    last = loss;
+  }
+  EXPECT_LT(last, 0.5 * first);
+}
+
+TEST(Checkpoint, CorruptOrForeignFilesAreRejected) {
+  const RunConfig c = small_config("softmax", 1);
+  const fs::path dir = temp_dir("ckpt");
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  o.stop_at_step = 5;
+  { Trainer t(c); t.run(o); }
+  const fs::path ckpt = dir / "checkpoint.bin";
+  Trainer fresh(c);
+  auto expect_error = [&](const fs::path& path, uint64_t hash, const std::string& fragment) {
+    try {
+      load_checkpoint(path, hash, fresh.parameters());
+      ADD_FAILURE() << "expected an error mentioning " << fragment;
+    } catch (const CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  const uint64_t hash = config_hash(c);
+  EXPECT_NO_THROW(load_checkpoint(ckpt, hash, fresh.parameters()));
+  expect_error(ckpt, hash + 1, "different config");
+  expect_error(dir / "missing.bin", hash, "cannot open");
+  std::string bytes;
+  {
+    std::ifstream in(ckpt, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir / name, std::ios::binary) << content;
+    return dir / name;
+  };
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  expect_error(write("flipped.bin", flipped), hash, "checksum");
+  expect_error(write("short.bin", bytes.substr(0, bytes.size() - 7)), hash, "truncated");
+  expect_error(write("magic.bin", "NOTACKPT" + bytes.substr(8)), hash, "bad magic");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sinklab

@@ -1,0 +1,11 @@
+#pragma once
+// The per-head table printed at the end of `sinklab train`.
+#include <string>
+
+#include "analysis/run_summary.h"
+
+namespace sinklab {
+
+std::string format_head_table(const RunSummary& summary);
+
+}  // namespace sinklab

@@ -1,0 +1,10 @@
+#pragma once
+// Learning rate at a step (0-based): constant; warmup (linear from lr/warmup to lr over warmup_steps,
+// then constant); cosine (the same warmup, then cosine decay to min_lr at max_steps).
+#include "configs/run_config.h"
+
+namespace sinklab {
+
+double learning_rate(const OptimizerConfig& config, int64_t step, int64_t max_steps);
+
+}  // namespace sinklab

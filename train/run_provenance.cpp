@@ -1,0 +1,54 @@
+#include "train/run_provenance.h"
+
+#include <dnnl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+
+#include "analysis/run_summary.h"
+#include "git_revision.h"  // generated at build time (cmake/git_revision.cmake)
+
+#ifndef SINKLAB_YAML_CPP_VERSION
+#define SINKLAB_YAML_CPP_VERSION "unknown"
+#endif
+
+namespace sinklab {
+
+std::string git_revision() { return SINKLAB_GIT_REVISION; }
+
+nlohmann::json provenance(const std::vector<std::string>& command_line, int threads, uint64_t seed) {
+  const dnnl_version_t* dnnl = dnnl_version();
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {
+      {"git_revision", git_revision()},
+      {"seed", seed},
+      {"threads", threads},
+      {"command_line", command_line},
+      {"started_utc", when},
+      {"host", host},
+      {"compiler", __VERSION__},
+      {"libraries",
+       {{"onednn", std::to_string(dnnl->major) + "." + std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch)},
+        {"yaml-cpp", SINKLAB_YAML_CPP_VERSION},
+        {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                              std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+#ifdef _OPENMP
+        {"openmp", _OPENMP},
+#endif
+       }},
+  };
+}
+
+void write_provenance(const std::filesystem::path& run_dir, const nlohmann::json& info) {
+  std::ofstream out(run_dir / "run.json");
+  if (!out) throw RunFileError("cannot write " + (run_dir / "run.json").string());
+  out << info.dump(2) << "\n";
+}
+
+}  // namespace sinklab

@@ -1,0 +1,28 @@
+#pragma once
+// Bridges attention observers to the analysis accumulators: while registered, every attention layer
+// of the model feeds its weights [B, H, T, T] to sink statistics and (optionally) attention maps.
+#include <cstdint>
+
+#include "analysis/attention_maps.h"
+#include "analysis/sink_statistics.h"
+#include "layers/attention_observer.h"
+
+namespace sinklab {
+
+class SinkObserver final : public AttentionObserver {
+ public:
+  SinkObserver(SinkStatisticsAccumulator* stats, AttentionMapAccumulator* maps) : stats_(stats), maps_(maps) {}
+  // The trigger positions of the batch being run (caller-owned, [batch]).
+  void set_triggers(const int32_t* triggers) { triggers_ = triggers; }
+  void on_attention(const AttentionView& v) override {
+    if (stats_) stats_->add(v.layer, v.weights, static_cast<int>(v.batch), triggers_);
+    if (maps_) maps_->add(v.layer, v.weights, static_cast<int>(v.batch));
+  }
+
+ private:
+  SinkStatisticsAccumulator* stats_;
+  AttentionMapAccumulator* maps_;
+  const int32_t* triggers_ = nullptr;
+};
+
+}  // namespace sinklab

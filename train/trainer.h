@@ -1,0 +1,70 @@
+#pragma once
+// The training loop of one run: task batches -> model -> MSE -> backward -> clip -> optimizer, with
+// stop rules, periodic metrics (including per-head sink statistics of the training batch),
+// evaluation on the fixed evaluation set, checkpoints and the run directory.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "analysis/attention_maps.h"
+#include "analysis/run_summary.h"
+#include "configs/run_config.h"
+#include "core/graph.h"
+#include "core/parameter_store.h"
+#include "core/rng.h"
+#include "data/eval_set.h"
+#include "data/task.h"
+#include "layers/transformer.h"
+#include "train/optimizer.h"
+
+namespace sinklab {
+
+struct TrainOptions {
+  std::filesystem::path run_dir;      // empty: write nothing (tests, benchmarks)
+  std::filesystem::path resume_from;  // a checkpoint of this config to continue from
+  bool quiet = false;                 // no progress output
+  int64_t stop_at_step = -1;          // >= 0: end early after this many steps (tests of resume)
+};
+
+struct EvalResult {
+  double mse = 0, max_abs_error = 0;
+  std::vector<HeadSinkStats> heads;
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const RunConfig& config);
+  ~Trainer();
+
+  RunSummary run(const TrainOptions& options);
+  // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
+  EvalResult evaluate(AttentionMapAccumulator* maps);
+  // One optimization step on a fresh batch; returns the loss before the update. Exposed for benchmarks.
+  double train_step(int64_t step, bool collect_stats);
+
+  ParameterStore& parameters() { return params_; }
+  const Transformer& model() const { return *model_; }
+  Graph& graph() { return graph_; }
+  double last_max_abs_error() const { return last_max_abs_error_; }
+
+ private:
+  void save(const std::filesystem::path& path, int64_t step);
+
+  RunConfig config_;
+  std::unique_ptr<Task> task_;
+  ParameterStore params_;
+  std::unique_ptr<Transformer> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Rng data_rng_;
+  Graph graph_;
+  // One training batch, reused every step.
+  std::vector<float> inputs_, targets_;
+  std::vector<TokenRole> roles_;
+  std::vector<int32_t> triggers_;
+  std::unique_ptr<EvalSet> eval_set_;
+  std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
+  double last_max_abs_error_ = 0, last_grad_norm_ = 0;
+};
+
+}  // namespace sinklab
