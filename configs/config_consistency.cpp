@@ -1,0 +1,122 @@
+#include "configs/config_consistency.h"
+
+#include <algorithm>
+
+#include "configs/closest_match.h"
+#include "configs/config_schema.h"
+
+namespace sinklab {
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string str(int v) { return std::to_string(v); }
+
+void check_registered(const std::string& path, const std::string& value, const std::vector<std::string>& known,
+                      const char* what, const KeyLocations& where) {
+  if (known.empty() || std::find(known.begin(), known.end(), value) != known.end()) return;
+  std::string message = "unknown " + std::string(what) + " " + quoted(value) + "; known: " + join_names(known);
+  if (const auto guess = closest_match(value, known)) message += "; did you mean " + quoted(*guess) + "?";
+  throw where.error(path, message);
+}
+
+void check_model(const ModelConfig& m, const KeyLocations& where) {
+  if (!m.residual && m.layers > 1) {
+    throw where.error_at_first_set({"model.residual", "model.layers"},
+                                   "residual: false is only allowed with layers: 1 (the paper's single-layer "
+                                   "model), but layers is " + str(m.layers));
+  }
+  if (m.head_dim.mode == HeadDimMode::split && m.d_model % m.heads != 0) {
+    throw where.error_at_first_set({"model.heads", "model.d_model", "model.head_dim"},
+                                   "head_dim: split needs heads to divide d_model, but " + str(m.heads) +
+                                       " heads do not divide d_model " + str(m.d_model));
+  }
+  if (m.positional == Positional::rope && resolved_head_dim(m) % 2 != 0) {
+    throw where.error_at_first_set({"model.positional", "model.head_dim", "model.d_model", "model.heads"},
+                                   "rope rotates coordinate pairs and needs an even head width, but the head "
+                                   "width is " + str(resolved_head_dim(m)));
+  }
+  if (m.input == InputKind::tokens && m.vocab_size < 1) {
+    throw where.error_at_first_set({"model.vocab_size", "model.input"},
+                                   "input: tokens needs vocab_size >= 1 (the embedding's rows)");
+  }
+}
+
+// The trigger-conditional task's shapes are known here, so a model that cannot read or produce them is
+// caught before anything is built. Other tasks are checked against the model when they are built.
+void check_trigger_task(const RunConfig& c, const KeyLocations& where) {
+  const TaskConfig& t = c.task;
+  const ModelConfig& m = c.model;
+  const int last = t.seq_len - 1;
+  const int trigger_max = resolved_trigger_max(t);
+  if (trigger_max < t.trigger_min || trigger_max > last) {
+    throw where.error_at_first_set({"task.trigger_max", "task.trigger_min", "task.seq_len"},
+                                   "training triggers need trigger_min <= trigger_max <= seq_len - 1, but "
+                                   "trigger_min is " + str(t.trigger_min) + ", trigger_max " +
+                                       str(t.trigger_max) + " and seq_len - 1 is " + str(last));
+  }
+  if (t.eval_trigger > last) {
+    throw where.error_at_first_set({"task.eval_trigger", "task.seq_len"},
+                                   "eval_trigger must be in 1 .. seq_len - 1 = " + str(last) + ", got " +
+                                       str(t.eval_trigger));
+  }
+  if (m.input == InputKind::tokens) {
+    throw where.error_at_first_set({"model.input", "task.name"},
+                                   "the trigger_conditional task produces vectors; use input: vectors");
+  }
+  if (!m.input_projection && m.d_model != t.dim) {
+    throw where.error_at_first_set({"model.d_model", "task.dim", "model.input_projection"},
+                                   "with input: vectors and no input_projection, d_model (" + str(m.d_model) +
+                                       ") must equal task.dim (" + str(t.dim) +
+                                       "); set model.input_projection: true or make them equal");
+  }
+  if (!m.output_head && m.d_model != t.dim) {
+    throw where.error_at_first_set({"model.output_head", "model.d_model", "task.dim"},
+                                   "without output_head the model's output width is d_model (" + str(m.d_model) +
+                                       ") but the task's target width is task.dim (" + str(t.dim) +
+                                       "); set model.output_head: true");
+  }
+}
+
+void check_optimizer(const RunConfig& c, const KeyLocations& where) {
+  const OptimizerConfig& o = c.optimizer;
+  if (o.name != OptimizerKind::sgd && o.momentum != 0.0) {
+    throw where.error_at_first_set({"optimizer.momentum", "optimizer.name"},
+                                   "momentum is an sgd setting; " + std::string(to_string(o.name)) +
+                                       " uses beta1 instead (leave momentum at 0)");
+  }
+  if (o.schedule == ScheduleKind::cosine) {
+    if (o.min_lr > o.lr) {
+      throw where.error_at_first_set({"optimizer.min_lr", "optimizer.lr"},
+                                     "cosine decays from lr to min_lr, so min_lr must be <= lr (" +
+                                         format_number(o.lr) + "), got " + format_number(o.min_lr));
+    }
+    if (o.warmup_steps >= c.train.max_steps) {
+      throw where.error_at_first_set({"optimizer.warmup_steps", "train.max_steps"},
+                                     "cosine needs warmup_steps < train.max_steps (" + str(c.train.max_steps) +
+                                         "), got " + str(o.warmup_steps));
+    }
+  }
+}
+
+}  // namespace
+
+void check_consistency(const RunConfig& config, const KeyLocations& where, const ConfigVocabulary& vocab) {
+  for (const auto& field : config_fields()) {
+    if (!field.misplaced || !where.is_set(field.path)) continue;
+    if (const std::string why = field.misplaced(config); !why.empty()) throw where.error(field.path, why);
+  }
+  check_registered("model.attention.normalizer.name", config.model.attention.normalizer.name, vocab.normalizers,
+                   "normalizer", where);
+  check_registered("task.name", config.task.name, vocab.tasks, "task", where);
+  check_model(config.model, where);
+  if (config.task.name == "trigger_conditional") check_trigger_task(config, where);
+  check_optimizer(config, where);
+  if (config.analysis.eval_attention_samples > config.task.eval_samples) {
+    throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},
+                                   "analysis.eval_attention_samples (" +
+                                       str(config.analysis.eval_attention_samples) +
+                                       ") must be at most task.eval_samples (" + str(config.task.eval_samples) + ")");
+  }
+}
+
+}  // namespace sinklab

@@ -1,0 +1,220 @@
+#include "configs/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "configs/closest_match.h"
+#include "configs/config_consistency.h"
+#include "configs/config_schema.h"
+#include "configs/key_locations.h"
+#include "configs/scalar_value.h"
+
+namespace sinklab {
+namespace {
+
+std::string join_path(const std::string& section, const std::string& key) {
+  return section.empty() ? key : section + "." + key;
+}
+
+// yaml-cpp marks are 0-based, and -1 for nodes built in code (they have no line).
+int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return describe_scalar({node.Scalar(), node.Tag() == "?"});
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a map";
+    default: return "nothing (null)";
+  }
+}
+
+std::string unknown_key_message(const std::string& section, const std::string& key) {
+  const std::vector<std::string> known = child_keys(section);
+  if (const auto guess = closest_match(key, known)) return "unknown key; did you mean '" + *guess + "'?";
+  return "unknown key; allowed " + std::string(section.empty() ? "at the top level" : "in " + section) + ": " +
+         join_names(known);
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+class Loader {
+ public:
+  Loader(std::string source, const ConfigVocabulary& vocab) : where_(std::move(source)), vocab_(vocab) {}
+
+  RunConfig load(const std::string& text, const std::vector<std::string>& overrides) {
+    YAML::Node root = parse_document(text);
+    for (const auto& o : overrides) apply_override(root, o);
+    walk_section(root, "");
+    if (config_.name.empty()) {
+      config_.name = std::filesystem::path(where_.source()).stem().string();
+      if (config_.name.empty()) config_.name = "run";
+    }
+    check_consistency(config_, where_, vocab_);
+    return config_;
+  }
+
+ private:
+  YAML::Node parse_document(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(where_.source(), e.mark.line + 1, "",
+                        "YAML syntax error: " + e.msg + " (column " + std::to_string(e.mark.column + 1) + ")");
+    }
+    if (!root.IsDefined() || root.IsNull()) throw ConfigError(where_.source(), 0, "", "the file is empty (no keys)");
+    if (!root.IsMap()) {
+      throw ConfigError(where_.source(), line_of(root), "",
+                        "the top level must be a map of keys (key: value), got " + describe(root));
+    }
+    return root;
+  }
+
+  // An error about a node seen before the walk has recorded lines: a node an override wrote has no
+  // meaningful line of its own, so it is attributed to that override.
+  ConfigError node_error(const std::string& path, const YAML::Node& node, const std::string& message) const {
+    if (where_.override_origin(path)) return where_.error(path, message);
+    return ConfigError(where_.source(), line_of(node), path, message);
+  }
+
+  void apply_override(YAML::Node& root, const std::string& text) {
+    const std::string origin = "--set " + text;
+    const auto eq = text.find('=');
+    const std::string key = trim(text.substr(0, eq));
+    if (eq == std::string::npos || key.empty()) {
+      throw ConfigError(origin, 0, "", "malformed override: expected key.path=value, e.g. model.heads=2");
+    }
+    const std::vector<std::string> segments = split_path(key);
+    std::string path;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      if (segments[i].empty()) throw ConfigError(origin, 0, key, "malformed key path: empty part between dots");
+      const std::string section = path;
+      path = join_path(path, segments[i]);
+      if (find_section(path)) continue;
+      if (!find_field(path)) throw ConfigError(origin, 0, path, unknown_key_message(section, segments[i]));
+      if (i + 1 < segments.size()) {
+        throw ConfigError(origin, 0, path, "is a single value and has no key '" + segments[i + 1] + "'");
+      }
+    }
+    YAML::Node value;
+    try {
+      value = YAML::Load(text.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(origin, 0, key, "YAML syntax error in the value: " + e.msg);
+    }
+
+    YAML::Node node = root;
+    path.clear();
+    for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+      path = join_path(path, segments[i]);
+      YAML::Node child = node[segments[i]];
+      if (!child.IsDefined() || child.IsNull()) {
+        child = YAML::Node(YAML::NodeType::Map);
+      } else if (child.IsScalar() && !find_section(path)->shorthand.empty()) {
+        // `normalizer: relu` plus `--set ...normalizer.divisor=seq_len`: expand the shorthand first.
+        YAML::Node expanded(YAML::NodeType::Map);
+        expanded[find_section(path)->shorthand] = YAML::Clone(child);
+        child = expanded;
+      } else if (!child.IsMap()) {
+        throw node_error(path, child, "expected a map of keys, got " + describe(child));
+      }
+      node.reset(child);  // reset() rebinds the handle; operator= would overwrite the node's content
+    }
+    node[segments.back()] = value;
+    where_.add_override(key, origin);
+  }
+
+  void walk_section(const YAML::Node& map, const std::string& section) {
+    std::set<std::string> seen;
+    for (const auto& entry : map) {
+      const YAML::Node& key = entry.first;
+      if (!key.IsScalar()) throw node_error(section, key, "keys must be plain names, got " + describe(key));
+      const std::string path = join_path(section, key.Scalar());
+      if (!where_.override_origin(path) && line_of(key) > 0) where_.set_line(path, line_of(key));
+      if (!seen.insert(key.Scalar()).second) throw where_.error(path, "duplicate key (set twice in the same map)");
+      where_.mark_set(path);
+      if (const SectionSpec* s = find_section(path)) {
+        read_section(*s, entry.second, path);
+      } else if (const FieldSpec* f = find_field(path)) {
+        read_field(*f, entry.second, path);
+      } else {
+        throw where_.error(path, unknown_key_message(section, key.Scalar()));
+      }
+    }
+  }
+
+  void read_section(const SectionSpec& spec, const YAML::Node& value, const std::string& path) {
+    if (value.IsNull()) return;  // `model:` with every key commented out keeps the defaults
+    if (value.IsMap()) return walk_section(value, path);
+    if (value.IsScalar() && !spec.shorthand.empty()) {
+      const std::string sub = join_path(path, spec.shorthand);
+      where_.mark_set(sub);
+      return read_field(*find_field(sub), value, sub);
+    }
+    const std::string alt = spec.shorthand.empty() ? "" : " or a " + spec.shorthand;
+    throw where_.error(path, "expected a map of keys" + alt + ", got " + describe(value));
+  }
+
+  void read_field(const FieldSpec& field, const YAML::Node& value, const std::string& path) {
+    if (!value.IsScalar()) {
+      throw where_.error(path, "expected a single value (" + field.type + ", " + field.allowed + "), got " +
+                                   describe(value));
+    }
+    try {
+      field.parse({value.Scalar(), value.Tag() == "?"}, config_);
+    } catch (const FieldValueError& e) {
+      throw where_.error(path, e.what());
+    }
+  }
+
+  KeyLocations where_;
+  const ConfigVocabulary& vocab_;
+  RunConfig config_;
+};
+
+}  // namespace
+
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
+                           const std::vector<std::string>& overrides, const ConfigVocabulary& vocab) {
+  return Loader(source_name, vocab).load(yaml_text, overrides);
+}
+
+RunConfig load_run_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                          const ConfigVocabulary& vocab) {
+  const std::string source = file.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    throw ConfigError(source, 0, "", "cannot read the config file: no such file");
+  }
+  if (std::filesystem::is_directory(file, ec)) {
+    throw ConfigError(source, 0, "", "cannot read the config file: it is a directory");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(source, 0, "", std::string("cannot open the config file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(source, 0, "", "cannot read the config file: read error");
+  return parse_run_config(text.str(), source, overrides, vocab);
+}
+
+}  // namespace sinklab

@@ -1,0 +1,376 @@
+#include "configs/config_schema.h"
+
+#include <charconv>
+#include <climits>
+
+#include "configs/closest_match.h"
+#include "configs/scalar_value.h"
+
+namespace sinklab {
+namespace {
+
+// Accessors are capture-less lambdas converted to function pointers; emit() reads through them with a
+// const_cast, which is safe because an accessor only returns a reference and never writes.
+template <typename T>
+using Ref = T& (*)(RunConfig&);
+
+template <typename T>
+T& read(Ref<T> ref, const RunConfig& c) {
+  return ref(const_cast<RunConfig&>(c));
+}
+
+FieldSpec int_field(std::string path, Ref<int> ref, Bound bound, std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "integer";
+  f.allowed = bound.text();
+  f.doc = std::move(doc);
+  f.parse = [ref, bound](const ScalarText& s, RunConfig& c) {
+    const int64_t v = parse_integer(s);
+    if (v < INT_MIN || v > INT_MAX) throw FieldValueError("integer " + s.text + " is out of range");
+    check_bound(static_cast<double>(v), bound, s.text);
+    ref(c) = static_cast<int>(v);
+  };
+  f.emit = [ref](const RunConfig& c) { return std::to_string(read(ref, c)); };
+  return f;
+}
+
+FieldSpec unsigned_field(std::string path, Ref<uint64_t> ref, std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "integer";
+  f.allowed = "0 .. 2^64-1";
+  f.doc = std::move(doc);
+  f.parse = [ref](const ScalarText& s, RunConfig& c) { ref(c) = parse_unsigned(s); };
+  f.emit = [ref](const RunConfig& c) { return std::to_string(read(ref, c)); };
+  return f;
+}
+
+FieldSpec number_field(std::string path, Ref<double> ref, Bound bound, std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "number";
+  f.allowed = bound.text();
+  f.doc = std::move(doc);
+  f.parse = [ref, bound](const ScalarText& s, RunConfig& c) {
+    const double v = parse_number(s);
+    check_bound(v, bound, s.text);
+    ref(c) = v;
+  };
+  f.emit = [ref](const RunConfig& c) { return format_number(read(ref, c)); };
+  return f;
+}
+
+FieldSpec bool_field(std::string path, Ref<bool> ref, std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "bool";
+  f.allowed = "true | false";
+  f.doc = std::move(doc);
+  f.parse = [ref](const ScalarText& s, RunConfig& c) { ref(c) = parse_bool(s); };
+  f.emit = [ref](const RunConfig& c) { return std::string(read(ref, c) ? "true" : "false"); };
+  return f;
+}
+
+FieldSpec string_field(std::string path, Ref<std::string> ref, NameList names, std::string allowed,
+                       std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "string";
+  f.allowed = std::move(allowed);
+  f.doc = std::move(doc);
+  f.names = names;
+  f.parse = [ref](const ScalarText& s, RunConfig& c) { ref(c) = s.text; };
+  f.emit = [ref](const RunConfig& c) { return read(ref, c); };
+  return f;
+}
+
+template <typename E>
+std::string enum_choices() {
+  std::string out;
+  for (const auto name : EnumNames<E>::values) out += (out.empty() ? "" : " | ") + std::string(name);
+  return out;
+}
+
+template <typename E>
+FieldSpec enum_field(std::string path, Ref<E> ref, std::string doc) {
+  FieldSpec f;
+  f.path = std::move(path);
+  f.type = "enum";
+  f.allowed = enum_choices<E>();
+  f.doc = std::move(doc);
+  f.parse = [ref](const ScalarText& s, RunConfig& c) {
+    const auto& names = EnumNames<E>::values;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == s.text) {
+        ref(c) = static_cast<E>(i);
+        return;
+      }
+    }
+    std::string message = "unknown value " + describe_scalar(s) + "; allowed: " + enum_choices<E>();
+    const std::vector<std::string> candidates(names.begin(), names.end());
+    if (const auto guess = closest_match(s.text, candidates)) message += "; did you mean '" + *guess + "'?";
+    throw FieldValueError(message);
+  };
+  f.emit = [ref](const RunConfig& c) { return std::string(to_string(read(ref, c))); };
+  return f;
+}
+
+FieldSpec head_dim_field() {
+  FieldSpec f;
+  f.path = "model.head_dim";
+  f.type = "full | split | integer";
+  f.allowed = "full, split, or >= 1";
+  f.doc = "width of one head: full = d_model (the paper's full-width heads), split = d_model / heads "
+          "(heads must divide d_model), or a fixed size";
+  f.parse = [](const ScalarText& s, RunConfig& c) {
+    if (s.text == "full" || s.text == "split") {
+      c.model.head_dim = {s.text == "full" ? HeadDimMode::full : HeadDimMode::split, 0};
+      return;
+    }
+    int64_t v = 0;
+    try {
+      v = parse_integer(s);
+    } catch (const FieldValueError&) {
+      throw FieldValueError("expected full, split or a positive integer, got " + describe_scalar(s));
+    }
+    if (v < 1 || v > INT_MAX) throw FieldValueError("must be full, split or >= 1, got " + s.text);
+    c.model.head_dim = {HeadDimMode::fixed, static_cast<int>(v)};
+  };
+  f.emit = [](const RunConfig& c) {
+    switch (c.model.head_dim.mode) {
+      case HeadDimMode::full: return std::string("full");
+      case HeadDimMode::split: return std::string("split");
+      case HeadDimMode::fixed: break;
+    }
+    return std::to_string(c.model.head_dim.size);
+  };
+  return f;
+}
+
+// Normalizer options belong to one normalizer name each; this is the place to add options for new ones.
+FieldSpec only_for_normalizer(FieldSpec f, std::string name) {
+  f.misplaced = [name](const RunConfig& c) -> std::string {
+    const std::string& actual = c.model.attention.normalizer.name;
+    if (actual == name) return "";
+    return "is an option of normalizer '" + name + "' only, but the normalizer is '" + actual + "'";
+  };
+  f.doc += " (" + name + " only)";
+  return f;
+}
+
+std::vector<FieldSpec> build_fields() {
+  using B = Bound;
+  std::vector<FieldSpec> t;
+  auto name = string_field("name", [](RunConfig& c) -> std::string& { return c.name; }, NameList::none, "any",
+                           "run name, used for the run directory");
+  name.default_text = "the config file's stem";
+  t.push_back(name);
+  t.push_back(unsigned_field("seed", [](RunConfig& c) -> uint64_t& { return c.seed; },
+                             "seed of parameter initialization and training batches"));
+  t.push_back(int_field("threads", [](RunConfig& c) -> int& { return c.threads; }, B::at_least(1),
+                        "OpenMP threads for this run"));
+
+  t.push_back(int_field("model.d_model", [](RunConfig& c) -> int& { return c.model.d_model; }, B::at_least(1),
+                        "width of the residual stream"));
+  t.push_back(int_field("model.layers", [](RunConfig& c) -> int& { return c.model.layers; }, B::at_least(1),
+                        "number of attention blocks"));
+  t.push_back(int_field("model.heads", [](RunConfig& c) -> int& { return c.model.heads; }, B::at_least(1),
+                        "attention heads per block"));
+  t.push_back(head_dim_field());
+  t.push_back(bool_field("model.residual", [](RunConfig& c) -> bool& { return c.model.residual; },
+                         "x <- x + block(x); false is allowed only with layers: 1 (the paper's 1-layer model)"));
+  t.push_back(enum_field<NormKind>("model.norm", [](RunConfig& c) -> NormKind& { return c.model.norm; },
+                                   "pre-norm inside each block, plus a final norm when not none"));
+  t.push_back(int_field("model.mlp_hidden", [](RunConfig& c) -> int& { return c.model.mlp_hidden; },
+                        B::at_least(0), "hidden width of the block's MLP; 0 = no MLP"));
+  t.push_back(enum_field<Activation>("model.mlp_activation",
+                                     [](RunConfig& c) -> Activation& { return c.model.mlp_activation; },
+                                     "activation of the MLP"));
+  t.push_back(bool_field("model.bias", [](RunConfig& c) -> bool& { return c.model.bias; },
+                         "biases in all Linear layers"));
+  t.push_back(enum_field<InitKind>("model.init", [](RunConfig& c) -> InitKind& { return c.model.init; },
+                                   "initialization of weight matrices"));
+  t.push_back(number_field("model.init_std", [](RunConfig& c) -> double& { return c.model.init_std; }, B::above(0),
+                           "standard deviation used by init: normal"));
+  t.push_back(enum_field<Positional>("model.positional",
+                                     [](RunConfig& c) -> Positional& { return c.model.positional; },
+                                     "positional encoding"));
+  t.push_back(enum_field<InputKind>("model.input", [](RunConfig& c) -> InputKind& { return c.model.input; },
+                                    "vectors: the task's vectors go straight in (their width must equal "
+                                    "d_model unless input_projection); tokens: an embedding (needs vocab_size)"));
+  t.push_back(bool_field("model.input_projection", [](RunConfig& c) -> bool& { return c.model.input_projection; },
+                         "a Linear task input width -> d_model before the first block"));
+  t.push_back(int_field("model.vocab_size", [](RunConfig& c) -> int& { return c.model.vocab_size; },
+                        B::at_least(0), "embedding rows for input: tokens"));
+  t.push_back(bool_field("model.output_head", [](RunConfig& c) -> bool& { return c.model.output_head; },
+                         "a final Linear d_model -> task output width"));
+  t.push_back(enum_field<ScaleKind>("model.attention.scale",
+                                    [](RunConfig& c) -> ScaleKind& { return c.model.attention.scale; },
+                                    "scaling of the logits (the paper uses none)"));
+  t.push_back(number_field("model.attention.temperature",
+                           [](RunConfig& c) -> double& { return c.model.attention.temperature; }, B::above(0),
+                           "logits are divided by it when scale: temperature"));
+  t.push_back(string_field("model.attention.normalizer.name",
+                           [](RunConfig& c) -> std::string& { return c.model.attention.normalizer.name; },
+                           NameList::normalizers, "a registered normalizer",
+                           "row normalizer of the attention logits, by registry name; "
+                           "`normalizer: relu` is short for `normalizer: {name: relu}`"));
+  t.push_back(only_for_normalizer(
+      enum_field<RowDivisor>("model.attention.normalizer.divisor",
+                             [](RunConfig& c) -> RowDivisor& { return c.model.attention.normalizer.divisor; },
+                             "what row i is divided by: visible_non_bos = max(i, 1) (the paper's), "
+                             "visible = i + 1, seq_len = L, none = 1"),
+      "relu"));
+  t.push_back(only_for_normalizer(
+      number_field("model.attention.normalizer.temperature",
+                   [](RunConfig& c) -> double& { return c.model.attention.normalizer.temperature; }, B::above(0),
+                   "softmax of logits / temperature"),
+      "softmax"));
+
+  t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
+                           "a registered task", "the task, by name"));
+  t.push_back(int_field("task.dim", [](RunConfig& c) -> int& { return c.task.dim; }, B::at_least(4),
+                        "token vector width: BOS flag, trigger flag, dim - 3 content dims, ordinary flag"));
+  t.push_back(int_field("task.seq_len", [](RunConfig& c) -> int& { return c.task.seq_len; }, B::at_least(3),
+                        "sequence length, BOS included"));
+  t.push_back(int_field("task.trigger_min", [](RunConfig& c) -> int& { return c.task.trigger_min; },
+                        B::at_least(1), "smallest training trigger position (0-indexed, inclusive)"));
+  auto trigger_max = int_field("task.trigger_max", [](RunConfig& c) -> int& { return c.task.trigger_max; },
+                               B::at_least(-1), "largest training trigger position (inclusive); -1 = seq_len - 1");
+  trigger_max.allowed = "-1, or trigger_min .. seq_len - 1";
+  t.push_back(trigger_max);
+  auto eval_trigger = int_field("task.eval_trigger", [](RunConfig& c) -> int& { return c.task.eval_trigger; },
+                                B::at_least(1), "the fixed trigger position of the evaluation set (0-indexed)");
+  eval_trigger.allowed = "1 .. seq_len - 1";
+  t.push_back(eval_trigger);
+  t.push_back(enum_field<TargetKind>("task.target", [](RunConfig& c) -> TargetKind& { return c.task.target; },
+                                     "auto = residual when model.residual, else mean; mean: the prefix mean at "
+                                     "the trigger and 0 elsewhere; residual: x_i plus the mean at the trigger"));
+  t.push_back(int_field("task.eval_samples", [](RunConfig& c) -> int& { return c.task.eval_samples; },
+                        B::at_least(1), "size of the fixed evaluation set"));
+  t.push_back(unsigned_field("task.eval_seed", [](RunConfig& c) -> uint64_t& { return c.task.eval_seed; },
+                             "seed of the fixed evaluation set"));
+
+  t.push_back(enum_field<OptimizerKind>("optimizer.name",
+                                        [](RunConfig& c) -> OptimizerKind& { return c.optimizer.name; },
+                                        "the optimizer"));
+  t.push_back(number_field("optimizer.lr", [](RunConfig& c) -> double& { return c.optimizer.lr; }, B::above(0),
+                           "peak learning rate"));
+  t.push_back(number_field("optimizer.beta1", [](RunConfig& c) -> double& { return c.optimizer.beta1; },
+                           B::closed_open(0, 1), "Adam first-moment decay (adam, adamw)"));
+  t.push_back(number_field("optimizer.beta2", [](RunConfig& c) -> double& { return c.optimizer.beta2; },
+                           B::closed_open(0, 1), "Adam second-moment decay (adam, adamw)"));
+  t.push_back(number_field("optimizer.eps", [](RunConfig& c) -> double& { return c.optimizer.eps; }, B::above(0),
+                           "Adam denominator epsilon (adam, adamw)"));
+  t.push_back(number_field("optimizer.weight_decay", [](RunConfig& c) -> double& { return c.optimizer.weight_decay; },
+                           B::at_least(0), "weight decay (decoupled for adamw)"));
+  t.push_back(number_field("optimizer.momentum", [](RunConfig& c) -> double& { return c.optimizer.momentum; },
+                           B::closed_open(0, 1), "SGD momentum; must stay 0 for adam and adamw"));
+  t.push_back(enum_field<ScheduleKind>("optimizer.schedule",
+                                       [](RunConfig& c) -> ScheduleKind& { return c.optimizer.schedule; },
+                                       "warmup = linear warmup then constant; cosine = linear warmup then "
+                                       "cosine decay to min_lr at train.max_steps"));
+  t.push_back(int_field("optimizer.warmup_steps", [](RunConfig& c) -> int& { return c.optimizer.warmup_steps; },
+                        B::at_least(0), "steps of linear warmup (warmup, cosine)"));
+  t.push_back(number_field("optimizer.min_lr", [](RunConfig& c) -> double& { return c.optimizer.min_lr; },
+                           B::at_least(0), "final learning rate of cosine; at most lr"));
+  t.push_back(number_field("optimizer.clip_grad_norm",
+                           [](RunConfig& c) -> double& { return c.optimizer.clip_grad_norm; }, B::at_least(0),
+                           "clip the global gradient norm to this; 0 = off"));
+
+  t.push_back(int_field("train.batch_size", [](RunConfig& c) -> int& { return c.train.batch_size; },
+                        B::at_least(1), "fresh samples per step"));
+  t.push_back(int_field("train.max_steps", [](RunConfig& c) -> int& { return c.train.max_steps; }, B::at_least(1),
+                        "stop after this many steps"));
+  t.push_back(number_field("train.stop_max_abs_error",
+                           [](RunConfig& c) -> double& { return c.train.stop_max_abs_error; }, B::at_least(0),
+                           "stop when max |pred - y| over the step's own batch is below this; 0 = off"));
+  t.push_back(number_field("train.stop_loss", [](RunConfig& c) -> double& { return c.train.stop_loss; },
+                           B::at_least(0), "stop when the training loss is below this; 0 = off"));
+  t.push_back(int_field("train.eval_every", [](RunConfig& c) -> int& { return c.train.eval_every; },
+                        B::at_least(0), "steps between evaluations on the fixed set; 0 = only at the end"));
+  t.push_back(int_field("train.log_every", [](RunConfig& c) -> int& { return c.train.log_every; }, B::at_least(1),
+                        "steps between metrics.jsonl lines and progress updates"));
+  t.push_back(int_field("train.checkpoint_every", [](RunConfig& c) -> int& { return c.train.checkpoint_every; },
+                        B::at_least(0), "steps between checkpoints; 0 = only the final one"));
+
+  t.push_back(number_field("analysis.sink_eps", [](RunConfig& c) -> double& { return c.analysis.sink_eps; },
+                           B::open(0, 1), "threshold eps of the Sink_k^eps statistic"));
+  auto attention_samples =
+      int_field("analysis.eval_attention_samples",
+                [](RunConfig& c) -> int& { return c.analysis.eval_attention_samples; }, B::at_least(1),
+                "evaluation inputs used for attention maps and sink statistics");
+  attention_samples.allowed = "1 .. task.eval_samples";
+  t.push_back(attention_samples);
+  return t;
+}
+
+std::vector<SectionSpec> build_sections() {
+  return {{"", "", "the run"},
+          {"model", "", "the network"},
+          {"model.attention", "", "attention inside every block"},
+          {"model.attention.normalizer", "name", "the row normalizer; a plain string is its name"},
+          {"task", "", "the data"},
+          {"optimizer", "", "the optimizer and learning-rate schedule"},
+          {"train", "", "the training loop"},
+          {"analysis", "", "attention statistics"}};
+}
+
+std::string_view parent_of(std::string_view path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string_view::npos ? std::string_view() : path.substr(0, dot);
+}
+
+}  // namespace
+
+const std::vector<FieldSpec>& config_fields() {
+  static const std::vector<FieldSpec> fields = build_fields();
+  return fields;
+}
+
+const std::vector<SectionSpec>& config_sections() {
+  static const std::vector<SectionSpec> sections = build_sections();
+  return sections;
+}
+
+const FieldSpec* find_field(std::string_view path) {
+  for (const auto& f : config_fields()) {
+    if (f.path == path) return &f;
+  }
+  return nullptr;
+}
+
+const SectionSpec* find_section(std::string_view path) {
+  for (const auto& s : config_sections()) {
+    if (s.path == path) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> child_keys(std::string_view section_path) {
+  std::vector<std::string> keys;
+  const auto add = [&](std::string_view path) {
+    if (path.empty() || parent_of(path) != section_path) return;
+    const std::string key(path.substr(section_path.empty() ? 0 : section_path.size() + 1));
+    for (const auto& k : keys) {
+      if (k == key) return;
+    }
+    keys.push_back(key);
+  };
+  for (const auto& f : config_fields()) {
+    // A field deep below contributes the sub-section on the way to it, in table order.
+    for (std::string_view p = f.path; !p.empty(); p = parent_of(p)) add(p);
+  }
+  return keys;
+}
+
+std::string format_number(double value) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, value);
+  std::string out(buf, r.ptr);
+  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";  // keep numbers looking like numbers
+  return out;
+}
+
+}  // namespace sinklab

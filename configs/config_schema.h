@@ -1,0 +1,67 @@
+#pragma once
+// The one table of configuration keys. It drives parsing (config_loader.cpp), writing (to_yaml) and the
+// key reference in docs/config.md (config_reference_markdown(); a test keeps the two identical), so a new
+// key is added in exactly one place: config_schema.cpp.
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "configs/run_config.h"
+
+namespace sinklab {
+
+// A YAML scalar as the loader hands it to a field: its text and whether it was written plain
+// (unquoted, untagged). Numbers and booleans must be plain: `d_model: "16"` is a string, not a number.
+struct ScalarText {
+  std::string text;
+  bool plain = true;
+};
+
+// Thrown by FieldSpec::parse with the problem only; the loader adds file, line and key path.
+class FieldValueError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Which registry a string field's value must come from (checked by the loader against the vocabulary).
+enum class NameList : uint8_t { none, normalizers, tasks };
+
+struct FieldSpec {
+  std::string path;     // dotted, e.g. "model.attention.scale"
+  std::string type;     // for people: "integer", "number", "bool", "string", "enum", ...
+  std::string allowed;  // for people: ">= 1", "(0, 1)", "none | layer_norm | rms_norm", ...
+  std::string doc;
+  std::string default_text;  // shown in the docs instead of the emitted default when non-empty
+  NameList names = NameList::none;
+  std::function<void(const ScalarText&, RunConfig&)> parse;  // parses and range-checks; throws FieldValueError
+  std::function<std::string(const RunConfig&)> emit;        // the value as a YAML scalar
+  // For keys that only belong with some settings (normalizer options): why the key does not belong
+  // with `config`, or "" when it does. Writing a misplaced key is an error and to_yaml leaves it out.
+  // Unset = always belongs.
+  std::function<std::string(const RunConfig&)> misplaced;
+};
+
+// A map of keys. `shorthand` names the child a plain scalar stands for: `normalizer: relu` means
+// `normalizer: {name: relu}`.
+struct SectionSpec {
+  std::string path;  // "" is the top level
+  std::string shorthand;
+  std::string doc;
+};
+
+const std::vector<FieldSpec>& config_fields();
+const std::vector<SectionSpec>& config_sections();
+const FieldSpec* find_field(std::string_view path);
+const SectionSpec* find_section(std::string_view path);
+// The keys allowed directly inside a section, in table order (fields and sub-sections).
+std::vector<std::string> child_keys(std::string_view section_path);
+
+// The key reference table (markdown) that docs/config.md embeds verbatim.
+std::string config_reference_markdown();
+
+// Shortest text that reads back to exactly the same double ("0.001", "1e-08", "5.0").
+std::string format_number(double value);
+
+}  // namespace sinklab

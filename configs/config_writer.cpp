@@ -1,0 +1,39 @@
+#include "configs/config_writer.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "configs/config_schema.h"
+
+namespace sinklab {
+
+std::string to_yaml(const RunConfig& config) {
+  YAML::Node root(YAML::NodeType::Map);
+  for (const auto& field : config_fields()) {
+    if (field.misplaced && !field.misplaced(config).empty()) continue;  // e.g. a softmax run has no relu divisor
+    // Walk down the dotted path, creating sections in table order (yaml-cpp keeps insertion order).
+    YAML::Node node = root;
+    std::string_view rest = field.path;
+    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      const std::string key(rest.substr(0, dot));
+      YAML::Node child = node[key];
+      if (!child.IsDefined()) child = YAML::Node(YAML::NodeType::Map);
+      node.reset(child);  // reset() rebinds the handle; operator= would overwrite the node's content
+      rest.remove_prefix(dot + 1);
+    }
+    node[std::string(rest)] = field.emit(config);
+  }
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+uint64_t config_hash(const RunConfig& config) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
+  for (const unsigned char ch : to_yaml(config)) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;  // FNV-1a 64 prime
+  }
+  return h;
+}
+
+}  // namespace sinklab

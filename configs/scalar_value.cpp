@@ -1,0 +1,116 @@
+#include "configs/scalar_value.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <system_error>
+
+namespace sinklab {
+namespace {
+
+// from_chars rejects a leading '+', YAML allows it.
+std::string_view strip_plus(std::string_view t) {
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
+  return t;
+}
+
+[[noreturn]] void expected(const char* what, const ScalarText& s) {
+  if (!s.plain) {
+    throw FieldValueError(std::string("expected ") + what + ", got the quoted string " + describe_scalar(s));
+  }
+  throw FieldValueError(std::string("expected ") + what + ", got " + describe_scalar(s));
+}
+
+// Bounds are mostly integers; print them as such ("1", not "1.0").
+std::string bound_number(double v) {
+  if (v == static_cast<double>(static_cast<int64_t>(v))) return std::to_string(static_cast<int64_t>(v));
+  return format_number(v);
+}
+
+bool looks_numeric(std::string_view t) {
+  double v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  return r.ec == std::errc() && r.ptr == t.data() + t.size();
+}
+
+}  // namespace
+
+bool Bound::contains(double v) const {
+  if (lo && (lo_open ? !(v > *lo) : !(v >= *lo))) return false;
+  if (hi && (hi_open ? !(v < *hi) : !(v <= *hi))) return false;
+  return true;
+}
+
+std::string Bound::text() const {
+  if (lo && hi) {
+    return std::string(lo_open ? "(" : "[") + bound_number(*lo) + ", " + bound_number(*hi) + (hi_open ? ")" : "]");
+  }
+  if (lo) return std::string(lo_open ? "> " : ">= ") + bound_number(*lo);
+  if (hi) return std::string(hi_open ? "< " : "<= ") + bound_number(*hi);
+  return "any";
+}
+
+std::string describe_scalar(const ScalarText& s) {
+  return s.plain ? "'" + s.text + "'" : "\"" + s.text + "\"";
+}
+
+int64_t parse_integer(const ScalarText& s) {
+  const std::string_view t = strip_plus(s.text);
+  int64_t v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (!s.plain || t.empty()) expected("an integer", s);
+  if (r.ec == std::errc::result_out_of_range) {
+    throw FieldValueError("integer " + describe_scalar(s) + " is out of range");
+  }
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) {
+    if (looks_numeric(t)) throw FieldValueError("expected an integer (no decimal point or exponent), got " + s.text);
+    expected("an integer", s);
+  }
+  return v;
+}
+
+uint64_t parse_unsigned(const ScalarText& s) {
+  const std::string_view t = strip_plus(s.text);
+  if (s.plain && !t.empty() && t[0] == '-' && looks_numeric(t)) {
+    throw FieldValueError("expected a non-negative integer, got " + s.text);
+  }
+  uint64_t v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (!s.plain || t.empty()) expected("a non-negative integer", s);
+  if (r.ec == std::errc::result_out_of_range) {
+    throw FieldValueError("integer " + describe_scalar(s) + " is out of range");
+  }
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) {
+    if (looks_numeric(t)) throw FieldValueError("expected an integer (no decimal point or exponent), got " + s.text);
+    expected("a non-negative integer", s);
+  }
+  return v;
+}
+
+double parse_number(const ScalarText& s) {
+  const std::string_view t = strip_plus(s.text);
+  if (!s.plain || t.empty()) expected("a number", s);
+  double v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (r.ec == std::errc::result_out_of_range) {
+    throw FieldValueError("number " + describe_scalar(s) + " is out of range");
+  }
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) expected("a number", s);
+  // from_chars accepts "inf" and "nan"; no setting means anything with them.
+  if (!std::isfinite(v)) throw FieldValueError("expected a finite number, got " + describe_scalar(s));
+  return v;
+}
+
+bool parse_bool(const ScalarText& s) {
+  bool v = false;
+  if (!s.plain || !YAML::convert<bool>::decode(YAML::Node(s.text), v)) expected("true or false", s);
+  return v;
+}
+
+void check_bound(double v, const Bound& b, const std::string& shown_value) {
+  if (!b.contains(v)) throw FieldValueError("must be " + b.text() + ", got " + shown_value);
+}
+
+}  // namespace sinklab

@@ -1,0 +1,40 @@
+#pragma once
+// Strict conversions of YAML scalars to numbers and booleans, plus the numeric ranges the schema uses.
+// Strict on purpose: a float where an integer is expected, a quoted number, or "inf" is an error rather
+// than a silent truncation.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "configs/config_schema.h"
+
+namespace sinklab {
+
+// An interval with optional, open or closed ends; text() is how messages and docs print it.
+struct Bound {
+  std::optional<double> lo, hi;
+  bool lo_open = false, hi_open = false;
+
+  static Bound any() { return {}; }
+  static Bound at_least(double lo) { return {lo, std::nullopt, false, false}; }
+  static Bound above(double lo) { return {lo, std::nullopt, true, false}; }
+  static Bound closed_open(double lo, double hi) { return {lo, hi, false, true}; }
+  static Bound open(double lo, double hi) { return {lo, hi, true, true}; }
+
+  bool contains(double v) const;
+  std::string text() const;  // ">= 1", "> 0", "[0, 1)", "(0, 1)", "any"
+};
+
+// Each throws FieldValueError("expected an integer, got '1.5'") and the like.
+int64_t parse_integer(const ScalarText& s);
+uint64_t parse_unsigned(const ScalarText& s);
+double parse_number(const ScalarText& s);  // finite only
+bool parse_bool(const ScalarText& s);      // YAML's spellings: true/false, yes/no, on/off
+
+// Throws FieldValueError("must be >= 1, got 0") when v is outside b.
+void check_bound(double v, const Bound& b, const std::string& shown_value);
+
+// How a scalar is quoted in messages: 'text', or "text" for a quoted scalar.
+std::string describe_scalar(const ScalarText& s);
+
+}  // namespace sinklab

@@ -1,0 +1,49 @@
+#pragma once
+// The trigger-conditional task of Ran-Milo 2026 (docs: /work/shared/papers/trigger-sinks.md section 2).
+//
+// A sequence of seq_len vectors of width d; position 0 is BOS = e_0. Exactly one position j >= 1 is the
+// trigger: coordinate 1 set, content U(-1, 1) in coordinates 2..d-2. Every other position i >= 1 is an
+// ordinary token: content U(-1, 1) in 2..d-2 and coordinate d-1 set.
+// Targets (m_j = mean of x_1..x_j, the full vectors, flags included, BOS excluded):
+//   mean:     y_j = m_j, every other row 0 (BOS and the positions after the trigger too);
+//   residual: y_i = x_i for every i, plus m_j added at row j.
+//
+// Draw order (fixed, so a seed gives the same bits everywhere), for each sample in turn:
+//   1. Split::train only: j = trigger_min + rng.below(trigger_max - trigger_min + 1);
+//      Split::eval draws nothing and uses eval_trigger;
+//   2. the content: rng.uniform(-1, 1) for positions 1..seq_len-1 in order, and within a position for
+//      coordinates 2..d-2 in order.
+// sample() writes straight into the caller's buffers and allocates nothing.
+#include "data/task.h"
+
+namespace sinklab {
+
+class TriggerConditionalTask final : public Task {
+ public:
+  // Throws TaskError when the config is inconsistent (dim < 4, seq_len < 3, trigger bounds outside
+  // 1..seq_len-1, ...).
+  TriggerConditionalTask(const TaskConfig& config, bool residual_model);
+
+  std::string_view name() const override { return "trigger_conditional"; }
+  int seq_len() const override { return seq_len_; }
+  int input_dim() const override { return dim_; }
+  int output_dim() const override { return dim_; }
+  void sample(int batch, Rng& rng, Split split, BatchView out) const override;
+
+  int trigger_min() const { return trigger_min_; }
+  int trigger_max() const { return trigger_max_; }
+  int eval_trigger() const { return eval_trigger_; }
+  bool residual_target() const { return residual_target_; }
+
+ private:
+  void sample_one(int trigger, Rng& rng, float* x, float* y, TokenRole* roles) const;
+
+  int dim_;
+  int seq_len_;
+  int trigger_min_;
+  int trigger_max_;
+  int eval_trigger_;
+  bool residual_target_;
+};
+
+}  // namespace sinklab

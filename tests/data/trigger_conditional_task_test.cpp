@@ -1,0 +1,234 @@
+// Invariants of the trigger-conditional generator (trigger-sinks.md section 2), its documented draw
+// order, reproducibility, and that sampling does not allocate.
+#include "data/trigger_conditional_task.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "tests/data/allocation_counter.h"
+
+namespace sinklab {
+namespace {
+
+// Owns buffers for `batch` samples of a task.
+struct Batch {
+  Batch(const Task& task, int batch)
+      : t(task.seq_len()),
+        d(task.input_dim()),
+        inputs(static_cast<std::size_t>(batch) * t * d),
+        targets(static_cast<std::size_t>(batch) * t * task.output_dim()),
+        roles(static_cast<std::size_t>(batch) * t),
+        triggers(static_cast<std::size_t>(batch)) {}
+  BatchView view() { return {inputs.data(), targets.data(), roles.data(), triggers.data()}; }
+  float x(int b, int i, int c) const { return inputs[(static_cast<std::size_t>(b) * t + i) * d + c]; }
+  float y(int b, int i, int c) const { return targets[(static_cast<std::size_t>(b) * t + i) * d + c]; }
+  TokenRole role(int b, int i) const { return roles[static_cast<std::size_t>(b) * t + i]; }
+
+  int t, d;
+  std::vector<float> inputs, targets;
+  std::vector<TokenRole> roles;
+  std::vector<int32_t> triggers;
+};
+
+TaskConfig config(int dim = 16, int seq_len = 16) {
+  TaskConfig c;
+  c.dim = dim;
+  c.seq_len = seq_len;
+  return c;
+}
+
+Batch sample(const Task& task, int batch, uint64_t seed, Split split) {
+  Batch out(task, batch);
+  Rng rng(seed);
+  task.sample(batch, rng, split, out.view());
+  return out;
+}
+
+TEST(TriggerConditionalTask, ShapesAndName) {
+  const TriggerConditionalTask task(config(12, 9), false);
+  EXPECT_EQ(task.name(), "trigger_conditional");
+  EXPECT_EQ(task.seq_len(), 9);
+  EXPECT_EQ(task.input_dim(), 12);
+  EXPECT_EQ(task.output_dim(), 12);
+  EXPECT_EQ(task.trigger_max(), 8);  // -1 resolves to seq_len - 1
+}
+
+TEST(TriggerConditionalTask, TokensFollowTheTable) {
+  const TriggerConditionalTask task(config(), false);
+  const Batch b = sample(task, 256, 11, Split::train);
+  const int d = 16;
+  float lo = 1, hi = -1;
+  for (int s = 0; s < 256; ++s) {
+    // BOS is e_0.
+    EXPECT_EQ(b.role(s, 0), TokenRole::bos);
+    EXPECT_EQ(b.x(s, 0, 0), 1.0f);
+    for (int c = 1; c < d; ++c) ASSERT_EQ(b.x(s, 0, c), 0.0f);
+    int triggers = 0;
+    for (int i = 1; i < 16; ++i) {
+      const bool is_trigger = b.role(s, i) == TokenRole::trigger;
+      triggers += is_trigger;
+      if (is_trigger) {
+        EXPECT_EQ(b.triggers[s], i);
+      }
+      ASSERT_NE(b.role(s, i), TokenRole::bos);
+      EXPECT_EQ(b.x(s, i, 0), 0.0f);
+      EXPECT_EQ(b.x(s, i, 1), is_trigger ? 1.0f : 0.0f);
+      EXPECT_EQ(b.x(s, i, d - 1), is_trigger ? 0.0f : 1.0f);
+      for (int c = 2; c <= d - 2; ++c) {
+        const float v = b.x(s, i, c);
+        ASSERT_GE(v, -1.0f);
+        ASSERT_LT(v, 1.0f);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+    }
+    EXPECT_EQ(triggers, 1) << "sample " << s;
+  }
+  // 256 * 15 * 13 uniform draws span nearly all of (-1, 1).
+  EXPECT_LT(lo, -0.99f);
+  EXPECT_GT(hi, 0.99f);
+}
+
+TEST(TriggerConditionalTask, TrainTriggersCoverExactlyTheConfiguredRange) {
+  for (const auto& [lo, hi] : {std::pair{2, -1}, std::pair{3, 5}, std::pair{1, 1}}) {
+    TaskConfig c = config(8, 10);
+    c.trigger_min = lo;
+    c.trigger_max = hi;
+    const TriggerConditionalTask task(c, false);
+    const Batch b = sample(task, 2000, 5, Split::train);
+    const std::set<int> seen(b.triggers.begin(), b.triggers.end());
+    std::set<int> expected;
+    for (int j = lo; j <= (hi == -1 ? 9 : hi); ++j) expected.insert(j);
+    EXPECT_EQ(seen, expected) << "trigger_min " << lo << " trigger_max " << hi;
+  }
+}
+
+TEST(TriggerConditionalTask, EvalUsesTheFixedTrigger) {
+  TaskConfig c = config();
+  c.eval_trigger = 11;
+  const TriggerConditionalTask task(c, false);
+  const Batch b = sample(task, 64, 3, Split::eval);
+  for (int s = 0; s < 64; ++s) {
+    EXPECT_EQ(b.triggers[s], 11);
+    EXPECT_EQ(b.role(s, 11), TokenRole::trigger);
+  }
+}
+
+TEST(TriggerConditionalTask, MeanTargetIsThePrefixMeanAtTheTriggerAndZeroElsewhere) {
+  const TriggerConditionalTask task(config(), /*residual_model=*/false);  // target auto -> mean
+  const Batch b = sample(task, 64, 21, Split::train);
+  for (int s = 0; s < 64; ++s) {
+    const int j = b.triggers[s];
+    for (int i = 0; i < 16; ++i) {
+      for (int c = 0; c < 16; ++c) {
+        if (i != j) {
+          ASSERT_EQ(b.y(s, i, c), 0.0f);
+          continue;
+        }
+        double mean = 0;
+        for (int k = 1; k <= j; ++k) mean += b.x(s, k, c);
+        mean /= j;
+        ASSERT_NEAR(b.y(s, i, c), mean, 1e-6);
+      }
+    }
+    // The flags are averaged too: one trigger among j tokens.
+    EXPECT_FLOAT_EQ(b.y(s, j, 1), 1.0f / static_cast<float>(j));
+    EXPECT_FLOAT_EQ(b.y(s, j, 15), static_cast<float>(j - 1) / static_cast<float>(j));
+  }
+}
+
+TEST(TriggerConditionalTask, ResidualTargetAddsTheMeanToTheInput) {
+  const TriggerConditionalTask residual(config(), /*residual_model=*/true);  // target auto -> residual
+  const TriggerConditionalTask mean(config(), false);
+  const Batch r = sample(residual, 32, 8, Split::train);
+  const Batch m = sample(mean, 32, 8, Split::train);
+  ASSERT_EQ(r.inputs, m.inputs);  // the target kind does not change the draws
+  for (std::size_t k = 0; k < r.targets.size(); ++k) {
+    ASSERT_FLOAT_EQ(r.targets[k], r.inputs[k] + m.targets[k]) << "entry " << k;
+  }
+}
+
+TEST(TriggerConditionalTask, ExplicitTargetOverridesAuto) {
+  TaskConfig c = config();
+  c.target = TargetKind::mean;
+  EXPECT_FALSE(TriggerConditionalTask(c, true).residual_target());
+  c.target = TargetKind::residual;
+  EXPECT_TRUE(TriggerConditionalTask(c, false).residual_target());
+}
+
+TEST(TriggerConditionalTask, DrawOrderIsTriggerThenContentRowByRow) {
+  TaskConfig c = config(6, 5);
+  c.trigger_min = 1;
+  c.eval_trigger = 3;
+  const TriggerConditionalTask task(c, false);
+  const Batch b = sample(task, 2, 99, Split::train);
+  Rng rng(99);
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(b.triggers[s], 1 + static_cast<int>(rng.below(4)));
+    for (int i = 1; i < 5; ++i) {
+      for (int col = 2; col <= 4; ++col) EXPECT_EQ(b.x(s, i, col), rng.uniform(-1.0f, 1.0f));
+    }
+  }
+}
+
+TEST(TriggerConditionalTask, SameSeedSameBitsAndChunkingDoesNotMatter) {
+  const TriggerConditionalTask task(config(), false);
+  const Batch a = sample(task, 40, 1234, Split::train);
+  const Batch b = sample(task, 40, 1234, Split::train);
+  EXPECT_EQ(0, std::memcmp(a.inputs.data(), b.inputs.data(), a.inputs.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(a.targets.data(), b.targets.data(), a.targets.size() * sizeof(float)));
+  EXPECT_EQ(a.triggers, b.triggers);
+  EXPECT_NE(a.inputs, sample(task, 40, 1235, Split::train).inputs);
+
+  Batch chunked(task, 40);
+  Rng rng(1234);
+  BatchView v = chunked.view();
+  task.sample(15, rng, Split::train, v);
+  const std::size_t done = 15 * 16 * 16;
+  task.sample(25, rng, Split::train,
+              {v.inputs + done, v.targets + done, v.roles + 15 * 16, v.trigger_positions + 15});
+  EXPECT_EQ(chunked.inputs, a.inputs);
+  EXPECT_EQ(chunked.targets, a.targets);
+  EXPECT_EQ(chunked.triggers, a.triggers);
+}
+
+TEST(TriggerConditionalTask, SamplingDoesNotAllocate) {
+  const TriggerConditionalTask task(config(), true);
+  Batch b(task, 128);
+  Rng rng(1);
+  const auto before = testing::allocation_count();
+  task.sample(128, rng, Split::train, b.view());
+  task.sample(128, rng, Split::eval, b.view());
+  EXPECT_EQ(testing::allocation_count(), before);
+}
+
+TEST(TriggerConditionalTask, InconsistentConfigsThrowTaskError) {
+  TaskConfig c = config();
+  c.dim = 3;
+  EXPECT_THROW(TriggerConditionalTask(c, false), TaskError);
+  c = config();
+  c.trigger_max = 16;
+  EXPECT_THROW(TriggerConditionalTask(c, false), TaskError);
+  c = config();
+  c.trigger_min = 0;
+  EXPECT_THROW(TriggerConditionalTask(c, false), TaskError);
+  {
+    const TriggerConditionalTask task(config(), false);
+    Rng rng(1);
+    EXPECT_THROW(task.sample(-1, rng, Split::train, {nullptr, nullptr, nullptr, nullptr}), TaskError);
+  }
+  c = config();
+  c.eval_trigger = 16;
+  try {
+    TriggerConditionalTask task(c, false);
+    FAIL() << "no error";
+  } catch (const TaskError& e) {
+    EXPECT_STREQ(e.what(), "trigger_conditional task: eval_trigger must be in 1 .. seq_len - 1, got 16");
+  }
+}
+
+}  // namespace
+}  // namespace sinklab
