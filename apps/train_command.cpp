@@ -1,6 +1,4 @@
 // sinklab train CONFIG [--set k=v]... [--out DIR] [--seed N] [--threads N] [--resume CKPT] [--quiet] [--force]
-#include <omp.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -43,7 +41,6 @@ void run_train(const TrainArgs& a) {
     throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
   if (!a.resume.empty() && !fs::exists(a.resume)) throw std::invalid_argument("--resume: no such checkpoint: " + a.resume);
 
-  omp_set_num_threads(config.threads);
   Trainer trainer(config);  // builds the model: a config the model rejects fails here, before the directory exists
   fs::create_directories(dir);
   fs::remove(dir / "summary.json");

@@ -1,5 +1,7 @@
 #include "train/trainer.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,6 +34,8 @@ Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
       data_rng_(stream(config.seed, 1)) {
+  // Results are bit-identical for a given thread count; the count is part of the run's config.
+  omp_set_num_threads(config.threads);
   model_ = std::make_unique<Transformer>(params_, config.model,
                                          ModelShape{task_->input_dim(), task_->output_dim(), task_->seq_len()});
   params_.finalize();
