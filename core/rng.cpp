@@ -15,31 +15,12 @@ uint64_t splitmix64(uint64_t& x) {
 
 __extension__ typedef unsigned __int128 uint128;
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 }  // namespace
 
 Rng::Rng(uint64_t seed) {
   uint64_t x = seed;
   for (auto& w : state_.words) w = splitmix64(x);
 }
-
-uint64_t Rng::next() {
-  auto& s = state_.words;
-  const uint64_t result = rotl(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
-
-float Rng::uniform() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
-
-float Rng::uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
 
 float Rng::normal() {
   if (state_.has_cached_normal) {

@@ -25,9 +25,21 @@ class Rng {
  public:
   explicit Rng(uint64_t seed = 0);
 
-  uint64_t next();
-  float uniform();
-  float uniform(float lo, float hi);
+  // Inline: data generation draws tens of thousands of these per training step.
+  uint64_t next() {
+    auto& s = state_.words;
+    const uint64_t result = rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+  }
+  float uniform() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
+  float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
   float normal();
   float normal(float mean, float stddev) { return mean + stddev * normal(); }
   uint64_t below(uint64_t n);
@@ -42,6 +54,7 @@ class Rng {
   void set_state(const RngState& s) { state_ = s; }
 
  private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   RngState state_;
 };
 

@@ -1,0 +1,31 @@
+#pragma once
+// Building blocks of the report's gnuplot scripts. Every script finds its own folder from ARG0, so
+// `gnuplot <dir>/*.gp` works from any working directory and the folder can be moved; every script
+// draws its figure twice, as PNG (pngcairo) and SVG, from the same plot commands.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sinklab {
+
+// One figure of a report: figures/<name>.{gp,dat,png,svg}.
+struct Figure {
+  std::string name;
+  std::string caption;
+};
+
+// A gnuplot double-quoted string literal for text.
+std::string gnuplot_quote(const std::string& text);
+
+// Script text: header comment, `here` = the script's folder, then `body` run once per terminal
+// with `set output here."<name>.png"` / `.svg` already done. width, height in pixels.
+std::string gnuplot_script(const std::string& name, const std::string& comment, int width, int height,
+                           const std::string& body);
+
+// Writes text to path (replacing it); throws ReportError naming the file on failure.
+void write_report_file(const std::filesystem::path& path, const std::string& text);
+
+// Letters, digits, '-', '_' and '.' kept, anything else becomes '_' (for file names).
+std::string file_stem(const std::string& text);
+
+}  // namespace sinklab

@@ -1,0 +1,44 @@
+// `sinklab report DIR`: regenerates the tables, plots and index.html of a run or sweep directory
+// from what is saved on disk, prints the per-variant table and where the page is.
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "analysis/report.h"
+#include "apps/commands.h"
+
+namespace sinklab::apps {
+
+void add_report_command(CLI::App& app) {
+  struct Flags {
+    std::string dir;
+    std::string out;
+    std::string gnuplot = "gnuplot";
+    bool no_render = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("report", "Regenerate tables, plots and index.html for a run or sweep directory");
+  cmd->add_option("DIR", flags->dir, "A run directory (summary.json) or a sweep directory (sweep.json)")->required();
+  cmd->add_option("--out", flags->out, "Output directory (default: DIR/report)");
+  cmd->add_option("--gnuplot", flags->gnuplot, "gnuplot program to render the figures with")->capture_default_str();
+  cmd->add_flag("--no-render", flags->no_render, "Write figure data and gnuplot scripts without rendering");
+  cmd->callback([flags] {
+    ReportOptions options;
+    options.output_dir = flags->out;
+    options.gnuplot = flags->gnuplot;
+    options.render = !flags->no_render;
+    options.log = &std::cerr;
+    try {
+      const ReportRuns runs = load_report_runs(flags->dir);  // fails early, naming DIR, when it is neither kind
+      write_report(flags->dir, options);
+      std::cout << variant_table_text(runs);
+      std::cout << "report: " << (report_output_dir(flags->dir, options) / "index.html").string() << "\n";
+    } catch (const std::runtime_error& e) {
+      std::cerr << "sinklab: error: " << e.what() << "\n";
+      throw CLI::RuntimeError(2);
+    }
+  });
+}
+
+}  // namespace sinklab::apps

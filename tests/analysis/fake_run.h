@@ -1,0 +1,32 @@
+#pragma once
+// Writes small but complete run and sweep directories (summary.json, metrics.jsonl, attention/*.npy,
+// sweep.json) with synthetic softmax-like (BOS sink) or relu-like (zero rows) attention, so report
+// code can be tested without training anything.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sinklab::testing {
+
+struct FakeRunSpec {
+  std::string name = "1x1_softmax";
+  std::string normalizer = "softmax";  // "softmax" sinks on BOS, anything else gets relu-like rows
+  int layers = 1, heads = 1, seq_len = 8;
+  uint64_t seed = 0;
+  int64_t steps = 300;
+  bool with_metrics = true;
+};
+
+// Creates dir with every run file; returns the summary's sink_rate for checks.
+double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec);
+
+struct FakeSweepRun {
+  std::string id;
+  FakeRunSpec spec;
+};
+
+// sweep.json plus runs/<id>/ for each run.
+void write_fake_sweep(const std::filesystem::path& dir, const std::string& name, const std::vector<FakeSweepRun>& runs);
+
+}  // namespace sinklab::testing
