@@ -1,0 +1,66 @@
+#include "core/kernels/unary.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "core/kernels/fast_exp.h"
+
+namespace sinklab::kernels {
+namespace {
+
+constexpr float kInvSqrt2 = static_cast<float>(1.0 / std::numbers::sqrt2);
+constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+
+// dx += g(x, y, dy), with y read like the contiguous output.
+template <class G>
+void backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l, G g) {
+  if (dx) accumulate_grad(x, y, dy, dx, with_output_as_b(l), g);
+}
+
+}  // namespace
+
+void exp_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return fast_exp(v); });
+}
+void log_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return std::log(v); });
+}
+void tanh_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return std::tanh(v); });
+}
+void sigmoid_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  // exp(-x) overflows to inf for x < -88, which still gives the right limit 0.
+  map_unary(x, y, l, [](float v) { return 1.0f / (1.0f + fast_exp(-v)); });
+}
+void relu_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return v > 0.0f ? v : 0.0f; });
+}
+void gelu_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)); });
+}
+
+void exp_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, y, dy, dx, l, [](float, float yv, float d) { return d * yv; });
+}
+void log_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, y, dy, dx, l, [](float xv, float, float d) { return d / xv; });
+}
+void tanh_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, y, dy, dx, l, [](float, float yv, float d) { return d * (1.0f - yv * yv); });
+}
+void sigmoid_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, y, dy, dx, l, [](float, float yv, float d) { return d * yv * (1.0f - yv); });
+}
+void relu_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, y, dy, dx, l, [](float xv, float, float d) { return xv > 0.0f ? d : 0.0f; });
+}
+void gelu_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  // d/dx [x Phi(x)] = Phi(x) + x phi(x)
+  backward(x, y, dy, dx, l, [](float xv, float, float d) {
+    const float cdf = 0.5f * (1.0f + std::erf(xv * kInvSqrt2));
+    const float pdf = kInvSqrt2Pi * fast_exp(-0.5f * xv * xv);
+    return d * (cdf + xv * pdf);
+  });
+}
+
+}  // namespace sinklab::kernels

@@ -1,0 +1,18 @@
+#pragma once
+// How runs are named: compact value text for labels ("3e-4", not "0.00030000"), and run ids that are
+// safe as folder names on any filesystem and in a shell.
+#include <string>
+
+namespace sinklab::sweep {
+
+// Letters, digits and . _ - = + : the characters a run id or sweep name may contain.
+bool is_safe_path_char(char c);
+
+// A YAML scalar as it should read in a label: numbers in their shortest form (1.0e-3 -> 0.001,
+// 3.0e-4 -> 3e-4, 2.50 -> 2.5), anything else unchanged.
+std::string compact_value(const std::string& text);
+
+// Replaces every character that is not is_safe_path_char by '-'.
+std::string sanitize_for_path(const std::string& text);
+
+}  // namespace sinklab::sweep

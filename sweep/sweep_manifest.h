@@ -1,0 +1,34 @@
+#pragma once
+// <out>/sweep.json: what the sweep is made of, written before any run starts so that reports (and
+// people) can find every run folder and the overrides that made it.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_spec.h"
+
+namespace sinklab::sweep {
+
+// {"name", "source", "runs": [{"id", "variant", "seed", "dir": "runs/<id>", "overrides": {...},
+// "config"}]}; "variant" is the aggregation label, override values keep their YAML type (numbers stay
+// numbers), "seed" is null when neither the grid nor the variant sets it.
+nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs);
+
+// Writes sweep_manifest() to <out_dir>/sweep.json (temporary file, then rename). Throws SweepError.
+void write_sweep_manifest(const std::filesystem::path& out_dir, const SweepSpec& spec,
+                          const std::vector<PlannedRun>& runs);
+
+// The sweep.json already in `out_dir`, if there is one that parses.
+std::optional<nlohmann::json> read_sweep_manifest(const std::filesystem::path& out_dir);
+
+// Ids present in both manifests whose overrides or config path differ: their finished results belong
+// to an older sweep file and must not be reused on resume.
+std::vector<std::string> changed_runs(const nlohmann::json& previous, const nlohmann::json& current);
+
+// "1e-3" -> 0.001, "4" -> 4, "true" -> true, "relu" -> "relu".
+nlohmann::json typed_value(const std::string& yaml_scalar);
+
+}  // namespace sinklab::sweep

@@ -1,0 +1,85 @@
+#include "sweep/sweep_plan.h"
+
+#include <charconv>
+#include <map>
+
+#include "sweep/run_naming.h"
+#include "sweep/sweep_error.h"
+
+namespace sinklab::sweep {
+namespace {
+
+constexpr const char* kSeedKey = "seed";
+
+// Labels use the last path component ("optimizer.lr" -> "lr") unless two grid keys share it.
+std::vector<std::string> short_names(const std::vector<GridAxis>& grid) {
+  auto last = [](const std::string& key) { return key.substr(key.rfind('.') + 1); };
+  std::map<std::string, int> count;
+  for (const auto& axis : grid) ++count[last(axis.key)];
+  std::vector<std::string> names;
+  for (const auto& axis : grid) names.push_back(count[last(axis.key)] > 1 ? axis.key : last(axis.key));
+  return names;
+}
+
+std::optional<std::int64_t> parse_seed(const std::string& text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, value);
+  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return value;
+}
+
+// Next grid combination, last axis fastest; false after the last one.
+bool advance(std::vector<std::size_t>& choice, const std::vector<GridAxis>& grid) {
+  for (std::size_t a = choice.size(); a-- > 0;) {
+    if (++choice[a] < grid[a].values.size()) return true;
+    choice[a] = 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
+  const auto names = short_names(spec.grid);
+  std::vector<PlannedRun> runs;
+  std::map<std::string, std::string> owner_of_id;  // id -> description, to explain collisions
+  for (const auto& variant : spec.variants) {
+    std::vector<std::size_t> choice(spec.grid.size(), 0);  // odometer over the grid axes
+    do {
+      PlannedRun run;
+      run.variant_name = variant.name;
+      run.config = variant.config;
+      run.overrides = variant.set;
+      run.label = variant.name;
+      std::string id = variant.name;
+      for (const auto& o : variant.set)
+        if (o.key == kSeedKey) run.seed = parse_seed(o.value);
+      std::string seed_text;
+      for (std::size_t a = 0; a < spec.grid.size(); ++a) {
+        const GridAxis& axis = spec.grid[a];
+        const std::string& value = axis.values[choice[a]];
+        run.overrides.push_back(Override{axis.key, value, axis.line});
+        if (axis.key == kSeedKey) {
+          run.seed = parse_seed(value);
+          seed_text = value;
+          continue;
+        }
+        const std::string part = names[a] + "=" + compact_value(value);
+        run.label += " " + part;
+        id += "_" + part;
+      }
+      if (run.seed) seed_text = std::to_string(*run.seed);
+      if (!seed_text.empty()) id += "_seed=" + seed_text;
+      run.id = sanitize_for_path(id);
+      const std::string description = run.label + (seed_text.empty() ? "" : " seed=" + seed_text);
+      if (auto [it, fresh] = owner_of_id.emplace(run.id, description); !fresh)
+        throw SweepError(spec.source.string() + ": runs '" + it->second + "' and '" + description +
+                         "' would share the run folder '" + run.id + "'; make their values distinct");
+      runs.push_back(std::move(run));
+    } while (advance(choice, spec.grid));
+  }
+  return runs;
+}
+
+}  // namespace sinklab::sweep

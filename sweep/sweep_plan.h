@@ -1,0 +1,27 @@
+#pragma once
+// Expansion of a sweep into its runs: every variant crossed with the cartesian product of the grid.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_spec.h"
+
+namespace sinklab::sweep {
+
+struct PlannedRun {
+  std::string id;            // unique, filesystem-safe: label parts and seed joined by '_'
+  std::string label;         // aggregation label: variant name + every non-seed grid value
+  std::string variant_name;  // the sweep variant it comes from
+  std::optional<std::int64_t> seed;  // from the grid or the variant's set; empty if neither sets it
+  std::vector<Override> overrides;   // the variant's set, then one value per grid axis
+  std::filesystem::path config;
+};
+
+// Order: variants in file order; inside a variant, grid axes nest in file order with the last axis
+// varying fastest (like nested loops written top to bottom). Throws SweepError if two runs would get
+// the same id.
+std::vector<PlannedRun> expand_sweep(const SweepSpec& spec);
+
+}  // namespace sinklab::sweep

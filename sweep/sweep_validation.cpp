@@ -1,0 +1,57 @@
+#include "sweep/sweep_validation.h"
+
+#include <map>
+
+#include "sweep/sweep_error.h"
+
+namespace sinklab::sweep {
+namespace {
+
+// Where an override of `run` was written in the sweep file, and how to call it in a message.
+struct OverrideOrigin {
+  int line = 0;
+  std::string what;  // "grid key 'optimizer.lr'" or "set key 'model.heads'"
+};
+
+OverrideOrigin origin_of(const SweepSpec& spec, const Override& o) {
+  for (const auto& axis : spec.grid)
+    if (axis.key == o.key) return {o.line, "grid key '" + o.key + "' = " + o.value};
+  return {o.line, "set key '" + o.key + "' = " + o.value};
+}
+
+std::string config_error_message(const SweepSpec& spec, const PlannedRun& run, const ConfigError& e) {
+  const std::string variant = "variant '" + run.variant_name + "' (config " + run.config.string() + ")";
+  // The loader names an override by its origin "--set key=value"; map it back to the sweep file line.
+  for (const auto& o : run.overrides) {
+    if (e.source() != "--set " + o.key + "=" + o.value) continue;
+    const OverrideOrigin origin = origin_of(spec, o);
+    return spec.source.string() + ":" + std::to_string(origin.line) + ": " + origin.what + " for " + variant + ": " +
+           (e.key().empty() ? "" : e.key() + ": ") + e.detail();
+  }
+  // The config file itself (or a default) is at fault: its own location is in e.what().
+  const Variant* v = nullptr;
+  for (const auto& candidate : spec.variants)
+    if (candidate.name == run.variant_name) v = &candidate;
+  return spec.source.string() + ":" + std::to_string(v ? v->line : 0) + ": " + variant + " does not load: " + e.what();
+}
+
+}  // namespace
+
+std::vector<std::string> override_strings(const PlannedRun& run) {
+  std::vector<std::string> out;
+  for (const auto& o : run.overrides) out.push_back(o.key + "=" + o.value);
+  return out;
+}
+
+void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab) {
+  for (auto& run : runs) {
+    try {
+      const RunConfig config = load_run_config(run.config, override_strings(run), vocab);
+      if (!run.seed) run.seed = static_cast<std::int64_t>(config.seed);
+    } catch (const ConfigError& e) {
+      throw SweepError(config_error_message(spec, run, e));
+    }
+  }
+}
+
+}  // namespace sinklab::sweep

@@ -1,0 +1,122 @@
+// Graph: gradient accumulation for tensors used twice, no-grad mode, tape bookkeeping, backward
+// errors, and a steady-state step that allocates nothing after the first one.
+#include "core/graph.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "core/ops/elementwise.h"
+#include "core/ops/losses.h"
+#include "core/ops/normalization.h"
+#include "core/ops/reduce.h"
+#include "core/ops/softmax.h"
+#include "core/ops/unary.h"
+#include "tests/core/allocation_counter.h"
+#include "tests/core/test_arrays.h"
+
+namespace sinklab {
+namespace {
+
+TEST(Graph, TensorUsedTwiceGetsBothContributions) {
+  Graph g;
+  std::vector<float> x = {1.5f, -2.0f, 3.0f}, gx(3, 0.0f);
+  const Tensor t(x.data(), gx.data(), Shape{3});
+  g.backward(sum_all(g, mul(g, t, t)));  // d/dx sum(x^2) = 2x
+  EXPECT_EQ(gx, (std::vector<float>{3.0f, -4.0f, 6.0f}));
+
+  Graph g2;
+  std::vector<float> w = {2.0f, 2.0f, 2.0f}, gx2(3, 0.0f);
+  const Tensor t2(x.data(), gx2.data(), Shape{3}), tw(w.data(), nullptr, Shape{3});
+  g2.backward(sum_all(g2, add(g2, mul(g2, t2, tw), t2)));  // d/dx sum(w x + x) = w + 1
+  EXPECT_EQ(gx2, std::vector<float>(3, 3.0f));
+}
+
+TEST(Graph, GradientsAccumulateAcrossBackwardCalls) {
+  std::vector<float> x = {1.0f, 2.0f}, gx(2, 0.0f);
+  const Tensor t(x.data(), gx.data(), Shape{2});
+  for (int step = 0; step < 2; ++step) {
+    Graph g;
+    g.backward(sum_all(g, mul_scalar(g, t, 3.0f)));
+  }
+  EXPECT_EQ(gx, (std::vector<float>{6.0f, 6.0f}));  // leaves accumulate until someone zeroes them
+}
+
+TEST(Graph, NoGradGuardRecordsNothingAndAllocatesNoGradients) {
+  Graph g;
+  std::vector<float> x(64, 0.5f), gx(64, 0.0f);
+  const Tensor t(x.data(), gx.data(), Shape{4, 16});
+  const size_t before = g.arena().used();
+  {
+    NoGradGuard guard(g);
+    EXPECT_FALSE(g.grad_enabled());
+    const Tensor y = softmax(g, gelu(g, t));
+    EXPECT_FALSE(y.requires_grad());
+    EXPECT_EQ(y.grad(), nullptr);
+  }
+  EXPECT_TRUE(g.grad_enabled());
+  EXPECT_EQ(g.tape_size(), 0u);
+  EXPECT_EQ(g.arena().used() - before, 2u * 64);  // two outputs, no gradient buffers
+  const size_t mid = g.arena().used();
+  const Tensor y = gelu(g, t);
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_EQ(g.arena().used() - mid, 2u * 64);  // output + its gradient
+}
+
+TEST(Graph, TapeSizeAndReset) {
+  Graph g;
+  std::vector<float> x(6, 1.0f), gx(6, 0.0f);
+  const Tensor t(x.data(), gx.data(), Shape{2, 3});
+  const Tensor a = exp(g, t);
+  const Tensor b = mul(g, a, t);
+  sum_all(g, b);
+  EXPECT_EQ(g.tape_size(), 3u);
+  const Tensor frozen(x.data(), nullptr, Shape{2, 3});
+  exp(g, frozen);  // nothing to differentiate: not recorded
+  EXPECT_EQ(g.tape_size(), 3u);
+  g.reset();
+  EXPECT_EQ(g.tape_size(), 0u);
+  EXPECT_EQ(g.arena().used(), 0u);
+}
+
+TEST(Graph, BackwardErrors) {
+  Graph g;
+  std::vector<float> x(4, 1.0f), gx(4, 0.0f);
+  const Tensor t(x.data(), gx.data(), Shape{4});
+  const Tensor y = exp(g, t);
+  EXPECT_THROW(g.backward(y), std::invalid_argument);  // 4 elements, not a scalar loss
+  const std::vector<float> short_seed(3, 1.0f);
+  EXPECT_THROW(g.backward(y, short_seed), std::invalid_argument);
+  const Tensor frozen(x.data(), nullptr, Shape{1});
+  EXPECT_THROW(g.backward(frozen), std::logic_error);
+}
+
+// One training-like step: layer norm, gated activation, softmax, loss, backward, reset.
+void step(Graph& g, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& target) {
+  const Tensor h = layer_norm(g, x, w, b);
+  const Tensor a = mul(g, gelu(g, h), sigmoid(g, h));
+  const Tensor p = softmax(g, add(g, a, b), 0.7f);
+  const Tensor loss = add(g, mse_loss(g, p, target), mean_all(g, pow_scalar(g, a, 2.0f)));
+  g.backward(loss);
+  g.reset();
+}
+
+TEST(Graph, SteadyStateStepsAllocateNothing) {
+  std::vector<float> x = testing::random_floats(8 * 32, 1), gx(x.size(), 0.0f);
+  std::vector<float> w(32, 1.0f), gw(32, 0.0f), b(32, 0.1f), gb(32, 0.0f);
+  std::vector<float> target = testing::random_floats(8 * 32, 2, 0.0f, 0.1f);
+  const Tensor tx(x.data(), gx.data(), Shape{8, 32}), tw(w.data(), gw.data(), Shape{32}),
+      tb(b.data(), gb.data(), Shape{32}), tt(target.data(), nullptr, Shape{8, 32});
+  Graph g(/*arena_floats=*/512, /*tape_capacity=*/2);  // both too small: the first step must grow them
+  step(g, tx, tw, tb, tt);
+  const size_t arena_blocks = g.arena().heap_allocations();
+  const size_t heap = testing::heap_allocation_count();
+  for (int i = 0; i < 10; ++i) step(g, tx, tw, tb, tt);
+  EXPECT_EQ(g.arena().heap_allocations(), arena_blocks);
+  EXPECT_EQ(testing::heap_allocation_count() - heap, 0u) << "operator new calls in 10 steady-state steps";
+  EXPECT_GT(arena_blocks, 1u);  // the first step did spill, so the test exercises consolidation
+}
+
+}  // namespace
+}  // namespace sinklab

@@ -1,0 +1,146 @@
+#include "sweep/compare_sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/run_summary.h"
+#include "sweep/sweep_error.h"
+#include "sweep/sweep_runner.h"
+#include "tests/sweep/sweep_test_files.h"
+
+namespace sinklab::sweep {
+namespace {
+
+using testing::FakeTrainOptions;
+using testing::read_file;
+using testing::ScratchDir;
+using testing::write_fake_train;
+using testing::write_file;
+
+class CompareSweepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_file(dir / "a.yaml", "seed: 0\n");
+    write_sweep("1e-3");
+  }
+  void write_sweep(const std::string& relu_lr) {
+    write_file(dir / "s.yaml",
+               "name: demo\nbase: a.yaml\n"
+               "variants:\n"
+               "  - name: soft\n"
+               "  - name: relu\n"
+               "    set:\n"
+               "      model.attention.normalizer: relu\n"
+               "      optimizer.lr: " + relu_lr + "\n"
+               "grid:\n  seed: [0, 1]\n");
+  }
+  int compare(const FakeTrainOptions& fake, bool dry_run = false, bool report = false) {
+    CompareOptions options;
+    options.sweep_file = dir / "s.yaml";
+    options.out_dir = dir / "out";
+    options.jobs = 2;
+    options.dry_run = dry_run;
+    options.executable = write_fake_train(dir / "fake_train.sh", fake);
+    options.report = report;
+    options.render_plots = false;  // the report's data and scripts, without waiting for gnuplot
+    out.str("");
+    err.str("");
+    return compare_sweep(options, out, err);
+  }
+  ScratchDir dir;
+  std::ostringstream out, err;
+};
+
+TEST_F(CompareSweepTest, DryRunListsRunsAndStartsNothing) {
+  EXPECT_EQ(compare({}, /*dry_run=*/true), 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("sweep demo: 4 runs (2 variants x 2 grid points)"), std::string::npos) << text;
+  EXPECT_NE(text.find("[4/4] relu_seed=1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("--set model.attention.normalizer=relu --set optimizer.lr=1e-3 --set seed=1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("4 of 4 runs to do"), std::string::npos) << text;
+
+  ASSERT_EQ(compare({}), 0);
+  EXPECT_EQ(compare({}, /*dry_run=*/true), 0);
+  EXPECT_NE(out.str().find("[1/4] soft_seed=0  (finished)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 of 4 runs to do"), std::string::npos) << out.str();
+}
+
+TEST_F(CompareSweepTest, FailedRunsGiveExitOneAndAReportOnStderr) {
+  FakeTrainOptions fake;
+  fake.fail_when_out_contains = "relu_seed=0";
+  EXPECT_EQ(compare(fake), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/sweep.json"));
+  EXPECT_NE(err.str().find("1 run failed"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("- relu_seed=0 (relu seed=0): exit 3"), std::string::npos) << err.str();
+  EXPECT_EQ(compare({}), 0);  // the retry runs only the failed one
+  EXPECT_NE(out.str().find("resume: 3 of 4 runs already finished"), std::string::npos) << out.str();
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST_F(CompareSweepTest, InvalidSweepThrowsBeforeAnythingIsWritten) {
+  write_file(dir / "s.yaml", "base: a.yaml\ngrid:\n  optimizer.lrr: [1e-3]\n");
+  EXPECT_THROW(compare({}), SweepError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_F(CompareSweepTest, RunsWhoseOverridesChangedAreRedone) {
+  ASSERT_EQ(compare({}), 0);
+  write_file(dir / "out/runs/soft_seed=0/marker", "kept");
+  write_file(dir / "out/runs/relu_seed=0/marker", "stale");
+  write_sweep("3e-4");  // relu's lr changes, soft stays
+  ASSERT_EQ(compare({}), 0);
+  EXPECT_NE(out.str().find("note: relu_seed=0 changed since the last invocation"), std::string::npos) << out.str();
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/runs/soft_seed=0/marker"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/runs/relu_seed=0/marker"));
+  EXPECT_NE(read_file(dir / "out/runs/relu_seed=0/args.txt").find("optimizer.lr=3e-4"), std::string::npos);
+}
+
+TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
+  RunSummary summary;
+  summary.name = "fake";
+  summary.steps = 42;
+  summary.stop_reason = "max_abs_error";
+  summary.reached_stop_rule = true;
+  summary.normalizer = "softmax";
+  summary.layers = 1;
+  summary.heads_per_layer = 1;
+  summary.seq_len = 16;
+  summary.heads.resize(1);
+  summary.heads[0].bos_mass_nontrigger_mean = 0.99;
+  write_file(dir / "summary.json", nlohmann::json(summary).dump());
+  FakeTrainOptions fake;
+  fake.summary_file = dir / "summary.json";
+  fake.fail_when_out_contains = "relu_seed=1";
+
+  EXPECT_EQ(compare(fake, false, /*report=*/true), 1);  // one run failed, the report still comes
+  const std::filesystem::path index = dir / "out/report/index.html";
+  EXPECT_TRUE(std::filesystem::exists(index));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("report: " + index.string()), std::string::npos) << text;
+  EXPECT_NE(text.find("soft"), text.rfind("relu")) << text;
+  EXPECT_NE(text.find("FAILED relu_seed=1"), std::string::npos) << text;
+}
+
+TEST_F(CompareSweepTest, AReportProblemIsReportedWithoutLosingTheRuns) {
+  FakeTrainOptions fake;
+  ASSERT_EQ(compare(fake), 0);
+  CompareOptions options;
+  options.sweep_file = dir / "s.yaml";
+  options.out_dir = dir / "out";
+  options.executable = write_fake_train(dir / "fake_train.sh", fake);
+  options.render_plots = false;
+  // A file where the report folder goes: the report cannot be written, the finished runs stay.
+  write_file(dir / "out/report", "a file where the report folder should be");
+  std::ostringstream o, e;
+  EXPECT_EQ(compare_sweep(options, o, e), 1);
+  EXPECT_NE(e.str().find("the runs are saved but the report failed"), std::string::npos) << e.str();
+  EXPECT_NE(e.str().find("sinklab report " + (dir / "out").string()), std::string::npos) << e.str();
+  EXPECT_NE(o.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << o.str();
+}
+
+}  // namespace
+}  // namespace sinklab::sweep
