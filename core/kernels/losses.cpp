@@ -1,5 +1,6 @@
 #include "core/kernels/losses.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,10 +31,19 @@ float mse_loss_forward(const float* pred, const float* target, const Elementwise
     const float* pr = pred + po;
     const float* tr = target + to;
     double s = 0.0;
-    strided_row(len, l.a[3], l.b[3], [&](int64_t, int64_t ip, int64_t it) {
-      const double d = static_cast<double>(pr[ip]) - static_cast<double>(tr[it]);
-      s += d * d;
-    });
+    if (l.a[3] == 1 && l.b[3] == 1) {
+      // Vector lanes in a fixed order: the same result on every run and thread count.
+#pragma omp simd reduction(+ : s)
+      for (int64_t k = 0; k < len; ++k) {
+        const double d = static_cast<double>(pr[k]) - static_cast<double>(tr[k]);
+        s += d * d;
+      }
+    } else {
+      strided_row(len, l.a[3], l.b[3], [&](int64_t, int64_t ip, int64_t it) {
+        const double d = static_cast<double>(pr[ip]) - static_cast<double>(tr[it]);
+        s += d * d;
+      });
+    }
     total += s;
   });
   return static_cast<float>(total / static_cast<double>(n));
@@ -83,18 +93,31 @@ void cross_entropy_backward(const float* logits, const int32_t* targets, const f
 
 float max_abs_error_forward(const float* a, const float* b, const ElementwiseLayout& l) {
   float worst = 0.0f;
+  bool nan = false;  // a NaN anywhere makes the result NaN, so a diverged run never meets a stop rule
   for_each_chunk(l, false, [&](int64_t, int64_t ao, int64_t bo, int64_t len) {
     const float* ar = a + ao;
     const float* br = b + bo;
     float m = worst;
-    // `d > m || d != d` keeps a NaN once seen (std::max would drop it).
-    strided_row(len, l.a[3], l.b[3], [&](int64_t, int64_t ia, int64_t ib) {
-      const float d = std::fabs(ar[ia] - br[ib]);
-      m = (d > m || d != d) ? d : m;
-    });
+    bool n = false;
+    if (l.a[3] == 1 && l.b[3] == 1) {
+      // max is order-independent: the vectorized reduction is exact and reproducible.
+#pragma omp simd reduction(max : m) reduction(|| : n)
+      for (int64_t k = 0; k < len; ++k) {
+        const float d = std::fabs(ar[k] - br[k]);
+        m = std::max(m, d);
+        n = n || (d != d);
+      }
+    } else {
+      strided_row(len, l.a[3], l.b[3], [&](int64_t, int64_t ia, int64_t ib) {
+        const float d = std::fabs(ar[ia] - br[ib]);
+        m = std::max(m, d);
+        n = n || (d != d);
+      });
+    }
     worst = m;
+    nan = nan || n;
   });
-  return worst;
+  return nan ? std::numeric_limits<float>::quiet_NaN() : worst;
 }
 
 }  // namespace sinklab::kernels

@@ -49,6 +49,8 @@ MatmulOperand merge_rows(const MatmulOperand& op) {
   return {{1, 1, op.dims[0] * op.dims[1] * op.dims[2], op.dims[3]}, {0, 0, op.strides[2], op.strides[3]}};
 }
 
+bool is_unbatched(const MatmulOperand& op) { return op.dims[0] == 1 && op.dims[1] == 1; }
+
 // grad_b (+)= a^T * grad_c summed over every batch index that b broadcasts over.
 void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
   MatmulOperand al = operand(a), bl = operand(b.transpose(-2, -1)), cl = operand(c);
@@ -60,8 +62,7 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
     product_into(c.grad(), transposed(cl), a.data(), al, b.grad(), bl, alpha);
     return;
   }
-  const bool b_unbatched = bl.dims[0] == 1 && bl.dims[1] == 1;
-  if (b_unbatched && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
+  if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
     product_into(c.grad(), transposed(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha);
     return;
   }
@@ -84,7 +85,11 @@ void matmul_backward(const Node& n) {
   const float alpha = n.scalars[0];
   // grad_a [.., M, K] (+)= grad_c [.., M, N] x b^T [.., N, K]
   if (a.requires_grad()) {
-    product_into(c.grad(), operand(c), b.data(), transposed(operand(b)), a.grad(), operand(a), alpha);
+    const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
+    if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
+      product_into(c.grad(), merge_rows(cl), b.data(), transposed(bl), a.grad(), merge_rows(al), alpha);
+    else
+      product_into(c.grad(), cl, b.data(), transposed(bl), a.grad(), al, alpha);
   }
   if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha);
 }
@@ -107,7 +112,10 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
   Shape out_shape = a.shape();
   out_shape[out_shape.rank - 1] = b.dim(-1);
   Tensor c = g.new_tensor(out_shape, g.needs_grad({a, b}));
-  kernels::matmul(a.data(), al, b.data(), bl, c.data(), operand(c), /*accumulate=*/false, alpha);
+  // A weight shared over the batch: one [batch*M, K] x [K, N] product instead of many small ones.
+  const bool flat = is_unbatched(bl) && rows_mergeable(al);
+  kernels::matmul(a.data(), flat ? merge_rows(al) : al, b.data(), bl, c.data(), flat ? merge_rows(operand(c)) : operand(c),
+                  /*accumulate=*/false, alpha);
 
   if (c.requires_grad()) {
     Node n;

@@ -1,5 +1,8 @@
 #include "layers/normalizers/softmax_normalizer.h"
 
+#include "core/kernels/fast_exp.h"
+
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -15,8 +18,10 @@ void SoftmaxNormalizer::forward_row(const float* scores, float* probs, const Row
   float m = scores[0];
   for (int k = 1; k < n; ++k) m = std::max(m, scores[k]);
   float sum = 0.0f;
+  const float inv_t = inv_temperature_;
+#pragma omp simd reduction(+ : sum)
   for (int k = 0; k < n; ++k) {
-    probs[k] = std::exp((scores[k] - m) * inv_temperature_);
+    probs[k] = kernels::fast_exp((scores[k] - m) * inv_t);
     sum += probs[k];
   }
   const float inv = 1.0f / sum;
