@@ -36,6 +36,8 @@
 namespace sinklab::kernels {
 namespace {
 
+thread_local bool t_inside_execute = false;  // see inside_onednn_execute()
+
 std::string describe(const MatmulOperand& op) {
   std::ostringstream out;
   out << '[' << op.dims[0] << ',' << op.dims[1] << ',' << op.dims[2] << ',' << op.dims[3] << "] strides ["
@@ -348,13 +350,17 @@ void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const
   entry.src.set_data_handle(const_cast<float*>(swapped ? b : a));
   entry.weights.set_data_handle(const_cast<float*>(swapped ? a : b));
   entry.dst.set_data_handle(c);
+  t_inside_execute = true;
   dnnl_status_t status = dnnl_primitive_execute(entry.primitive.get(), ctx.stream.get(),
                                                  static_cast<int>(entry.args.size()), entry.args.data());
   if (status == dnnl_success) status = dnnl_stream_wait(ctx.stream.get());
+  t_inside_execute = false;
   if (status != dnnl_success)
     throw std::runtime_error("matmul: oneDNN execution failed (status " + std::to_string(static_cast<int>(status)) +
                              ") for " + describe(a_layout, b_layout, c_layout));
 }
+
+bool inside_onednn_execute() { return t_inside_execute; }
 
 MatmulCacheStats matmul_cache_stats() {
   MatmulContext& ctx = context();

@@ -54,6 +54,11 @@ struct MatmulCacheStats {
   size_t misses;
 };
 MatmulCacheStats matmul_cache_stats();
+
+// True while this thread is inside oneDNN's execute call. oneDNN 2.6 builds its argument map on the
+// heap on every execute (a few small allocations per call, outside our control); allocation-counting
+// tests use this to tell those apart from sinklab's own.
+bool inside_onednn_execute();
 // Drops every cached primitive and resets the counters.
 void clear_matmul_cache();
 
