@@ -1,0 +1,71 @@
+// GFLOP/s of kernels::matmul through its primitive cache (the first call, outside the timed loop,
+// builds the primitive). Run once with OMP_NUM_THREADS=1 and once with 2; see docs/performance.md.
+// Shapes are M x K x N: A [M, K] x B [K, N] -> C [M, N].
+#include "core/kernels/matmul.h"
+#include "core/rng.h"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#ifdef SINKLAB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+
+using sinklab::kernels::MatmulOperand;
+using sinklab::kernels::dense_operand;
+
+int64_t span(const MatmulOperand& op) {
+  int64_t last = 0;
+  for (size_t i = 0; i < 4; ++i) last += (op.dims[i] - 1) * op.strides[i];
+  return last + 1;
+}
+
+void bench_matmul(benchmark::State& state, MatmulOperand a, MatmulOperand b, MatmulOperand c) {
+  sinklab::Rng rng(1);
+  std::vector<float> av(static_cast<size_t>(span(a))), bv(static_cast<size_t>(span(b))), cv(static_cast<size_t>(span(c)));
+  rng.fill_uniform(av, -1.0f, 1.0f);
+  rng.fill_uniform(bv, -1.0f, 1.0f);
+  sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, false);  // builds the cache entry
+  for (auto _ : state) {
+    sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, false);
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * static_cast<double>(c.dims[0] * c.dims[1] * c.dims[2] * c.dims[3] * a.dims[3]);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  int threads = 1;
+#ifdef SINKLAB_HAVE_OPENMP
+  threads = omp_get_max_threads();
+#endif
+  state.SetLabel(sinklab::kernels::matmul_implementation(a, b, c, false) + " omp=" + std::to_string(threads));
+}
+
+void add(const std::string& name, const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
+  // Real time: oneDNN's worker threads do not show up in the main thread's CPU time.
+  benchmark::RegisterBenchmark(name.c_str(), bench_matmul, a, b, c)->UseRealTime();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  add("matmul/16x16x16", dense_operand(16, 16), dense_operand(16, 16), dense_operand(16, 16));
+  add("matmul/512x(16x16x16)", dense_operand(1, 512, 16, 16), dense_operand(1, 512, 16, 16),
+      dense_operand(1, 512, 16, 16));
+  add("matmul/256x256x256", dense_operand(256, 256), dense_operand(256, 256), dense_operand(256, 256));
+  add("matmul/512x512x512", dense_operand(512, 512), dense_operand(512, 512), dense_operand(512, 512));
+  add("matmul/2048x256x768", dense_operand(2048, 256), dense_operand(256, 768), dense_operand(2048, 768));
+  // Layouts off the main path: a transposed output (swapped oneDNN call) and every other output
+  // column (the loop kernel).
+  add("matmul/256x256x256_c_transposed", dense_operand(256, 256), dense_operand(256, 256),
+      sinklab::kernels::transposed_view(dense_operand(256, 256)));
+  add("matmul/256x256x256_c_stride2", dense_operand(256, 256), dense_operand(256, 256),
+      MatmulOperand{{1, 1, 256, 256}, {0, 0, 512, 2}});
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

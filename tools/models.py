@@ -1,0 +1,143 @@
+"""The PyTorch reference models shared by make_golden.py (in float64) and torch_twin.py (float32).
+
+Parameter names follow the C++ framework's dotted names (blocks.{l}.attn.w_q.weight, ...), so a
+golden file's `param.<name>` / `grad.<name>` entries map one-to-one onto sinklab parameters.
+Attention is written by hand with batched matmuls (no nn.MultiheadAttention, no fused kernels).
+"""
+import math
+
+import torch
+from torch import nn
+
+NORMALIZERS = ("softmax", "relu")
+
+
+class CausalSelfAttention(nn.Module):
+    """q, k, v projections -> scores (times `scale`) -> causal mask -> normalizer -> probs @ v -> w_o.
+
+    softmax: softmax over the visible keys k <= i.
+    relu:    a_ik = relu(s_ik) / max(i, 1) for k <= i, else 0 (i is the number of non-BOS keys row i
+             sees; row 0 is divided by 1), as in the trigger-sinks paper.
+    """
+
+    def __init__(self, d_model, n_heads, d_head, normalizer, scale, bias):
+        super().__init__()
+        if normalizer not in NORMALIZERS:
+            raise ValueError(f"unknown normalizer {normalizer!r}; expected one of {NORMALIZERS}")
+        self.n_heads, self.d_head = n_heads, d_head
+        self.normalizer, self.scale = normalizer, scale
+        width = n_heads * d_head
+        self.w_q = nn.Linear(d_model, width, bias=bias)
+        self.w_k = nn.Linear(d_model, width, bias=bias)
+        self.w_v = nn.Linear(d_model, width, bias=bias)
+        self.w_o = nn.Linear(width, d_model, bias=bias)
+        self.record_probs = False
+        self.last_probs = None  # [B, H, T, T] when record_probs is set
+
+    def _split_heads(self, t):
+        batch, seq, _ = t.shape
+        return t.view(batch, seq, self.n_heads, self.d_head).transpose(1, 2)
+
+    def forward(self, x):
+        batch, seq, _ = x.shape
+        q = self._split_heads(self.w_q(x))
+        k = self._split_heads(self.w_k(x))
+        v = self._split_heads(self.w_v(x))
+        scores = torch.matmul(q, k.transpose(-1, -2))
+        if self.scale != 1.0:
+            scores = scores * self.scale
+        visible = torch.ones(seq, seq, dtype=torch.bool, device=x.device).tril()
+        if self.normalizer == "softmax":
+            probs = scores.masked_fill(~visible, float("-inf")).softmax(dim=-1)
+        else:
+            count = torch.arange(seq, device=x.device, dtype=x.dtype).clamp(min=1).unsqueeze(-1)
+            probs = torch.relu(scores).masked_fill(~visible, 0.0) / count
+        if self.record_probs:
+            self.last_probs = probs.detach()
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(batch, seq, -1)
+        return self.w_o(out)
+
+
+class AttnOnlyBlock(nn.Module):
+    def __init__(self, d_model, n_heads, normalizer):
+        super().__init__()
+        # The paper's heads are full width (d_head = d_model) and its logits are unscaled.
+        self.attn = CausalSelfAttention(d_model, n_heads, d_model, normalizer, 1.0, bias=False)
+
+    def forward(self, x):
+        return self.attn(x)
+
+
+class AttnOnlyModel(nn.Module):
+    """The paper's model: attention-only, bias-free, no LN/MLP/positions.
+
+    residual=True: x <- x + attn_l(x) for every layer; residual=False (the 1-layer runs): out = attn(x).
+    """
+
+    def __init__(self, n_layers, n_heads, d_model, normalizer, residual):
+        super().__init__()
+        if not residual and n_layers != 1:
+            raise ValueError("a model without residual connections has exactly one layer")
+        self.residual = residual
+        self.blocks = nn.ModuleList(AttnOnlyBlock(d_model, n_heads, normalizer)
+                                    for _ in range(n_layers))
+
+    def forward(self, x):
+        for block in self.blocks:
+            out = block(x)
+            x = x + out if self.residual else out
+        return x
+
+
+class Mlp(nn.Module):
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(d_model, d_hidden)
+        self.fc2 = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        # Exact (erf) GELU, torch's default.
+        return self.fc2(nn.functional.gelu(self.fc1(x)))
+
+
+class PreNormBlock(nn.Module):
+    def __init__(self, d_model, n_heads, d_head, d_hidden, eps):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model, eps=eps)
+        self.attn = CausalSelfAttention(d_model, n_heads, d_head, "softmax",
+                                        1.0 / math.sqrt(d_head), bias=True)
+        self.ln2 = nn.LayerNorm(d_model, eps=eps)
+        self.mlp = Mlp(d_model, d_hidden)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class PreNormModel(nn.Module):
+    """Conventional pre-LN transformer: blocks, then a final LayerNorm.
+
+    With d_io set, an input Linear d_io -> d_model (`in_proj`) and an output Linear d_model -> d_io
+    (`out_proj`) wrap the stack, so a d_io-dimensional task can drive a wider model.
+    """
+
+    def __init__(self, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5, d_io=None):
+        super().__init__()
+        self.in_proj = nn.Linear(d_io, d_model) if d_io is not None else None
+        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads, d_head, d_hidden, eps)
+                                    for _ in range(n_layers))
+        self.final_norm = nn.LayerNorm(d_model, eps=eps)
+        self.out_proj = nn.Linear(d_model, d_io) if d_io is not None else None
+
+    def forward(self, x):
+        if self.in_proj is not None:
+            x = self.in_proj(x)
+        for block in self.blocks:
+            x = block(x)
+        x = self.final_norm(x)
+        return self.out_proj(x) if self.out_proj is not None else x
+
+
+def attention_modules(model):
+    """The attention modules in layer order (for recording probs)."""
+    return [block.attn for block in model.blocks]
