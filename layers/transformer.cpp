@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "core/ops/elementwise.h"
-#include "core/ops/embedding.h"
 
 namespace sinklab {
 
@@ -14,7 +13,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   const int d = config.d_model;
   if (config.input == InputKind::tokens) {
     if (config.vocab_size <= 0) throw std::invalid_argument("model.vocab_size must be > 0 for token input");
-    embedding_ = declare("embedding.weight", {config.vocab_size, d});
+    embedding_ = std::make_unique<Embedding>(store, "embedding", config.vocab_size, d, static_cast<float>(config.init_std));
+    add_child(*embedding_);
   } else if (config.input_projection) {
     input_projection_ = std::make_unique<Linear>(store, "input_proj", shape.input_dim, d, config.bias, init);
     add_child(*input_projection_);
@@ -55,11 +55,9 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
 }
 
 void Transformer::initialize_own(Rng& rng) {
-  for (ParameterStore::Id id : {embedding_, pos_embedding_}) {
-    if (id < 0) continue;
-    Tensor t = param(id);
-    rng.fill_normal({t.data(), static_cast<size_t>(t.numel())}, 0.0f, static_cast<float>(config_.init_std));
-  }
+  if (pos_embedding_ < 0) return;
+  Tensor t = param(pos_embedding_);
+  rng.fill_normal({t.data(), static_cast<size_t>(t.numel())}, 0.0f, static_cast<float>(config_.init_std));
 }
 
 Tensor Transformer::forward(Graph& g, const Tensor& x) const {
@@ -69,8 +67,8 @@ Tensor Transformer::forward(Graph& g, const Tensor& x) const {
 }
 
 Tensor Transformer::forward_tokens(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const {
-  if (embedding_ < 0) throw std::logic_error("forward_tokens: model.input is not tokens");
-  return body(g, embedding(g, param(embedding_), ids, Shape{batch, seq_len}));
+  if (!embedding_) throw std::logic_error("forward_tokens: model.input is not tokens");
+  return body(g, embedding_->forward(g, ids, batch, seq_len));
 }
 
 Tensor Transformer::body(Graph& g, Tensor h) const {

@@ -6,6 +6,7 @@
 
 #include "configs/run_config.h"
 #include "layers/attention_observer.h"
+#include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm_layer.h"
 #include "layers/transformer_block.h"
@@ -40,7 +41,7 @@ class Transformer : public Module {
   ModelShape shape_;
   AttentionObservers observers_;
   std::unique_ptr<Linear> input_projection_;
-  ParameterStore::Id embedding_ = -1;      // [vocab, d_model]
+  std::unique_ptr<Embedding> embedding_;
   ParameterStore::Id pos_embedding_ = -1;  // [max_seq_len, d_model], learned positions
   std::vector<float> sinusoid_;            // [max_seq_len, d_model], fixed positions
   std::vector<std::unique_ptr<TransformerBlock>> blocks_;

@@ -1,6 +1,8 @@
 #include "train/trainer.h"
 
+#ifdef SINKLAB_HAVE_OPENMP
 #include <omp.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -35,7 +37,9 @@ Trainer::Trainer(const RunConfig& config)
       task_(make_task(config.task, config.model.residual)),
       data_rng_(stream(config.seed, 1)) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
+#ifdef SINKLAB_HAVE_OPENMP
   omp_set_num_threads(config.threads);
+#endif
   model_ = std::make_unique<Transformer>(params_, config.model,
                                          ModelShape{task_->input_dim(), task_->output_dim(), task_->seq_len()});
   params_.finalize();
