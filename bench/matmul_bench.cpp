@@ -15,8 +15,8 @@
 
 namespace {
 
-using sinklab::kernels::MatmulOperand;
 using sinklab::kernels::dense_operand;
+using sinklab::kernels::MatmulOperand;
 
 int64_t span(const MatmulOperand& op) {
   int64_t last = 0;
@@ -26,7 +26,8 @@ int64_t span(const MatmulOperand& op) {
 
 void bench_matmul(benchmark::State& state, MatmulOperand a, MatmulOperand b, MatmulOperand c) {
   sinklab::Rng rng(1);
-  std::vector<float> av(static_cast<size_t>(span(a))), bv(static_cast<size_t>(span(b))), cv(static_cast<size_t>(span(c)));
+  std::vector<float> av(static_cast<size_t>(span(a))), bv(static_cast<size_t>(span(b))),
+      cv(static_cast<size_t>(span(c)));
   rng.fill_uniform(av, -1.0f, 1.0f);
   rng.fill_uniform(bv, -1.0f, 1.0f);
   sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, false);  // builds the cache entry

@@ -11,7 +11,8 @@ packages=(
   gnuplot-nox                          # plots
 )
 # PyTorch only for the golden-file generator and the speed comparison (tools/), not for tests.
-if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
+# libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
+if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy libopenblas0-pthread); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -83,9 +83,10 @@ void check_not_in_parallel_region() {
 #ifdef SINKLAB_HAVE_OPENMP
   // Throwing would not help: an exception cannot leave a parallel region (std::terminate).
   if (omp_in_parallel()) {
-    std::fputs("sinklab::kernels::matmul called from inside an OpenMP parallel region; call it from "
-               "serial code (oneDNN parallelizes internally)\n",
-               stderr);
+    std::fputs(
+        "sinklab::kernels::matmul called from inside an OpenMP parallel region; call it from "
+        "serial code (oneDNN parallelizes internally)\n",
+        stderr);
     std::abort();
   }
 #endif
@@ -104,7 +105,8 @@ void loop_matmul(const float* a, const MatmulOperand& al, const float* b, const 
   const int64_t bs0 = batch_stride(bl, 0), bs1 = batch_stride(bl, 1), bs2 = bl.strides[2], bs3 = bl.strides[3];
   const int64_t cs0 = cl.strides[0], cs1 = cl.strides[1], cs2 = cl.strides[2], cs3 = cl.strides[3];
   const bool dot_form = bs2 == 1 && bs3 != 1;  // B's columns are contiguous: dot products read it in order
-  const bool parallel = 2.0 * static_cast<double>(rows) * static_cast<double>(n) * static_cast<double>(k) > kParallelFlops;
+  const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(n) * static_cast<double>(k);
+  [[maybe_unused]] const bool parallel = flops > kParallelFlops;  // used by the pragma only
 
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t r = 0; r < rows; ++r) {
@@ -268,7 +270,8 @@ CacheEntry build_entry(const dnnl::engine& engine, const CacheKey& key, float al
   entry.src = dnnl::memory(entry.src_md, engine, DNNL_MEMORY_NONE);
   entry.weights = dnnl::memory(entry.weights_md, engine, DNNL_MEMORY_NONE);
   entry.dst = dnnl::memory(entry.dst_md, engine, DNNL_MEMORY_NONE);
-  entry.args = {{{DNNL_ARG_SRC, entry.src.get()}, {DNNL_ARG_WEIGHTS, entry.weights.get()}, {DNNL_ARG_DST, entry.dst.get()}}};
+  entry.args = {
+      {{DNNL_ARG_SRC, entry.src.get()}, {DNNL_ARG_WEIGHTS, entry.weights.get()}, {DNNL_ARG_DST, entry.dst.get()}}};
   return entry;
 }
 
@@ -299,7 +302,8 @@ MatmulOperand dense_operand(int64_t batch0, int64_t batch1, int64_t rows, int64_
 }
 
 MatmulOperand transposed_view(const MatmulOperand& op) {
-  return {{op.dims[0], op.dims[1], op.dims[3], op.dims[2]}, {op.strides[0], op.strides[1], op.strides[3], op.strides[2]}};
+  return {{op.dims[0], op.dims[1], op.dims[3], op.dims[2]},
+          {op.strides[0], op.strides[1], op.strides[3], op.strides[2]}};
 }
 
 MatmulShape check_matmul_layouts(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
@@ -352,7 +356,7 @@ void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const
   entry.dst.set_data_handle(c);
   t_inside_execute = true;
   dnnl_status_t status = dnnl_primitive_execute(entry.primitive.get(), ctx.stream.get(),
-                                                 static_cast<int>(entry.args.size()), entry.args.data());
+                                                static_cast<int>(entry.args.size()), entry.args.data());
   if (status == dnnl_success) status = dnnl_stream_wait(ctx.stream.get());
   t_inside_execute = false;
   if (status != dnnl_success)

@@ -43,8 +43,8 @@ MatmulShape check_matmul_layouts(const MatmulOperand& a, const MatmulOperand& b,
 
 // C (+)= alpha * A x B for every batch index. accumulate = true adds into C (gradient accumulation,
 // oneDNN's sum post-op); accumulate = false ignores C's old contents (they may be garbage or NaN).
-void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const MatmulOperand& b_layout,
-            float* c, const MatmulOperand& c_layout, bool accumulate, float alpha = 1.0f);
+void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const MatmulOperand& b_layout, float* c,
+            const MatmulOperand& c_layout, bool accumulate, float alpha = 1.0f);
 
 // primitives: oneDNN primitives held; hits/misses: cache lookups since the last clear (every miss
 // makes one entry: a primitive, or the decision to use the loop kernel).

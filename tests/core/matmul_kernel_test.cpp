@@ -131,8 +131,8 @@ std::string name(const Problem& p) {
   auto dims = [](const MatmulOperand& op) {
     return "[" + std::to_string(op.dims[0]) + "," + std::to_string(op.dims[1]) + "," + std::to_string(op.dims[2]) +
            "," + std::to_string(op.dims[3]) + "]/[" + std::to_string(op.strides[0]) + "," +
-           std::to_string(op.strides[1]) + "," + std::to_string(op.strides[2]) + "," +
-           std::to_string(op.strides[3]) + "]";
+           std::to_string(op.strides[1]) + "," + std::to_string(op.strides[2]) + "," + std::to_string(op.strides[3]) +
+           "]";
   };
   return "A " + dims(p.a) + " B " + dims(p.b) + " C " + dims(p.c) + " acc=" + std::to_string(p.accumulate) +
          " alpha=" + std::to_string(p.alpha);
@@ -141,7 +141,8 @@ std::string name(const Problem& p) {
 void expect_matches_reference(const Problem& p, uint64_t seed = 1) {
   const Outcome out = run_both(p, seed);
   const double tol = tolerance(p.a.dims[3]);
-  EXPECT_LE(out.relative_error, tol) << name(p) << " via " << matmul_implementation(p.a, p.b, p.c, p.accumulate, p.alpha);
+  EXPECT_LE(out.relative_error, tol) << name(p) << " via "
+                                     << matmul_implementation(p.a, p.b, p.c, p.accumulate, p.alpha);
   EXPECT_TRUE(out.outside_untouched) << name(p);
   EXPECT_TRUE(out.all_finite) << name(p);
 }
@@ -159,8 +160,8 @@ TEST(MatmulKernel, OddShapesAllTranspositionsMatchReference) {
       for (int64_t k : sizes) {
         for (int t : {rotation % 4, (rotation + 1) % 4}) {
           const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
-          expect_matches_reference({maybe_transposed(ta, 1, 1, m, k), maybe_transposed(tb, 1, 1, k, n),
-                                    dense_operand(m, n)}, ++seed);
+          expect_matches_reference(
+              {maybe_transposed(ta, 1, 1, m, k), maybe_transposed(tb, 1, 1, k, n), dense_operand(m, n)}, ++seed);
         }
         rotation += 3;  // coprime to 4 and to the 6 sizes: the pairs do not lock onto one size
       }
@@ -171,10 +172,10 @@ TEST(MatmulKernel, Batched3DWithBroadcastWeights) {
   for (int t = 0; t < 4; ++t) {
     const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
     // [5, M, K] x [K, N] shared over the batch, and an unshared [5, K, N].
-    expect_matches_reference({maybe_transposed(ta, 1, 5, 17, 33), maybe_transposed(tb, 1, 1, 33, 3),
-                              dense_operand(1, 5, 17, 3)});
-    expect_matches_reference({maybe_transposed(ta, 1, 5, 17, 33), maybe_transposed(tb, 1, 5, 33, 3),
-                              dense_operand(1, 5, 17, 3)});
+    expect_matches_reference(
+        {maybe_transposed(ta, 1, 5, 17, 33), maybe_transposed(tb, 1, 1, 33, 3), dense_operand(1, 5, 17, 3)});
+    expect_matches_reference(
+        {maybe_transposed(ta, 1, 5, 17, 33), maybe_transposed(tb, 1, 5, 33, 3), dense_operand(1, 5, 17, 3)});
   }
 }
 
@@ -182,12 +183,14 @@ TEST(MatmulKernel, Batched4DWithTwoBatchDimsAndBroadcast) {
   const int64_t b0 = 2, b1 = 3, m = 17, k = 33, n = 64;
   const MatmulOperand a = dense_operand(b0, b1, m, k), c = dense_operand(b0, b1, m, n);
   expect_matches_reference({a, dense_operand(b0, b1, k, n), c});
-  expect_matches_reference({a, dense_operand(1, b1, k, n), c});   // broadcast over batch0
-  expect_matches_reference({a, dense_operand(b0, 1, k, n), c});   // broadcast over batch1
-  expect_matches_reference({a, transposed_view(dense_operand(1, 1, n, k)), c});  // over both, transposed
+  expect_matches_reference({a, dense_operand(1, b1, k, n), c});                            // broadcast over batch0
+  expect_matches_reference({a, dense_operand(b0, 1, k, n), c});                            // broadcast over batch1
+  expect_matches_reference({a, transposed_view(dense_operand(1, 1, n, k)), c});            // over both, transposed
   expect_matches_reference({dense_operand(1, b1, m, k), dense_operand(b0, b1, k, n), c});  // A broadcast
-  // A batch dim read with stride 0 is the same broadcast.
-  expect_matches_reference({a, {{b0, b1, k, n}, {0, k * n, n, 1}}, c});
+  // A batch dim read with stride 0 is the same broadcast, and stays on the fast path.
+  const MatmulOperand stride0_b{{b0, b1, k, n}, {0, k * n, n, 1}};
+  expect_matches_reference({a, stride0_b, c});
+  EXPECT_EQ(matmul_implementation(a, stride0_b, c, false).rfind("onednn:", 0), 0u);
 }
 
 TEST(MatmulKernel, AttentionHeadViewsOfInterleavedBuffers) {
@@ -233,7 +236,8 @@ TEST(MatmulKernel, AccumulateAddsIntoNonZeroC) {
 
 TEST(MatmulKernel, AlphaScalesWithoutAccumulate) {
   for (float alpha : {0.125f, -3.0f})
-    expect_matches_reference({dense_operand(17, 33), transposed_view(dense_operand(64, 33)), dense_operand(17, 64), false, alpha});
+    expect_matches_reference(
+        {dense_operand(17, 33), transposed_view(dense_operand(64, 33)), dense_operand(17, 64), false, alpha});
 }
 
 TEST(MatmulKernel, AlphaZeroGivesZeroOrLeavesC) {
@@ -249,14 +253,15 @@ TEST(MatmulKernel, AlphaZeroGivesZeroOrLeavesC) {
 TEST(MatmulKernel, CommonLayoutsStayOnOneDnn) {
   for (int t = 0; t < 4; ++t) {
     const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
-    const std::string impl =
-        matmul_implementation(maybe_transposed(ta, 2, 3, 17, 33), maybe_transposed(tb, 1, 3, 33, 5), dense_operand(2, 3, 17, 5), true, 0.5f);
+    const std::string impl = matmul_implementation(
+        maybe_transposed(ta, 2, 3, 17, 33), maybe_transposed(tb, 1, 3, 33, 5), dense_operand(2, 3, 17, 5), true, 0.5f);
     EXPECT_EQ(impl.rfind("onednn:", 0), 0u) << impl;
   }
 }
 
 TEST(MatmulKernel, TransposedOutputIsComputedSwapped) {
-  const Problem p{dense_operand(1, 2, 17, 33), dense_operand(1, 1, 33, 64), transposed_view(dense_operand(1, 2, 64, 17)), true, 1.0f};
+  const Problem p{dense_operand(1, 2, 17, 33), dense_operand(1, 1, 33, 64),
+                  transposed_view(dense_operand(1, 2, 64, 17)), true, 1.0f};
   EXPECT_EQ(matmul_implementation(p.a, p.b, p.c, p.accumulate, p.alpha).rfind("onednn-swapped:", 0), 0u);
   expect_matches_reference(p);
   expect_matches_reference({p.a, p.b, p.c, false, -0.5f});
@@ -270,8 +275,10 @@ TEST(MatmulKernel, LayoutsWithoutUnitStrideUseLoopKernel) {
   const MatmulOperand plain_a = dense_operand(1, 2, m, k), plain_c = dense_operand(1, 2, m, n);
   const MatmulOperand plain_b = dense_operand(k, n), b_t = transposed_view(dense_operand(n, k));
   const std::vector<Problem> cases = {
-      {every_other_a, plain_b, plain_c},         {plain_a, every_other_b, plain_c, true, 2.0f},
-      {plain_a, plain_b, every_other_c},         {transposed_view(dense_operand(1, 2, k, m)), b_t, every_other_c, true, 0.5f},
+      {every_other_a, plain_b, plain_c},
+      {plain_a, every_other_b, plain_c, true, 2.0f},
+      {plain_a, plain_b, every_other_c},
+      {transposed_view(dense_operand(1, 2, k, m)), b_t, every_other_c, true, 0.5f},
       {plain_a, {{1, 1, k, n}, {0, 0, 0, 1}}, plain_c},  // every row of B is the same row
   };
   for (const Problem& p : cases) {
@@ -331,7 +338,8 @@ TEST(MatmulKernel, ConcurrentCallersGetCorrectResults) {
   // Two std::threads with different shapes share the one engine/stream/cache.
   const auto work = [](int64_t n, uint64_t seed, bool* ok) {
     for (int rep = 0; rep < 20; ++rep) {
-      const Outcome out = run_both({dense_operand(1, 2, n, 33), dense_operand(33, n), dense_operand(1, 2, n, n)}, seed + rep);
+      const Outcome out =
+          run_both({dense_operand(1, 2, n, 33), dense_operand(33, n), dense_operand(1, 2, n, n)}, seed + rep);
       *ok = *ok && out.relative_error <= tolerance(33) && out.outside_untouched;
     }
   };
@@ -390,10 +398,12 @@ TEST(MatmulKernel, InconsistentLayoutsThrowWithShapes) {
   EXPECT_NE(msg.find("negative stride"), std::string::npos) << msg;
   msg = call(dense_operand(3, 4), dense_operand(4, 2), {{1, 1, 3, 2}, {6, 6, 1, 1}});
   EXPECT_NE(msg.find("overlap"), std::string::npos) << msg;
-  msg = invalid_argument_message([] { matmul(nullptr, dense_operand(3, 4), nullptr, dense_operand(4, 2), nullptr, dense_operand(3, 2), false); });
+  msg = invalid_argument_message(
+      [] { matmul(nullptr, dense_operand(3, 4), nullptr, dense_operand(4, 2), nullptr, dense_operand(3, 2), false); });
   EXPECT_NE(msg.find("null data pointer"), std::string::npos) << msg;
   // The reference twin validates identically.
-  msg = invalid_argument_message([p] { matmul_reference(p, dense_operand(3, 4), p, dense_operand(5, 2), p, dense_operand(3, 2), false); });
+  msg = invalid_argument_message(
+      [p] { matmul_reference(p, dense_operand(3, 4), p, dense_operand(5, 2), p, dense_operand(3, 2), false); });
   EXPECT_NE(msg.find("inner dimensions disagree"), std::string::npos) << msg;
 }
 
