@@ -22,20 +22,12 @@ MatmulOperand operand(const Tensor& t) {
   return op;
 }
 
-MatmulOperand transposed(MatmulOperand op) {
-  std::swap(op.dims[2], op.dims[3]);
-  std::swap(op.strides[2], op.strides[3]);
-  return op;
-}
+MatmulOperand transposed(const MatmulOperand& op) { return kernels::transposed_view(op); }
 
-// dst (+)= x * y, where dst may have a non-unit column stride: then compute dst^T = y^T x^T instead,
-// because the kernel wants destinations with contiguous columns.
+// dst += alpha * x * y (the kernel itself handles destinations with transposed layouts).
 void product_into(const float* x, const MatmulOperand& xl, const float* y, const MatmulOperand& yl, float* dst,
                   const MatmulOperand& dl, float alpha) {
-  if (dl.strides[3] == 1 || dl.dims[3] == 1)
-    kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/true, alpha);
-  else
-    kernels::matmul(y, transposed(yl), x, transposed(xl), dst, transposed(dl), /*accumulate=*/true, alpha);
+  kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/true, alpha);
 }
 
 // True when the batch and row dims of `op` collapse into one evenly strided row dim.
@@ -55,7 +47,7 @@ bool is_unbatched(const MatmulOperand& op) { return op.dims[0] == 1 && op.dims[1
 void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
   MatmulOperand al = operand(a), bl = operand(b.transpose(-2, -1)), cl = operand(c);
   // b^T [.., N, K] (+)= c^T [.., N, M] x a [.., M, K] keeps the destination's k index contiguous
-  // for the usual row-major weight; product_into flips it when needed.
+  // for the usual row-major weight.
   const bool broadcast0 = bl.dims[0] == 1 && al.dims[0] > 1;
   const bool broadcast1 = bl.dims[1] == 1 && al.dims[1] > 1;
   if (!broadcast0 && !broadcast1) {
