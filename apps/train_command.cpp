@@ -41,7 +41,9 @@ void run_train(const TrainArgs& a) {
     throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
   if (!a.resume.empty() && !fs::exists(a.resume)) throw std::invalid_argument("--resume: no such checkpoint: " + a.resume);
 
-  Trainer trainer(config);  // builds the model: a config the model rejects fails here, before the directory exists
+  // Model and checkpoint problems surface here, before the run directory exists.
+  Trainer trainer(config);
+  if (!a.resume.empty()) trainer.resume(a.resume);
   fs::create_directories(dir);
   fs::remove(dir / "summary.json");
   {
@@ -54,7 +56,6 @@ void run_train(const TrainArgs& a) {
   write_provenance(dir, provenance(command_line(), config.threads, config.seed));
   TrainOptions options;
   options.run_dir = dir;
-  options.resume_from = a.resume;
   options.quiet = a.quiet;
   const RunSummary summary = trainer.run(options);
   std::printf("%s", format_head_table(summary).c_str());

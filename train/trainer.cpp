@@ -125,17 +125,19 @@ void Trainer::save(const std::filesystem::path& path, int64_t step) {
   save_checkpoint(path, config_hash(config_), params_, TrainingState{step, optimizer_->steps(), data_rng_.state()});
 }
 
+void Trainer::resume(const std::filesystem::path& checkpoint) {
+  const TrainingState s = load_checkpoint(checkpoint, config_hash(config_), params_);
+  start_step_ = s.step;
+  optimizer_->set_steps(s.optimizer_steps);
+  data_rng_.set_state(s.rng);
+}
+
 RunSummary Trainer::run(const TrainOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const bool writes = !options.run_dir.empty();
-  int64_t step = 0;
-  if (!options.resume_from.empty()) {
-    const TrainingState s = load_checkpoint(options.resume_from, config_hash(config_), params_);
-    step = s.step;
-    optimizer_->set_steps(s.optimizer_steps);
-    data_rng_.set_state(s.rng);
-  }
+  if (!options.resume_from.empty()) resume(options.resume_from);
+  int64_t step = start_step_;
   std::ofstream metrics;
   if (writes) {
     metrics.open(options.run_dir / "metrics.jsonl", step > 0 ? std::ios::app : std::ios::trunc);

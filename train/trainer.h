@@ -37,6 +37,9 @@ class Trainer {
   explicit Trainer(const RunConfig& config);
   ~Trainer();
 
+  // Loads a checkpoint of this config (parameters, optimizer moments, step, data RNG); run() then
+  // continues from it. Throws CheckpointError naming the file and the problem.
+  void resume(const std::filesystem::path& checkpoint);
   RunSummary run(const TrainOptions& options);
   // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
   EvalResult evaluate(AttentionMapAccumulator* maps);
@@ -65,6 +68,7 @@ class Trainer {
   std::unique_ptr<EvalSet> eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
   double last_max_abs_error_ = 0, last_grad_norm_ = 0;
+  int64_t start_step_ = 0;  // > 0 after resume()
 };
 
 }  // namespace sinklab

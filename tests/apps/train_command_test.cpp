@@ -82,6 +82,13 @@ TEST_F(TrainCommand, BadOverride) {
   expect_user_error("train " + c.string() + " --set model.hedas=2", {"model.hedas", "heads"});
 }
 
+TEST_F(TrainCommand, CorruptCheckpointIsRejectedBeforeAnythingIsWritten) {
+  const fs::path c = write("c.yaml", "seed: 1\n");
+  const fs::path ckpt = write("bad.bin", "SINKCKPT but not really a checkpoint");
+  expect_user_error("train " + c.string() + " --resume " + ckpt.string(), {"bad.bin", "checkpoint"});
+  expect_user_error("train " + c.string() + " --resume " + (dir_ / "missing.bin").string(), {"missing.bin"});
+}
+
 TEST_F(TrainCommand, UnknownFlagIsAUsageError) {
   const fs::path c = write("c.yaml", "seed: 1\n");
   const Result r = run("train " + c.string() + " --frobnicate");
