@@ -10,6 +10,7 @@
 #include "data/task.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/head_table.h"
+#include "train/interrupt.h"
 #include "train/run_provenance.h"
 #include "train/trainer.h"
 
@@ -57,7 +58,13 @@ void run_train(const TrainArgs& a) {
   TrainOptions options;
   options.run_dir = dir;
   options.quiet = a.quiet;
+  install_interrupt_handlers();
   const RunSummary summary = trainer.run(options);
+  if (summary.stop_reason == "interrupted") {
+    std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: sinklab train %s --out %s --resume %s\n",
+                 static_cast<long long>(summary.steps), a.config.c_str(), dir.c_str(), (dir / "checkpoint.bin").c_str());
+    throw CLI::RuntimeError(128 + interrupt_signal());
+  }
   std::printf("%s", format_head_table(summary).c_str());
   std::printf("run directory: %s\n", dir.c_str());
 }

@@ -13,6 +13,7 @@
 #include "configs/config_writer.h"
 #include "core/ops/losses.h"
 #include "train/checkpoint.h"
+#include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
 #include "train/run_provenance.h"
@@ -150,8 +151,12 @@ RunSummary Trainer::run(const TrainOptions& options) {
   auto window_start = Clock::now();
   int64_t window_steps = 0;
   double steps_per_second = 0;
+  bool interrupted = false;
   for (; step < tc.max_steps; ++step) {
-    if (options.stop_at_step >= 0 && step >= options.stop_at_step) break;
+    if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested()) {
+      interrupted = true;
+      break;
+    }
     const bool log_now = step % tc.log_every == 0;
     loss = train_step(step, log_now);
     ++window_steps;
@@ -189,7 +194,17 @@ RunSummary Trainer::run(const TrainOptions& options) {
       break;
     }
   }
-  const bool interrupted = options.stop_at_step >= 0 && step >= options.stop_at_step && stop_reason == "max_steps" && step < tc.max_steps;
+  if (interrupted) {
+    // Keep what there is, cheaply: the checkpoint to resume from, no evaluation and no summary.
+    if (writes) save(options.run_dir / "checkpoint.bin", step);
+    progress.finish(config_.name + ": interrupted at step " + std::to_string(step));
+    RunSummary s;
+    s.name = config_.name;
+    s.seed = config_.seed;
+    s.steps = step;
+    s.stop_reason = "interrupted";
+    return s;
+  }
 
   AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, task_->seq_len());
   const EvalResult eval = evaluate(&maps);
@@ -197,7 +212,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
   s.name = config_.name;
   s.seed = config_.seed;
   s.steps = step;
-  s.stop_reason = interrupted ? "interrupted" : stop_reason;
+  s.stop_reason = stop_reason;
   s.reached_stop_rule = stop_reason != "max_steps";
   s.train_loss = loss;
   s.eval_mse = eval.mse;
@@ -217,7 +232,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
   if (writes) {
     save(options.run_dir / "checkpoint.bin", step);
     maps.write(options.run_dir / "attention");
-    if (!interrupted) write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
+    write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
   }
   progress.finish(config_.name + ": " + s.stop_reason + " after " + std::to_string(step) + " steps");
   return s;
