@@ -49,7 +49,6 @@ class Trainer {
   ParameterStore& parameters() { return params_; }
   const Transformer& model() const { return *model_; }
   Graph& graph() { return graph_; }
-  double last_max_abs_error() const { return last_max_abs_error_; }
 
  private:
   void save(const std::filesystem::path& path, int64_t step);

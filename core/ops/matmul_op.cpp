@@ -8,6 +8,7 @@ namespace sinklab {
 namespace {
 
 using kernels::MatmulOperand;
+using kernels::transposed_view;
 
 // A tensor of rank 2..4 viewed as [b0, b1, rows, cols]; missing leading dims have size 1, stride 0.
 MatmulOperand operand(const Tensor& t) {
@@ -21,8 +22,6 @@ MatmulOperand operand(const Tensor& t) {
     if (op.dims[d] == 1) op.strides[d] = 0;
   return op;
 }
-
-MatmulOperand transposed(const MatmulOperand& op) { return kernels::transposed_view(op); }
 
 // dst += alpha * x * y (the kernel itself handles destinations with transposed layouts).
 void product_into(const float* x, const MatmulOperand& xl, const float* y, const MatmulOperand& yl, float* dst,
@@ -51,11 +50,11 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
   const bool broadcast0 = bl.dims[0] == 1 && al.dims[0] > 1;
   const bool broadcast1 = bl.dims[1] == 1 && al.dims[1] > 1;
   if (!broadcast0 && !broadcast1) {
-    product_into(c.grad(), transposed(cl), a.data(), al, b.grad(), bl, alpha);
+    product_into(c.grad(), transposed_view(cl), a.data(), al, b.grad(), bl, alpha);
     return;
   }
   if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
-    product_into(c.grad(), transposed(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha);
+    product_into(c.grad(), transposed_view(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha);
     return;
   }
   // General fallback: one product per broadcast batch index.
@@ -66,7 +65,7 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
       const float* ap = a.data() + i0 * al.strides[0] + i1 * al.strides[1];
       const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
       float* bp = b.grad() + (broadcast0 ? 0 : i0 * bl.strides[0]) + (broadcast1 ? 0 : i1 * bl.strides[1]);
-      product_into(cp, transposed(c1), ap, a1, bp, b1, alpha);
+      product_into(cp, transposed_view(c1), ap, a1, bp, b1, alpha);
     }
 }
 
@@ -79,9 +78,9 @@ void matmul_backward(const Node& n) {
   if (a.requires_grad()) {
     const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
     if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
-      product_into(c.grad(), merge_rows(cl), b.data(), transposed(bl), a.grad(), merge_rows(al), alpha);
+      product_into(c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al), alpha);
     else
-      product_into(c.grad(), cl, b.data(), transposed(bl), a.grad(), al, alpha);
+      product_into(c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha);
   }
   if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha);
 }
