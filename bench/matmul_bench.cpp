@@ -24,15 +24,15 @@ int64_t span(const MatmulOperand& op) {
   return last + 1;
 }
 
-void bench_matmul(benchmark::State& state, MatmulOperand a, MatmulOperand b, MatmulOperand c) {
+void bench_matmul(benchmark::State& state, MatmulOperand a, MatmulOperand b, MatmulOperand c, bool accumulate) {
   sinklab::Rng rng(1);
   std::vector<float> av(static_cast<size_t>(span(a))), bv(static_cast<size_t>(span(b))),
       cv(static_cast<size_t>(span(c)));
   rng.fill_uniform(av, -1.0f, 1.0f);
   rng.fill_uniform(bv, -1.0f, 1.0f);
-  sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, false);  // builds the cache entry
+  sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, accumulate);  // builds the cache entry
   for (auto _ : state) {
-    sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, false);
+    sinklab::kernels::matmul(av.data(), a, bv.data(), b, cv.data(), c, accumulate);
     benchmark::ClobberMemory();
   }
   const double flops = 2.0 * static_cast<double>(c.dims[0] * c.dims[1] * c.dims[2] * c.dims[3] * a.dims[3]);
@@ -41,12 +41,13 @@ void bench_matmul(benchmark::State& state, MatmulOperand a, MatmulOperand b, Mat
 #ifdef SINKLAB_HAVE_OPENMP
   threads = omp_get_max_threads();
 #endif
-  state.SetLabel(sinklab::kernels::matmul_implementation(a, b, c, false) + " omp=" + std::to_string(threads));
+  state.SetLabel(sinklab::kernels::matmul_implementation(a, b, c, accumulate) + " omp=" + std::to_string(threads));
 }
 
-void add(const std::string& name, const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
+void add(const std::string& name, const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c,
+         bool accumulate = false) {
   // Real time: oneDNN's worker threads do not show up in the main thread's CPU time.
-  benchmark::RegisterBenchmark(name.c_str(), bench_matmul, a, b, c)->UseRealTime();
+  benchmark::RegisterBenchmark(name.c_str(), bench_matmul, a, b, c, accumulate)->UseRealTime();
 }
 
 }  // namespace
@@ -64,6 +65,24 @@ int main(int argc, char** argv) {
       sinklab::kernels::transposed_view(dense_operand(256, 256)));
   add("matmul/256x256x256_c_stride2", dense_operand(256, 256), dense_operand(256, 256),
       MatmulOperand{{1, 1, 256, 256}, {0, 0, 512, 2}});
+  // The 4x4 paper model's attention products (B 128, H 4, T 16, D 16): heads read as strided views of a
+  // [B, T, H*D] projection ("strided") against dense per-head blocks ("dense"), with and without
+  // accumulation into the destination (gradients).
+  {
+    const int64_t B = 128, H = 4, T = 16, D = 16;
+    const MatmulOperand heads{{B, H, T, D}, {T * H * D, D, H * D, 1}};  // [B, T, H*D] viewed [B, H, T, D]
+    const MatmulOperand dense_heads = dense_operand(B, H, T, D);
+    const MatmulOperand probs = dense_operand(B, H, T, T);
+    using sinklab::kernels::transposed_view;
+    add("attention/scores_strided", heads, transposed_view(heads), probs);
+    add("attention/scores_dense", dense_heads, transposed_view(dense_heads), probs);
+    add("attention/pv_strided_out", probs, heads, heads);
+    add("attention/pv_dense", probs, dense_heads, dense_heads);
+    add("attention/dv_strided", transposed_view(probs), dense_heads, heads, true);
+    add("attention/dv_dense", transposed_view(probs), dense_heads, dense_heads, true);
+    add("attention/dq_strided", probs, heads, heads, true);
+    add("attention/dq_dense", probs, dense_heads, dense_heads, true);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

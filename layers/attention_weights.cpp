@@ -14,6 +14,20 @@ struct Layout {
 
 Layout layout_of(const Tensor& scores) { return {scores.dim(0), scores.dim(1), scores.dim(2)}; }
 
+// What the op keeps on the tape (offsets in floats): [B*H, scratch_len] row scratch |
+// [B*H, P] per-(batch, head) parameter gradients, reduced in a fixed order after the parallel loop |
+// [B, H, T, T] a throwaway dscores when the scores need no gradient (but head parameters do).
+struct SavedLayout {
+  int64_t scratch_len, params_offset, sink_offset, total;
+};
+
+SavedLayout saved_layout(int64_t B, int64_t H, int64_t T, int64_t scratch_len, int64_t P, bool scores_need_grad) {
+  SavedLayout l{scratch_len, B * H * scratch_len, 0, 0};
+  l.sink_offset = l.params_offset + B * H * P;
+  l.total = l.sink_offset + (scores_need_grad ? 0 : B * H * T * T);
+  return l;
+}
+
 // scores, probs, dprobs, dscores: [B, H, T, T]; head_params, dparams: [H, P]; dparams_partial: [B, H, P]
 void backward_rows(const Node& n) {
   const Tensor& scores = n.inputs[0];
@@ -22,29 +36,23 @@ void backward_rows(const Node& n) {
   const auto* norm = static_cast<const Normalizer*>(n.context);
   const auto [B, H, T] = layout_of(scores);
   const int P = norm->params_per_head();
-  const int scratch_len = norm->scratch_per_row(static_cast<int>(T));
-  // n.saved: [B*H, scratch_len] row scratch | [B*H, T] sink for dscores when scores need no gradient |
-  //          [B*H, P] per-(batch, head) parameter gradients, reduced in a fixed order below.
-  float* scratch = n.saved;
-  float* unused_dscores = scratch + B * H * scratch_len;
-  float* dparams_partial = unused_dscores + B * H * T;
   const bool want_scores = scores.requires_grad();
   const bool want_params = P > 0 && params.requires_grad();
   if (!want_scores && !want_params) return;
+  const SavedLayout saved = saved_layout(B, H, T, norm->scratch_per_row(static_cast<int>(T)), P, want_scores);
+  float* scratch = n.saved;
+  float* dparams_partial = n.saved + saved.params_offset;
+  float* dscores_sink = n.saved + saved.sink_offset;
   if (want_params) std::fill_n(dparams_partial, B * H * P, 0.0f);
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
   for (int64_t bh = 0; bh < B * H; ++bh) {
     const int h = static_cast<int>(bh % H);
-    const float* hp = P > 0 ? params.data() + h * P : nullptr;
-    float* dhp = want_params ? dparams_partial + bh * P : nullptr;
-    for (int64_t i = 0; i < T; ++i) {
-      const int64_t row = (bh * T + i) * T;
-      RowSpec spec{static_cast<int>(i), static_cast<int>(i + 1), static_cast<int>(T), h, nullptr};
-      float* dscores = want_scores ? scores.grad() + row : unused_dscores + bh * T;
-      norm->backward_row(scores.data() + row, probs.data() + row, probs.grad() + row, dscores, spec, hp, dhp,
-                         scratch + bh * scratch_len);
-    }
+    const int64_t block = bh * T * T;
+    float* dscores = want_scores ? scores.grad() + block : dscores_sink + block;
+    norm->backward_block(scores.data() + block, probs.data() + block, probs.grad() + block, dscores,
+                         static_cast<int>(T), h, P > 0 ? params.data() + h * P : nullptr,
+                         want_params ? dparams_partial + bh * P : nullptr, scratch + bh * saved.scratch_len);
   }
   if (want_params)
     for (int64_t bh = 0; bh < B * H; ++bh)
@@ -63,21 +71,16 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
                                 std::to_string(H) + ", " + std::to_string(P) + "] head parameters");
   const bool track = g.needs_grad({scores, head_params});
   Tensor probs = g.new_tensor(scores.shape(), track);
-  const int scratch_len = normalizer.scratch_per_row(static_cast<int>(T));
-  // Row scratch plus what backward needs (see backward_rows); kept on the tape.
-  const int64_t scratch_floats = B * H * (scratch_len + T + P);
-  float* scratch = g.scratch(static_cast<size_t>(std::max<int64_t>(scratch_floats, 1)));
+  const SavedLayout saved =
+      saved_layout(B, H, T, normalizer.scratch_per_row(static_cast<int>(T)), P, scores.requires_grad());
+  float* scratch = g.scratch(static_cast<size_t>(std::max<int64_t>(saved.total, 1)));
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
   for (int64_t bh = 0; bh < B * H; ++bh) {
     const int h = static_cast<int>(bh % H);
-    const float* hp = P > 0 ? head_params.data() + h * P : nullptr;
-    for (int64_t i = 0; i < T; ++i) {
-      const int64_t row = (bh * T + i) * T;
-      RowSpec spec{static_cast<int>(i), static_cast<int>(i + 1), static_cast<int>(T), h, nullptr};
-      normalizer.forward_row(scores.data() + row, probs.data() + row, spec, hp, scratch + bh * scratch_len);
-      std::fill(probs.data() + row + i + 1, probs.data() + row + T, 0.0f);
-    }
+    const int64_t block = bh * T * T;
+    normalizer.forward_block(scores.data() + block, probs.data() + block, static_cast<int>(T), h,
+                             P > 0 ? head_params.data() + h * P : nullptr, scratch + bh * saved.scratch_len);
   }
 
   if (track) {

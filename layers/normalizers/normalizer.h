@@ -58,6 +58,17 @@ class Normalizer {
                             const RowSpec& row, const float* head_params, float* dhead_params,
                             float* scratch) const = 0;
 
+  // One (batch, head) block of causal rows: scores, probs, dprobs, dscores are [T, T] row-major and
+  // row i sees keys 0..i. forward_block writes every entry of probs (masked keys exactly 0);
+  // backward_block adds into the visible entries of dscores only. The defaults loop over the row calls;
+  // a normalizer may override them with a kernel over the whole block (softmax does for T <= 16,
+  // where per-row calls cost more than the arithmetic). scratch is scratch_per_row(T) floats.
+  virtual void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
+                             float* scratch) const;
+  virtual void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
+                              int seq_len, int head, const float* head_params, float* dhead_params,
+                              float* scratch) const;
+
   virtual int params_per_head() const { return 0; }
   virtual float initial_param(int /*index*/) const { return 0.0f; }
   virtual int scratch_per_row(int /*seq_len*/) const { return 0; }

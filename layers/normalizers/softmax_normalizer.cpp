@@ -2,6 +2,13 @@
 
 #include "core/kernels/fast_exp.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+// GCC 12's _mm512_reduce_{add,max}_ps pass _mm256_undefined_pd() to a masked extract, which GCC
+// itself then reports as maybe-uninitialized (a false positive in the header, not in our code).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -70,6 +77,73 @@ void SoftmaxNormalizer::backward_row(const float*, const float* probs, const flo
   float dot = 0.0f;
   for (int k = 0; k < n; ++k) dot += probs[k] * dprobs[k];
   for (int k = 0; k < n; ++k) dscores[k] += inv_temperature_ * probs[k] * (dprobs[k] - dot);
+}
+
+
+#if defined(__AVX512F__)
+namespace {
+
+// Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
+// as zeros in the same write. Row i's visible keys are lanes 0..i.
+constexpr int kBlockLanes = 16;
+
+__mmask16 first_lanes(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+
+// x[0..16) -> exp(x) lane by lane (fast_exp's loop vectorizes to one register); exp(-inf) = 0.
+__m512 exp_lanes(__m512 x) {
+  alignas(64) float lanes[kBlockLanes];
+  _mm512_store_ps(lanes, x);
+#pragma omp simd
+  for (int k = 0; k < kBlockLanes; ++k) lanes[k] = kernels::fast_exp(lanes[k]);
+  return _mm512_load_ps(lanes);
+}
+
+}  // namespace
+#endif
+
+// scores, probs: [T, T]
+void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
+                                      const float* head_params, float* scratch) const {
+#if defined(__AVX512F__)
+  const int T = seq_len;
+  if (T <= kBlockLanes) {
+    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
+    const __mmask16 row_lanes = first_lanes(T);
+    for (int i = 0; i < T; ++i) {
+      const __m512 x = _mm512_mask_loadu_ps(minus_inf, first_lanes(i + 1), scores + i * T);
+      const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(x));
+      const __m512 e = exp_lanes(_mm512_mul_ps(_mm512_sub_ps(x, m), inv_t));  // masked lanes: exp(-inf) = 0
+      const __m512 inv_sum = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e));
+      _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(e, inv_sum));
+    }
+    return;
+  }
+#endif
+  Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
+}
+
+// dscores += (p * (dp - <p, dp>)) / T on the visible keys; scores, probs, dprobs, dscores: [T, T]
+void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
+                                       int seq_len, int head, const float* head_params, float* dhead_params,
+                                       float* scratch) const {
+#if defined(__AVX512F__)
+  const int T = seq_len;
+  if (T <= kBlockLanes) {
+    const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
+    for (int i = 0; i < T; ++i) {
+      const __mmask16 visible = first_lanes(i + 1);
+      const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
+      const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
+      const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp)));
+      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+      const __m512 update = _mm512_mul_ps(inv_t, _mm512_mul_ps(p, _mm512_sub_ps(dp, dot)));
+      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_add_ps(ds, update));
+    }
+    return;
+  }
+#endif
+  Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 
 }  // namespace sinklab

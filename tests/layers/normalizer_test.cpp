@@ -87,6 +87,44 @@ TEST_P(EveryNormalizer, AttentionLayerGradientsMatchFiniteDifferences) {
   }
 }
 
+// A normalizer's own block kernel (softmax has one for T <= 16) against the row-by-row default, on
+// both sides of 16 keys. dprobs are large at masked keys (they must not leak in) and dscores start
+// non-zero (the block must add, and leave masked keys untouched).
+TEST_P(EveryNormalizer, BlockKernelMatchesTheRowCalls) {
+  const auto norm = normalizer_registry().create(config());
+  const int P = norm->params_per_head();
+  std::vector<float> params(static_cast<size_t>(std::max(P, 1)), 0.5f);
+  for (int T : {1, 2, 7, 15, 16, 17, 20}) {
+    SCOPED_TRACE("T = " + std::to_string(T));
+    const size_t n = static_cast<size_t>(T * T);
+    const std::vector<float> scores = scores_away_from_kinks(T * T, 100 + T);
+    std::vector<float> dprobs = scores_away_from_kinks(T * T, 200 + T);
+    for (int i = 0; i < T; ++i)
+      for (int k = i + 1; k < T; ++k) dprobs[static_cast<size_t>(i * T + k)] = 1e4f;
+    std::vector<float> scratch(static_cast<size_t>(std::max(norm->scratch_per_row(T), 1)));
+    std::vector<float> block(n, -7.0f), rows(n, -7.0f);
+    norm->forward_block(scores.data(), block.data(), T, 0, params.data(), scratch.data());
+    norm->Normalizer::forward_block(scores.data(), rows.data(), T, 0, params.data(), scratch.data());
+    std::vector<float> dblock = scores_away_from_kinks(T * T, 300 + T), drows = dblock;
+    std::vector<float> dparams_block(params.size(), 0.0f), dparams_rows(params.size(), 0.0f);
+    norm->backward_block(scores.data(), rows.data(), dprobs.data(), dblock.data(), T, 0, params.data(),
+                         dparams_block.data(), scratch.data());
+    norm->Normalizer::backward_block(scores.data(), rows.data(), dprobs.data(), drows.data(), T, 0, params.data(),
+                                     dparams_rows.data(), scratch.data());
+    for (int i = 0; i < T; ++i)
+      for (int k = 0; k < T; ++k) {
+        const size_t at = static_cast<size_t>(i * T + k);
+        if (k > i) {
+          EXPECT_EQ(block[at], 0.0f) << "masked prob at row " << i << " key " << k;
+          EXPECT_EQ(dblock[at], drows[at]) << "masked dscore at row " << i << " key " << k;
+        }
+        EXPECT_NEAR(block[at], rows[at], 1e-6f) << "row " << i << " key " << k;
+        EXPECT_NEAR(dblock[at], drows[at], 1e-5f * (1.0f + std::fabs(drows[at]))) << "row " << i << " key " << k;
+      }
+    for (size_t p = 0; p < params.size(); ++p) EXPECT_NEAR(dparams_block[p], dparams_rows[p], 1e-5f);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, EveryNormalizer, ::testing::ValuesIn(normalizer_registry().names()),
                          [](const auto& info) { return info.param; });
 
