@@ -51,6 +51,10 @@ void AttentionMapAccumulator::check(int layer, int head) const {
 }
 
 void AttentionMapAccumulator::add(int layer, const float* probs, int batch) {
+  add(layer, probs, batch, AttentionBlockLayout::batch_major(heads_, seq_len_));
+}
+
+void AttentionMapAccumulator::add(int layer, const float* probs, int batch, const AttentionBlockLayout& layout) {
   check(layer, 0);
   if (batch < 0) throw AttentionMapsError("attention maps: negative batch size");
   if (batch > 0 && probs == nullptr) throw AttentionMapsError("attention maps: null probs pointer");
@@ -59,7 +63,7 @@ void AttentionMapAccumulator::add(int layer, const float* probs, int batch) {
   for (int b = 0; b < batch; ++b) {
     const double count = static_cast<double>(n + 1);
     for (int h = 0; h < heads_; ++h) {
-      const float* x = probs + (static_cast<size_t>(b) * heads_ + h) * TT;
+      const float* x = layout.block(probs, b, h);
       const size_t o = offset(layer, h);
       if (n == 0) std::copy(x, x + TT, sample0_.begin() + static_cast<std::ptrdiff_t>(o));
       double* mean = mean_.data() + o;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "layers/attention_block_layout.h"
+
 namespace sinklab {
 
 class AttentionMapsError : public std::runtime_error {
@@ -29,8 +31,10 @@ class AttentionMapAccumulator {
  public:
   AttentionMapAccumulator(int layers, int heads, int seq_len);
 
-  // probs: [batch, heads, T, T] row-major. The first sample ever added to a layer becomes sample0.
+  // probs: [batch, heads, T, T] blocks placed as `layout` says (batch-major when omitted), each
+  // [T, T] row-major. The first sample ever added to a layer becomes sample0.
   void add(int layer, const float* probs, int batch);
+  void add(int layer, const float* probs, int batch, const AttentionBlockLayout& layout);
 
   // [T * T] row-major. stddev is the sample standard deviation (n - 1 in the denominator, as
   // torch.std), 0 when only one input was seen. Throw when the layer has no samples.

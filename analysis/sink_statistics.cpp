@@ -34,6 +34,11 @@ int64_t SinkStatisticsAccumulator::samples(int layer) const {
 }
 
 void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, const int32_t* trigger) {
+  add(layer, probs, batch, trigger, AttentionBlockLayout::batch_major(heads_, seq_len_));
+}
+
+void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, const int32_t* trigger,
+                                    const AttentionBlockLayout& layout) {
   if (layer < 0 || layer >= layers_)
     throw SinkStatisticsError("sink statistics: layer " + std::to_string(layer) + " out of range [0, " +
                               std::to_string(layers_) + ")");
@@ -47,11 +52,10 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
                                 " of sample " + std::to_string(b) + " is outside 1.." +
                                 std::to_string(T - 1));
 
-  const size_t TT = static_cast<size_t>(T) * T;
   for (int h = 0; h < heads_; ++h) {
     Sums& s = sums_[static_cast<size_t>(layer) * heads_ + h];
     for (int b = 0; b < batch; ++b) {
-      const float* A = probs + (static_cast<size_t>(b) * heads_ + h) * TT;
+      const float* A = layout.block(probs, b, h);
       const int j = trigger[b];
       double alpha0 = 0.0;
       for (int i = 0; i < T; ++i) {

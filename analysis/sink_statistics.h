@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "layers/attention_block_layout.h"
+
 namespace sinklab {
 
 // Raised for inputs the caller got wrong (bad shape arguments, trigger out of range, no data).
@@ -41,8 +43,10 @@ class SinkStatisticsAccumulator {
   // seq_len >= 3 so that at least one non-trigger row exists; eps is the sink-head threshold.
   SinkStatisticsAccumulator(int layers, int heads, int seq_len, double eps);
 
-  // probs: [batch, heads, T, T]; trigger: [batch], each in 1..T-1.
+  // probs: [batch, heads, T, T] blocks placed as `layout` says (batch-major when omitted);
+  // trigger: [batch], each in 1..T-1.
   void add(int layer, const float* probs, int batch, const int32_t* trigger);
+  void add(int layer, const float* probs, int batch, const int32_t* trigger, const AttentionBlockLayout& layout);
 
   // Layer-major order (layer 0 head 0, layer 0 head 1, ...). Throws when a layer received no samples.
   std::vector<HeadSinkStats> finish() const;

@@ -1,18 +1,24 @@
 #pragma once
 // Observers read attention weights during the forward pass without copies. Attention keeps the
-// post-normalizer weights [B, H, T, T] for backward anyway; an observer gets a read-only view that is
+// post-normalizer weights (head-major [H, B, T, T]) for backward anyway; an observer gets a read-only view that is
 // valid only inside the callback and reduces it to a few numbers (sink statistics, maps).
 // With no observer registered, attention pays one empty() check per layer.
 #include <cstdint>
 #include <vector>
+
+#include "layers/attention_block_layout.h"
 
 namespace sinklab {
 
 struct AttentionView {
   int layer = 0;
   int64_t batch = 0, heads = 0, seq_len = 0;
-  const float* weights = nullptr;  // [batch, heads, T, T], masked entries 0
-  const float* scores = nullptr;   // [batch, heads, T, T] pre-normalizer logits (scaled), or null
+  const float* weights = nullptr;  // a [T, T] block per (batch item, head), masked entries 0
+  const float* scores = nullptr;   // the same blocks of pre-normalizer logits (scaled), or null
+  AttentionBlockLayout layout;     // where each block starts (the same for weights and scores)
+
+  const float* weights_block(int64_t b, int64_t h) const { return layout.block(weights, b, h); }
+  const float* scores_block(int64_t b, int64_t h) const { return layout.block(scores, b, h); }
 };
 
 class AttentionObserver {

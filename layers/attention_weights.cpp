@@ -9,62 +9,62 @@ namespace {
 constexpr int64_t kParallelMinElements = 1 << 15;  // below this, waking threads costs more than the work
 
 struct Layout {
-  int64_t batch, heads, seq;
+  int64_t heads, batch, seq;
 };
 
 Layout layout_of(const Tensor& scores) { return {scores.dim(0), scores.dim(1), scores.dim(2)}; }
 
-// What the op keeps on the tape (offsets in floats): [B*H, scratch_len] row scratch |
-// [B*H, P] per-(batch, head) parameter gradients, reduced in a fixed order after the parallel loop |
-// [B, H, T, T] a throwaway dscores when the scores need no gradient (but head parameters do).
+// What the op keeps on the tape (offsets in floats): [H*B, scratch_len] row scratch |
+// [H*B, P] per-(head, batch) parameter gradients, reduced in a fixed order after the parallel loop |
+// [H, B, T, T] a throwaway dscores when the scores need no gradient (but head parameters do).
 struct SavedLayout {
   int64_t scratch_len, params_offset, sink_offset, total;
 };
 
-SavedLayout saved_layout(int64_t B, int64_t H, int64_t T, int64_t scratch_len, int64_t P, bool scores_need_grad) {
+SavedLayout saved_layout(int64_t H, int64_t B, int64_t T, int64_t scratch_len, int64_t P, bool scores_need_grad) {
   SavedLayout l{scratch_len, B * H * scratch_len, 0, 0};
   l.sink_offset = l.params_offset + B * H * P;
   l.total = l.sink_offset + (scores_need_grad ? 0 : B * H * T * T);
   return l;
 }
 
-// scores, probs, dprobs, dscores: [B, H, T, T]; head_params, dparams: [H, P]; dparams_partial: [B, H, P]
+// scores, probs, dprobs, dscores: [H, B, T, T]; head_params, dparams: [H, P]; dparams_partial: [H, B, P]
 void backward_rows(const Node& n) {
   const Tensor& scores = n.inputs[0];
   const Tensor& params = n.inputs[1];
   const Tensor& probs = n.output;
   const auto* norm = static_cast<const Normalizer*>(n.context);
-  const auto [B, H, T] = layout_of(scores);
+  const auto [H, B, T] = layout_of(scores);
   const int P = norm->params_per_head();
   const bool want_scores = scores.requires_grad();
   const bool want_params = P > 0 && params.requires_grad();
   if (!want_scores && !want_params) return;
-  const SavedLayout saved = saved_layout(B, H, T, norm->scratch_per_row(static_cast<int>(T)), P, want_scores);
+  const SavedLayout saved = saved_layout(H, B, T, norm->scratch_per_row(static_cast<int>(T)), P, want_scores);
   float* scratch = n.saved;
   float* dparams_partial = n.saved + saved.params_offset;
   float* dscores_sink = n.saved + saved.sink_offset;
   if (want_params) std::fill_n(dparams_partial, B * H * P, 0.0f);
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
-  for (int64_t bh = 0; bh < B * H; ++bh) {
-    const int h = static_cast<int>(bh % H);
-    const int64_t block = bh * T * T;
+  for (int64_t hb = 0; hb < H * B; ++hb) {
+    const int h = static_cast<int>(hb / B);
+    const int64_t block = hb * T * T;
     float* dscores = want_scores ? scores.grad() + block : dscores_sink + block;
     norm->backward_block(scores.data() + block, probs.data() + block, probs.grad() + block, dscores,
                          static_cast<int>(T), h, P > 0 ? params.data() + h * P : nullptr,
-                         want_params ? dparams_partial + bh * P : nullptr, scratch + bh * saved.scratch_len);
+                         want_params ? dparams_partial + hb * P : nullptr, scratch + hb * saved.scratch_len);
   }
   if (want_params)
-    for (int64_t bh = 0; bh < B * H; ++bh)
-      for (int p = 0; p < P; ++p) params.grad()[(bh % H) * P + p] += dparams_partial[bh * P + p];
+    for (int64_t hb = 0; hb < H * B; ++hb)
+      for (int p = 0; p < P; ++p) params.grad()[(hb / B) * P + p] += dparams_partial[hb * P + p];
 }
 
 }  // namespace
 
 Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer, const Tensor& head_params) {
   if (scores.rank() != 4 || scores.dim(2) != scores.dim(3) || !scores.is_contiguous())
-    throw std::invalid_argument("attention_weights: scores must be contiguous [B, H, T, T], got " + scores.shape().str());
-  const auto [B, H, T] = layout_of(scores);
+    throw std::invalid_argument("attention_weights: scores must be contiguous [H, B, T, T], got " + scores.shape().str());
+  const auto [H, B, T] = layout_of(scores);
   const int P = normalizer.params_per_head();
   if (P > 0 && (!head_params.defined() || head_params.numel() != H * P))
     throw std::invalid_argument("attention_weights: normalizer '" + std::string(normalizer.name()) + "' needs [" +
@@ -72,15 +72,15 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
   const bool track = g.needs_grad({scores, head_params});
   Tensor probs = g.new_tensor(scores.shape(), track);
   const SavedLayout saved =
-      saved_layout(B, H, T, normalizer.scratch_per_row(static_cast<int>(T)), P, scores.requires_grad());
+      saved_layout(H, B, T, normalizer.scratch_per_row(static_cast<int>(T)), P, scores.requires_grad());
   float* scratch = g.scratch(static_cast<size_t>(std::max<int64_t>(saved.total, 1)));
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
-  for (int64_t bh = 0; bh < B * H; ++bh) {
-    const int h = static_cast<int>(bh % H);
-    const int64_t block = bh * T * T;
+  for (int64_t hb = 0; hb < H * B; ++hb) {
+    const int h = static_cast<int>(hb / B);
+    const int64_t block = hb * T * T;
     normalizer.forward_block(scores.data() + block, probs.data() + block, static_cast<int>(T), h,
-                             P > 0 ? head_params.data() + h * P : nullptr, scratch + bh * saved.scratch_len);
+                             P > 0 ? head_params.data() + h * P : nullptr, scratch + hb * saved.scratch_len);
   }
 
   if (track) {

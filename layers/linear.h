@@ -15,7 +15,8 @@ class Linear : public Module {
  public:
   Linear(ParameterStore& store, std::string prefix, int in, int out, bool bias, InitSpec init);
   Tensor forward(Graph& g, const Tensor& x) const;  // x [..., in] -> [..., out]
-  Tensor weight() const { return param(weight_); }
+  Tensor weight() const { return param(weight_); }             // [out, in]
+  Tensor bias() const { return bias_ >= 0 ? param(bias_) : Tensor(); }  // [out], undefined without bias
   int in_features() const { return in_; }
   int out_features() const { return out_; }
 

@@ -2,8 +2,9 @@
 // Causal multi-head self-attention (architecture.md, layers/):
 //   projections -> scores (scale: none, 1/sqrt(d_head) or 1/T) -> causal mask + normalizer per row
 //   -> weights x V -> heads concatenated -> W_O.
-// Heads are strided views of the projection outputs: no per-head copies. Head width is d_model/H
-// (split), d_model (full, the paper's) or fixed.
+// Heads are head-major [H, B, T, D]: Q/K/V come out of one product per projection batched over heads,
+// and W_O sums over heads, so no step copies heads around. Head width is d_model/H (split), d_model
+// (full, the paper's) or fixed.
 #include <memory>
 
 #include "configs/run_config.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Bridges attention observers to the analysis accumulators: while registered, every attention layer
-// of the model feeds its weights [B, H, T, T] to sink statistics and (optionally) attention maps.
+// of the model feeds its weights (one [T, T] block per sample and head) to sink statistics and (optionally) attention maps.
 #include <cstdint>
 
 #include "analysis/attention_maps.h"
@@ -15,8 +15,8 @@ class SinkObserver final : public AttentionObserver {
   // The trigger positions of the batch being run (caller-owned, [batch]).
   void set_triggers(const int32_t* triggers) { triggers_ = triggers; }
   void on_attention(const AttentionView& v) override {
-    if (stats_) stats_->add(v.layer, v.weights, static_cast<int>(v.batch), triggers_);
-    if (maps_) maps_->add(v.layer, v.weights, static_cast<int>(v.batch));
+    if (stats_) stats_->add(v.layer, v.weights, static_cast<int>(v.batch), triggers_, v.layout);
+    if (maps_) maps_->add(v.layer, v.weights, static_cast<int>(v.batch), v.layout);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "core/ops/matmul_op.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/kernels/matmul.h"
@@ -69,6 +70,24 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
     }
 }
 
+// grad_a (+)= grad_c x b^T, summed over every batch index that a broadcasts over (one product each).
+void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
+  const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
+  MatmulOperand a1 = al, b1 = bl, c1 = cl;
+  a1.dims[0] = a1.dims[1] = b1.dims[0] = b1.dims[1] = c1.dims[0] = c1.dims[1] = 1;
+  for (int64_t i0 = 0; i0 < cl.dims[0]; ++i0)
+    for (int64_t i1 = 0; i1 < cl.dims[1]; ++i1) {
+      const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
+      const float* bp = b.data() + i0 * bl.strides[0] + i1 * bl.strides[1];
+      float* ap = a.grad() + i0 * al.strides[0] + i1 * al.strides[1];  // stride 0 where a broadcasts
+      product_into(cp, c1, bp, transposed_view(b1), ap, a1, alpha);
+    }
+}
+
+bool broadcasts_over(const MatmulOperand& x, const MatmulOperand& y) {
+  return (x.dims[0] == 1 && y.dims[0] > 1) || (x.dims[1] == 1 && y.dims[1] > 1);
+}
+
 void matmul_backward(const Node& n) {
   const Tensor& a = n.inputs[0];
   const Tensor& b = n.inputs[1];
@@ -77,12 +96,26 @@ void matmul_backward(const Node& n) {
   // grad_a [.., M, K] (+)= grad_c [.., M, N] x b^T [.., N, K]
   if (a.requires_grad()) {
     const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
-    if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
+    if (broadcasts_over(al, cl))
+      accumulate_broadcast_input_grad(a, b, c, alpha);
+    else if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
       product_into(c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al), alpha);
     else
       product_into(c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha);
   }
   if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha);
+}
+
+// a [G, M, K], b [G, K, N], c [M, N]
+void matmul_sum_over_batch_backward(const Node& n) {
+  const Tensor& a = n.inputs[0];
+  const Tensor& b = n.inputs[1];
+  const Tensor& c = n.output;
+  const MatmulOperand dc = operand(c);  // [M, N], broadcast over g by the kernel (batch dims of size 1)
+  if (a.requires_grad())  // grad_a[g] (+)= grad_c x b[g]^T
+    product_into(c.grad(), dc, b.data(), transposed_view(operand(b)), a.grad(), operand(a), 1.0f);
+  if (b.requires_grad())  // grad_b[g] (+)= a[g]^T x grad_c
+    product_into(a.data(), transposed_view(operand(a)), c.grad(), dc, b.grad(), operand(b), 1.0f);
 }
 
 }  // namespace
@@ -95,12 +128,15 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
   if (al.dims[3] != bl.dims[2])
     throw std::invalid_argument("matmul: inner dimensions differ: " + a.shape().str() + " x " + b.shape().str());
   for (size_t d = 0; d < 2; ++d)
-    if (bl.dims[d] != 1 && bl.dims[d] != al.dims[d])
+    if (bl.dims[d] != 1 && al.dims[d] != 1 && bl.dims[d] != al.dims[d])
       throw std::invalid_argument("matmul: batch dimensions of " + b.shape().str() + " do not match " + a.shape().str());
-  if (b.rank() > a.rank())
-    throw std::invalid_argument("matmul: the right operand " + b.shape().str() + " has more batch dims than " + a.shape().str());
+  if (broadcasts_over(al, bl) && broadcasts_over(bl, al))
+    throw std::invalid_argument("matmul: " + a.shape().str() + " x " + b.shape().str() +
+                                " broadcasts both operands; only one may be shared over the other's batch");
 
-  Shape out_shape = a.shape();
+  const Tensor& batched = broadcasts_over(al, bl) ? b : a;  // the operand whose batch dims the result has
+  Shape out_shape = batched.shape();
+  out_shape[out_shape.rank - 2] = a.dim(-2);
   out_shape[out_shape.rank - 1] = b.dim(-1);
   Tensor c = g.new_tensor(out_shape, g.needs_grad({a, b}));
   // A weight shared over the batch: one [batch*M, K] x [K, N] product instead of many small ones.
@@ -115,6 +151,32 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
     n.inputs = {a, b};
     n.output = c;
     n.scalars[0] = alpha;
+    g.record(n);
+  }
+  return c;
+}
+
+Tensor matmul_sum_over_batch(Graph& g, const Tensor& a, const Tensor& b) {
+  if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(1))
+    throw std::invalid_argument("matmul_sum_over_batch: expected a [G, M, K] and b [G, K, N], got " + a.shape().str() +
+                                " x " + b.shape().str());
+  Tensor c = g.new_tensor(Shape{a.dim(1), b.dim(2)}, g.needs_grad({a, b}));
+  const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
+  // One product per g, the first overwriting c, the others adding (oneDNN's sum post-op).
+  for (int64_t i = 0; i < a.dim(0); ++i) {
+    MatmulOperand a1 = al, b1 = bl;
+    a1.dims[1] = b1.dims[1] = 1;
+    kernels::matmul(a.data() + i * al.strides[1], a1, b.data() + i * bl.strides[1], b1, c.data(), cl,
+                    /*accumulate=*/i > 0);
+  }
+  if (a.dim(0) == 0) std::fill_n(c.data(), c.numel(), 0.0f);
+
+  if (c.requires_grad()) {
+    Node n;
+    n.backward = matmul_sum_over_batch_backward;
+    n.op = "matmul_sum_over_batch";
+    n.inputs = {a, b};
+    n.output = c;
     g.record(n);
   }
   return c;

@@ -43,6 +43,44 @@ TEST(OpsMatmul, GradientsBatchedAndBroadcastWeight) {
       {{Shape{3, 2, 2, 4}, {}}, {Shape{4, 3}, {}}}));
 }
 
+TEST(OpsMatmul, GradientsSharedInputOverBatchedWeights) {
+  // One input projected by every head's weight: x [N, C] x w [H, C, D] -> [H, N, D].
+  EXPECT_TRUE(check_leaf_gradients([](Graph& g, Inputs in) { return matmul(g, in[0], in[1], 0.75f); },
+                                   {{Shape{5, 3}, {}}, {Shape{2, 3, 4}, {}}}));
+  // The same with PyTorch-layout weights [H, D, C] read transposed, and a 4-D batch broadcast on dim 0.
+  EXPECT_TRUE(check_leaf_gradients([](Graph& g, Inputs in) { return matmul(g, in[0], in[1].transpose(-2, -1)); },
+                                   {{Shape{1, 2, 5, 3}, {}}, {Shape{3, 2, 4, 3}, {}}}));
+}
+
+TEST(OpsMatmul, SumOverBatchValuesAndGradients) {
+  float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};  // [2, 2, 3]
+  float b[12] = {1, 0, 0, 1, 1, 1, 2, 0, 0, 2, 1, -1};     // [2, 3, 2]
+  Graph g;
+  const Tensor c = matmul_sum_over_batch(g, Tensor(a, nullptr, {2, 2, 3}), Tensor(b, nullptr, {2, 3, 2}));
+  ASSERT_EQ(c.shape(), (Shape{2, 2}));
+  // a[0] x b[0] = [[4, 5], [10, 11]]; a[1] x b[1] = [[23, 7], [32, 10]]
+  EXPECT_FLOAT_EQ(c.at({0, 0}), 27.0f);
+  EXPECT_FLOAT_EQ(c.at({0, 1}), 12.0f);
+  EXPECT_FLOAT_EQ(c.at({1, 0}), 42.0f);
+  EXPECT_FLOAT_EQ(c.at({1, 1}), 21.0f);
+  EXPECT_TRUE(check_leaf_gradients([](Graph& g2, Inputs in) { return matmul_sum_over_batch(g2, in[0], in[1]); },
+                                   {{Shape{3, 4, 2}, {}}, {Shape{3, 2, 5}, {}}}));
+  // Head-major outputs through a PyTorch-layout output weight [C, H*D] read as [H, D, C].
+  EXPECT_TRUE(check_leaf_gradients(
+      [](Graph& g2, Inputs in) {
+        return matmul_sum_over_batch(g2, in[0], in[1].reshape({3, 2, 2}).permute({1, 2, 0}));
+      },
+      {{Shape{2, 4, 2}, {}}, {Shape{3, 4}, {}}}));
+  EXPECT_THROW(matmul_sum_over_batch(g, Tensor(a, nullptr, {2, 2, 3}), Tensor(b, nullptr, {3, 2, 2})),
+               std::invalid_argument);
+}
+
+TEST(OpsMatmul, BroadcastingBothOperandsIsRejected) {
+  float a[24] = {}, b[24] = {};
+  Graph g;
+  EXPECT_THROW(matmul(g, Tensor(a, nullptr, {1, 2, 3, 2}), Tensor(b, nullptr, {2, 1, 2, 3})), std::invalid_argument);
+}
+
 TEST(OpsMatmul, GradientsOfAttentionHeadViews) {
   // q, k: heads of [B, T, H*D] buffers viewed as [B, H, T, D]; scores = q k^T / 2.
   auto heads = [](const Tensor& t) { return t.reshape({2, 3, 2, 4}).permute({0, 2, 1, 3}); };

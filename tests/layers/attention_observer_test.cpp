@@ -14,8 +14,15 @@ class CopyingObserver : public AttentionObserver {
   void on_attention(const AttentionView& v) override {
     ++calls;
     view = v;
-    weights.assign(v.weights, v.weights + v.batch * v.heads * v.seq_len * v.seq_len);
-    if (v.scores) scores.assign(v.scores, v.scores + v.batch * v.heads * v.seq_len * v.seq_len);
+    // Gathered batch-major, [B, H, T, T], through the view's block layout.
+    weights.clear();
+    scores.clear();
+    const int64_t TT = v.seq_len * v.seq_len;
+    for (int64_t b = 0; b < v.batch; ++b)
+      for (int64_t h = 0; h < v.heads; ++h) {
+        weights.insert(weights.end(), v.weights_block(b, h), v.weights_block(b, h) + TT);
+        if (v.scores) scores.insert(scores.end(), v.scores_block(b, h), v.scores_block(b, h) + TT);
+      }
   }
   bool wants_scores() const override { return want_scores; }
   int calls = 0;

@@ -68,7 +68,10 @@ ModelConfig block_model() {
 class ProbeObserver : public AttentionObserver {
  public:
   void on_attention(const AttentionView& v) override {
-    layers.emplace_back(v.weights, v.weights + v.batch * v.heads * v.seq_len * v.seq_len);
+    std::vector<float>& w = layers.emplace_back();  // batch-major [B, H, T, T], as the golden file
+    for (int64_t b = 0; b < v.batch; ++b)
+      for (int64_t h = 0; h < v.heads; ++h)
+        w.insert(w.end(), v.weights_block(b, h), v.weights_block(b, h) + v.seq_len * v.seq_len);
   }
   std::vector<std::vector<float>> layers;
 };
