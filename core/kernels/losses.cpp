@@ -100,13 +100,16 @@ float max_abs_error_forward(const float* a, const float* b, const ElementwiseLay
     float m = worst;
     bool n = false;
     if (l.a[3] == 1 && l.b[3] == 1) {
-      // max is order-independent: the vectorized reduction is exact and reproducible.
-#pragma omp simd reduction(max : m) reduction(|| : n)
+      // max is order-independent: the vectorized reduction is exact and reproducible. NaNs are
+      // counted as integers (a logical-or reduction keeps GCC from vectorizing the loop).
+      int nans = 0;
+#pragma omp simd reduction(max : m) reduction(+ : nans)
       for (int64_t k = 0; k < len; ++k) {
         const float d = std::fabs(ar[k] - br[k]);
         m = std::max(m, d);
-        n = n || (d != d);
+        nans += d != d ? 1 : 0;
       }
+      n = nans > 0;
     } else {
       strided_row(len, l.a[3], l.b[3], [&](int64_t, int64_t ia, int64_t ib) {
         const float d = std::fabs(ar[ia] - br[ib]);
