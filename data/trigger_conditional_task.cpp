@@ -1,6 +1,9 @@
 #include "data/trigger_conditional_task.h"
 
+#include "core/rng_lanes.h"
+
 #include <algorithm>
+#include <array>
 #include <string>
 
 namespace sinklab {
@@ -34,26 +37,45 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
   if (batch < 0) throw TaskError("trigger_conditional task: batch must be >= 0, got " + std::to_string(batch));
   const std::size_t rows = static_cast<std::size_t>(seq_len_) * static_cast<std::size_t>(dim_);
   const auto span = static_cast<uint64_t>(trigger_max_ - trigger_min_ + 1);
-  for (int b = 0; b < batch; ++b) {
-    const int j = split == Split::train ? trigger_min_ + static_cast<int>(rng.below(span)) : eval_trigger_;
-    const auto offset = static_cast<std::size_t>(b);
-    sample_one(j, rng, out.inputs + offset * rows, out.targets + offset * rows,
-               out.roles + offset * static_cast<std::size_t>(seq_len_));
-    out.trigger_positions[b] = j;
+  constexpr int kLanes = RngLanes::kLanes;
+  const int d = dim_;
+  // Samples go in groups of kLanes: the task's rng gives each its trigger and stream seed in sample
+  // order, then all the group's streams draw together (lane l = sample g0 + l).
+  for (int g0 = 0; g0 < batch; g0 += kLanes) {
+    const int n = std::min(kLanes, batch - g0);
+    std::array<uint64_t, kLanes> seeds{};
+    for (int l = 0; l < n; ++l) {
+      const int j = split == Split::train ? trigger_min_ + static_cast<int>(rng.below(span)) : eval_trigger_;
+      out.trigger_positions[g0 + l] = j;
+      seeds[static_cast<size_t>(l)] = rng.next();
+    }
+    RngLanes streams(seeds);
+    float draw[kLanes];
+    for (int i = 1; i < seq_len_; ++i)
+      for (int c = 2; c <= d - 2; ++c) {
+        streams.uniform(-1.0f, 1.0f, draw);
+        for (int l = 0; l < n; ++l) out.inputs[static_cast<std::size_t>(g0 + l) * rows + static_cast<std::size_t>(i) * d + c] = draw[l];
+      }
+    for (int l = 0; l < n; ++l) {
+      const auto b = static_cast<std::size_t>(g0 + l);
+      finish_sample(out.trigger_positions[b], out.inputs + b * rows, out.targets + b * rows,
+                    out.roles + b * static_cast<std::size_t>(seq_len_));
+    }
   }
 }
 
-// One sequence: x and y are [seq_len, dim], roles [seq_len].
-void TriggerConditionalTask::sample_one(int trigger, Rng& rng, float* x, float* y, TokenRole* roles) const {
+// One sequence whose content (coordinates 2..d-2 of rows 1..seq_len-1) is already drawn: the flags,
+// roles and target. x and y are [seq_len, dim], roles [seq_len].
+void TriggerConditionalTask::finish_sample(int trigger, float* x, float* y, TokenRole* roles) const {
   const int d = dim_;
-  std::fill(x, x + static_cast<std::size_t>(seq_len_) * d, 0.0f);
+  std::fill(x, x + d, 0.0f);
   x[0] = 1.0f;
   roles[0] = TokenRole::bos;
   for (int i = 1; i < seq_len_; ++i) {
     float* row = x + static_cast<std::size_t>(i) * d;
     const bool is_trigger = i == trigger;
+    row[0] = row[1] = row[d - 1] = 0.0f;
     row[is_trigger ? 1 : d - 1] = 1.0f;
-    for (int c = 2; c <= d - 2; ++c) row[c] = rng.uniform(-1.0f, 1.0f);
     roles[i] = is_trigger ? TokenRole::trigger : TokenRole::other;
   }
 

@@ -8,11 +8,14 @@
 //   mean:     y_j = m_j, every other row 0 (BOS and the positions after the trigger too);
 //   residual: y_i = x_i for every i, plus m_j added at row j.
 //
-// Draw order (fixed, so a seed gives the same bits everywhere), for each sample in turn:
+// Draw order (fixed, so a seed gives the same bits everywhere, whatever the chunking), per sample in
+// turn from the task's rng:
 //   1. Split::train only: j = trigger_min + rng.below(trigger_max - trigger_min + 1);
 //      Split::eval draws nothing and uses eval_trigger;
-//   2. the content: rng.uniform(-1, 1) for positions 1..seq_len-1 in order, and within a position for
-//      coordinates 2..d-2 in order.
+//   2. the sample's own stream seed: rng.next();
+// then the content comes from that sample's stream Rng(seed): uniform(-1, 1) for positions
+// 1..seq_len-1 in order, and within a position for coordinates 2..d-2 in order. Per-sample streams
+// let eight samples draw at once (core/rng_lanes.h), so generation stays a small part of the step.
 // sample() writes straight into the caller's buffers and allocates nothing.
 #include "data/task.h"
 
@@ -36,7 +39,7 @@ class TriggerConditionalTask final : public Task {
   bool residual_target() const { return residual_target_; }
 
  private:
-  void sample_one(int trigger, Rng& rng, float* x, float* y, TokenRole* roles) const;
+  void finish_sample(int trigger, float* x, float* y, TokenRole* roles) const;
 
   int dim_;
   int seq_len_;

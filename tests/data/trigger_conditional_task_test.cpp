@@ -159,17 +159,18 @@ TEST(TriggerConditionalTask, ExplicitTargetOverridesAuto) {
   EXPECT_TRUE(TriggerConditionalTask(c, false).residual_target());
 }
 
-TEST(TriggerConditionalTask, DrawOrderIsTriggerThenContentRowByRow) {
+TEST(TriggerConditionalTask, DrawOrderIsTriggerSeedThenContentRowByRow) {
   TaskConfig c = config(6, 5);
   c.trigger_min = 1;
   c.eval_trigger = 3;
   const TriggerConditionalTask task(c, false);
-  const Batch b = sample(task, 2, 99, Split::train);
+  const Batch b = sample(task, 11, 99, Split::train);  // a full group of 8 streams and a partial one
   Rng rng(99);
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 11; ++s) {
     EXPECT_EQ(b.triggers[s], 1 + static_cast<int>(rng.below(4)));
+    Rng stream(rng.next());
     for (int i = 1; i < 5; ++i) {
-      for (int col = 2; col <= 4; ++col) EXPECT_EQ(b.x(s, i, col), rng.uniform(-1.0f, 1.0f));
+      for (int col = 2; col <= 4; ++col) EXPECT_EQ(b.x(s, i, col), stream.uniform(-1.0f, 1.0f));
     }
   }
 }
