@@ -1,5 +1,7 @@
 #include "core/graph.h"
 
+#include "core/kernels/elementwise.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -18,7 +20,7 @@ Tensor Graph::new_tensor(const Shape& shape, bool track) {
   float* grad = nullptr;
   if (track) {
     grad = arena_.allocate(n);
-    std::fill_n(grad, n, 0.0f);
+    kernels::fill_zero(grad, static_cast<int64_t>(n));
   }
   return Tensor(data, grad, shape);
 }

@@ -1,5 +1,6 @@
 #include "core/kernels/elementwise.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sinklab::kernels {
@@ -112,6 +113,13 @@ int64_t first_nonpositive(const float* x, const ElementwiseLayout& l) {
       }
   });
   return found;
+}
+
+void fill_zero(float* y, int64_t n) {
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 1 && n >= kParallelMinElements)
+  for (int64_t c = 0; c < chunks; ++c) std::fill(y + c * kChunk, y + std::min(n, (c + 1) * kChunk), 0.0f);
 }
 
 }  // namespace sinklab::kernels

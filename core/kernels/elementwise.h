@@ -28,6 +28,9 @@ void mul_scalar_forward(const float* x, float c, float* y, const ElementwiseLayo
 void pow_scalar_forward(const float* x, float p, float* y, const ElementwiseLayout& l);
 void neg_forward(const float* x, float* y, const ElementwiseLayout& l);
 void copy_forward(const float* x, float* y, const ElementwiseLayout& l);
+// y[0..n) = 0, split over threads for large n (fresh gradient buffers: serial zeroing was ~6% of a
+// 4x4 step on two threads).
+void fill_zero(float* y, int64_t n);
 
 // dx += c * dy (mul_scalar); the other linear ops are this with c = 1 or -1.
 void mul_scalar_backward(const float* dy, float c, float* dx, const ElementwiseLayout& l);

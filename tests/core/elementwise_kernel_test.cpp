@@ -186,5 +186,16 @@ TEST(ElementwiseKernel, FirstNonpositiveFindsTheRowMajorIndex) {
   EXPECT_EQ(first_nonpositive(ok.data(), flat_layout(3)), -1);
 }
 
+TEST(ElementwiseKernel, FillZeroCoversExactlyTheRange) {
+  // Sizes below, at and across the threading threshold and the chunk size; one guard on each side.
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{17}, kParallelMinElements, int64_t{16384 * 3 + 5}}) {
+    std::vector<float> buf(static_cast<size_t>(n + 2), 3.0f);
+    fill_zero(buf.data() + 1, n);
+    EXPECT_EQ(buf.front(), 3.0f) << n;
+    EXPECT_EQ(buf.back(), 3.0f) << n;
+    for (int64_t i = 1; i <= n; ++i) ASSERT_EQ(buf[static_cast<size_t>(i)], 0.0f) << "n " << n << " at " << i;
+  }
+}
+
 }  // namespace
 }  // namespace sinklab::kernels
