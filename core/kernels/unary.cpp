@@ -4,11 +4,11 @@
 #include <numbers>
 
 #include "core/kernels/fast_exp.h"
+#include "core/kernels/fast_normal_cdf.h"
 
 namespace sinklab::kernels {
 namespace {
 
-constexpr float kInvSqrt2 = static_cast<float>(1.0 / std::numbers::sqrt2);
 constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
 
 // dx += g(x, y, dy), with y read like the contiguous output.
@@ -36,7 +36,7 @@ void relu_forward(const float* x, float* y, const ElementwiseLayout& l) {
   map_unary(x, y, l, [](float v) { return v > 0.0f ? v : 0.0f; });
 }
 void gelu_forward(const float* x, float* y, const ElementwiseLayout& l) {
-  map_unary(x, y, l, [](float v) { return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)); });
+  map_unary(x, y, l, [](float v) { return v * fast_normal_cdf(v); });
 }
 
 void exp_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
@@ -57,7 +57,7 @@ void relu_backward(const float* x, const float* y, const float* dy, float* dx, c
 void gelu_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
   // d/dx [x Phi(x)] = Phi(x) + x phi(x)
   backward(x, y, dy, dx, l, [](float xv, float, float d) {
-    const float cdf = 0.5f * (1.0f + std::erf(xv * kInvSqrt2));
+    const float cdf = fast_normal_cdf(xv);
     const float pdf = kInvSqrt2Pi * fast_exp(-0.5f * xv * xv);
     return d * (cdf + xv * pdf);
   });
