@@ -9,6 +9,8 @@
 namespace sinklab {
 namespace {
 
+constexpr int64_t kParallelMinFloats = int64_t{1} << 15;  // below this, waking threads costs more than the work
+
 void require(bool ok, const std::string& message) {
   if (!ok) throw TaskError("trigger_conditional task: " + message);
 }
@@ -38,28 +40,40 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
   const std::size_t rows = static_cast<std::size_t>(seq_len_) * static_cast<std::size_t>(dim_);
   const auto span = static_cast<uint64_t>(trigger_max_ - trigger_min_ + 1);
   constexpr int kLanes = RngLanes::kLanes;
+  constexpr int kChunk = 256;  // samples whose seeds are drawn before their groups run in parallel
   const int d = dim_;
-  // Samples go in groups of kLanes: the task's rng gives each its trigger and stream seed in sample
-  // order, then all the group's streams draw together (lane l = sample g0 + l).
-  for (int g0 = 0; g0 < batch; g0 += kLanes) {
-    const int n = std::min(kLanes, batch - g0);
-    std::array<uint64_t, kLanes> seeds{};
-    for (int l = 0; l < n; ++l) {
+  // The task's rng gives every sample its trigger and stream seed in sample order (sequential, two
+  // draws each); then groups of kLanes samples draw their content together (lane l = sample g0 + l),
+  // the groups in parallel: the bits do not depend on the thread count.
+  std::array<uint64_t, kChunk> seeds;
+  for (int c0 = 0; c0 < batch; c0 += kChunk) {
+    const int chunk = std::min(kChunk, batch - c0);
+    for (int s = 0; s < chunk; ++s) {
       const int j = split == Split::train ? trigger_min_ + static_cast<int>(rng.below(span)) : eval_trigger_;
-      out.trigger_positions[g0 + l] = j;
-      seeds[static_cast<size_t>(l)] = rng.next();
+      out.trigger_positions[c0 + s] = j;
+      seeds[static_cast<size_t>(s)] = rng.next();
     }
-    RngLanes streams(seeds);
-    float draw[kLanes];
-    for (int i = 1; i < seq_len_; ++i)
-      for (int c = 2; c <= d - 2; ++c) {
-        streams.uniform(-1.0f, 1.0f, draw);
-        for (int l = 0; l < n; ++l) out.inputs[static_cast<std::size_t>(g0 + l) * rows + static_cast<std::size_t>(i) * d + c] = draw[l];
+    const int groups = (chunk + kLanes - 1) / kLanes;
+    [[maybe_unused]] const bool parallel = groups > 1 && static_cast<int64_t>(chunk) * static_cast<int64_t>(rows) >= kParallelMinFloats;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int g = 0; g < groups; ++g) {
+      const int g0 = c0 + g * kLanes;
+      const int n = std::min(kLanes, c0 + chunk - g0);
+      std::array<uint64_t, kLanes> lane_seeds{};
+      for (int l = 0; l < n; ++l) lane_seeds[static_cast<size_t>(l)] = seeds[static_cast<size_t>(g0 - c0 + l)];
+      RngLanes streams(lane_seeds);
+      float draw[kLanes];
+      for (int i = 1; i < seq_len_; ++i)
+        for (int c = 2; c <= d - 2; ++c) {
+          streams.uniform(-1.0f, 1.0f, draw);
+          for (int l = 0; l < n; ++l)
+            out.inputs[static_cast<std::size_t>(g0 + l) * rows + static_cast<std::size_t>(i) * d + c] = draw[l];
+        }
+      for (int l = 0; l < n; ++l) {
+        const auto b = static_cast<std::size_t>(g0 + l);
+        finish_sample(out.trigger_positions[b], out.inputs + b * rows, out.targets + b * rows,
+                      out.roles + b * static_cast<std::size_t>(seq_len_));
       }
-    for (int l = 0; l < n; ++l) {
-      const auto b = static_cast<std::size_t>(g0 + l);
-      finish_sample(out.trigger_positions[b], out.inputs + b * rows, out.targets + b * rows,
-                    out.roles + b * static_cast<std::size_t>(seq_len_));
     }
   }
 }

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#ifdef SINKLAB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include <cstring>
 #include <set>
 #include <vector>
@@ -194,6 +198,24 @@ TEST(TriggerConditionalTask, SameSeedSameBitsAndChunkingDoesNotMatter) {
   EXPECT_EQ(chunked.inputs, a.inputs);
   EXPECT_EQ(chunked.targets, a.targets);
   EXPECT_EQ(chunked.triggers, a.triggers);
+}
+
+TEST(TriggerConditionalTask, SameBitsOnOneAndTwoThreads) {
+  // 300 samples: more than one chunk of seeds, groups run in parallel on two threads.
+  const TriggerConditionalTask task(config(), true);
+#ifdef SINKLAB_HAVE_OPENMP
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Batch one = sample(task, 300, 77, Split::train);
+  omp_set_num_threads(2);
+  const Batch two = sample(task, 300, 77, Split::train);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(0, std::memcmp(one.inputs.data(), two.inputs.data(), one.inputs.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(one.targets.data(), two.targets.data(), one.targets.size() * sizeof(float)));
+  EXPECT_EQ(one.triggers, two.triggers);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
 }
 
 TEST(TriggerConditionalTask, SamplingDoesNotAllocate) {
