@@ -28,4 +28,32 @@ void ReluNormalizer::backward_row(const float* scores, const float*, const float
     if (scores[k] > 0.0f) dscores[k] += dprobs[k] * inv;
 }
 
+// The whole causal block in fixed-length rows (no per-row call; the compiler vectorizes a row of T
+// keys with the mask as a select). scores, probs: [T, T]
+void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head, const float*,
+                                   float*) const {
+  const int T = seq_len;
+  for (int i = 0; i < T; ++i) {
+    const float inv = 1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr});
+    const float* s = scores + i * T;
+    float* p = probs + i * T;
+#pragma omp simd
+    for (int k = 0; k < T; ++k) p[k] = k <= i ? std::max(s[k], 0.0f) * inv : 0.0f;
+  }
+}
+
+// dscores += [s > 0] dprobs / c on the visible keys (masked keys get + 0). scores, dprobs, dscores: [T, T]
+void ReluNormalizer::backward_block(const float* scores, const float*, const float* dprobs, float* dscores,
+                                    int seq_len, int head, const float*, float*, float*) const {
+  const int T = seq_len;
+  for (int i = 0; i < T; ++i) {
+    const float inv = 1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr});
+    const float* s = scores + i * T;
+    const float* dp = dprobs + i * T;
+    float* ds = dscores + i * T;
+#pragma omp simd
+    for (int k = 0; k < T; ++k) ds[k] += k <= i && s[k] > 0.0f ? dp[k] * inv : 0.0f;
+  }
+}
+
 }  // namespace sinklab

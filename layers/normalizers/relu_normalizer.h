@@ -15,6 +15,10 @@ class ReluNormalizer final : public Normalizer {
                    float* scratch) const override;
   void backward_row(const float* scores, const float* probs, const float* dprobs, float* dscores, const RowSpec& row,
                     const float* head_params, float* dhead_params, float* scratch) const override;
+  void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
+                     float* scratch) const override;
+  void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
+                      int head, const float* head_params, float* dhead_params, float* scratch) const override;
   float divisor_for(const RowSpec& row) const;
 
  private:
