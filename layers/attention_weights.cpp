@@ -71,8 +71,10 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
                                 std::to_string(H) + ", " + std::to_string(P) + "] head parameters");
   const bool track = g.needs_grad({scores, head_params});
   Tensor probs = g.new_tensor(scores.shape(), track);
-  const SavedLayout saved =
-      saved_layout(H, B, T, normalizer.scratch_per_row(static_cast<int>(T)), P, scores.requires_grad());
+  // Without a recorded node nothing is kept for backward; the dscores sink is only needed when
+  // backward runs for the head parameters alone.
+  const SavedLayout saved = saved_layout(H, B, T, normalizer.scratch_per_row(static_cast<int>(T)), track ? P : 0,
+                                         !track || scores.requires_grad());
   float* scratch = g.scratch(static_cast<size_t>(std::max<int64_t>(saved.total, 1)));
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)

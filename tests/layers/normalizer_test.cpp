@@ -125,6 +125,25 @@ TEST_P(EveryNormalizer, BlockKernelMatchesTheRowCalls) {
   }
 }
 
+// Evaluation runs attention without gradients: the op must then keep nothing for backward (an
+// [H, B, T, T] gradient sink here once cost 32 MB per layer of the medium model's evaluation).
+TEST_P(EveryNormalizer, NoGradForwardAllocatesOnlyTheWeights) {
+  const auto norm = normalizer_registry().create(config());
+  const int64_t H = 2, B = 3, T = 8;
+  std::vector<float> scores = scores_away_from_kinks(H * B * T * T, 5), dscores(scores.size(), 0.0f);
+  std::vector<float> params(static_cast<size_t>(std::max(H * norm->params_per_head(), int64_t{1})), 0.5f);
+  const int P = norm->params_per_head();
+  Graph g;
+  NoGradGuard no_grad(g);
+  const Tensor s(scores.data(), dscores.data(), Shape{H, B, T, T});
+  const Tensor hp = P > 0 ? Tensor(params.data(), nullptr, Shape{H, P}) : Tensor();
+  const size_t before = g.arena().used();
+  attention_weights(g, s, *norm, hp);
+  const size_t weights = static_cast<size_t>(H * B * T * T);
+  const size_t row_scratch = static_cast<size_t>(H * B * norm->scratch_per_row(static_cast<int>(T)));
+  EXPECT_LE(g.arena().used() - before, weights + row_scratch + 32);  // + alignment padding
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, EveryNormalizer, ::testing::ValuesIn(normalizer_registry().names()),
                          [](const auto& info) { return info.param; });
 
