@@ -99,6 +99,32 @@ TEST(SinkStatistics, SplittingTheBatchGivesTheSameAnswer) {
   }
 }
 
+TEST(SinkStatistics, HeadMajorLayoutGivesTheSameAnswer) {
+  // The same weights stored the way attention keeps them, [H, B, T, T].
+  const std::vector<float> batch_major = tiny_probs();
+  std::vector<float> head_major(batch_major.size());
+  const auto layout = AttentionBlockLayout::head_major(B, T);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int e = 0; e < T * T; ++e)
+        head_major[static_cast<size_t>((h * B + b) * T * T + e)] = batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
+  const std::vector<int32_t> trigger = {2, 3};
+  SinkStatisticsAccumulator expected(1, H, T, 0.3), got(1, H, T, 0.3);
+  expected.add(0, batch_major.data(), B, trigger.data());
+  got.add(0, head_major.data(), B, trigger.data(), layout);
+  const auto a = expected.finish(), b = got.finish();
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].bos_mass_nontrigger_mean, b[i].bos_mass_nontrigger_mean) << "head " << i;
+    EXPECT_EQ(a[i].trigger_bos, b[i].trigger_bos) << "head " << i;
+    EXPECT_EQ(a[i].sink_score, b[i].sink_score) << "head " << i;
+    EXPECT_EQ(a[i].entropy_nontrigger, b[i].entropy_nontrigger) << "head " << i;
+  }
+  // Read batch-major, the head-major buffer mixes heads and samples: the answer changes.
+  SinkStatisticsAccumulator misread(1, H, T, 0.3);
+  misread.add(0, head_major.data(), B, trigger.data());
+  EXPECT_NE(misread.finish()[1].bos_mass_nontrigger_mean, a[1].bos_mass_nontrigger_mean);
+}
+
 TEST(SinkStatistics, LayersAreReportedLayerMajorAndResetClears) {
   const std::vector<float> probs = tiny_probs();
   const std::vector<int32_t> trigger = {2, 3};
