@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if defined(__AVX512F__)
+#include "layers/normalizers/block_lanes.h"
+#endif
+
 namespace sinklab {
 
 float ReluNormalizer::divisor_for(const RowSpec& row) const {
@@ -28,32 +32,47 @@ void ReluNormalizer::backward_row(const float* scores, const float*, const float
     if (scores[k] > 0.0f) dscores[k] += dprobs[k] * inv;
 }
 
-// The whole causal block in fixed-length rows (no per-row call; the compiler vectorizes a row of T
-// keys with the mask as a select). scores, probs: [T, T]
-void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head, const float*,
-                                   float*) const {
+// Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
+// as zeros in the same write. scores, probs: [T, T]
+void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
+                                   const float* head_params, float* scratch) const {
+#if defined(__AVX512F__)
+  using block_lanes::first_lanes;
   const int T = seq_len;
-  for (int i = 0; i < T; ++i) {
-    const float inv = 1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr});
-    const float* s = scores + i * T;
-    float* p = probs + i * T;
-#pragma omp simd
-    for (int k = 0; k < T; ++k) p[k] = k <= i ? std::max(s[k], 0.0f) * inv : 0.0f;
+  if (T <= block_lanes::kLanes) {
+    const __mmask16 row_lanes = first_lanes(T);
+    for (int i = 0; i < T; ++i) {
+      const __m512 inv = _mm512_set1_ps(1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr}));
+      const __m512 s = _mm512_maskz_loadu_ps(first_lanes(i + 1), scores + i * T);  // masked keys read as 0
+      _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(_mm512_max_ps(s, _mm512_setzero_ps()), inv));
+    }
+    return;
   }
+#endif
+  Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
-// dscores += [s > 0] dprobs / c on the visible keys (masked keys get + 0). scores, dprobs, dscores: [T, T]
-void ReluNormalizer::backward_block(const float* scores, const float*, const float* dprobs, float* dscores,
-                                    int seq_len, int head, const float*, float*, float*) const {
+// dscores += [s > 0] dprobs / c on the visible keys. scores, dprobs, dscores: [T, T]
+void ReluNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
+                                    int seq_len, int head, const float* head_params, float* dhead_params,
+                                    float* scratch) const {
+#if defined(__AVX512F__)
+  using block_lanes::first_lanes;
   const int T = seq_len;
-  for (int i = 0; i < T; ++i) {
-    const float inv = 1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr});
-    const float* s = scores + i * T;
-    const float* dp = dprobs + i * T;
-    float* ds = dscores + i * T;
-#pragma omp simd
-    for (int k = 0; k < T; ++k) ds[k] += k <= i && s[k] > 0.0f ? dp[k] * inv : 0.0f;
+  if (T <= block_lanes::kLanes) {
+    for (int i = 0; i < T; ++i) {
+      const __m512 inv = _mm512_set1_ps(1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr}));
+      const __mmask16 visible = first_lanes(i + 1);
+      const __m512 s = _mm512_maskz_loadu_ps(visible, scores + i * T);
+      const __mmask16 active = _mm512_mask_cmp_ps_mask(visible, s, _mm512_setzero_ps(), _CMP_GT_OQ);
+      const __m512 dp = _mm512_maskz_loadu_ps(active, dprobs + i * T);
+      const __m512 ds = _mm512_maskz_loadu_ps(active, dscores + i * T);
+      _mm512_mask_storeu_ps(dscores + i * T, active, _mm512_fmadd_ps(dp, inv, ds));
+    }
+    return;
   }
+#endif
+  Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 
 }  // namespace sinklab

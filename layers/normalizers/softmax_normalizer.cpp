@@ -3,10 +3,7 @@
 #include "core/kernels/fast_exp.h"
 
 #if defined(__AVX512F__)
-#include <immintrin.h>
-// GCC 12's _mm512_reduce_{add,max}_ps pass _mm256_undefined_pd() to a masked extract, which GCC
-// itself then reports as maybe-uninitialized (a false positive in the header, not in our code).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "layers/normalizers/block_lanes.h"
 #endif
 
 #include <algorithm>
@@ -79,22 +76,20 @@ void SoftmaxNormalizer::backward_row(const float*, const float* probs, const flo
   for (int k = 0; k < n; ++k) dscores[k] += inv_temperature_ * probs[k] * (dprobs[k] - dot);
 }
 
-
 #if defined(__AVX512F__)
-namespace {
-
 // Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
 // as zeros in the same write. Row i's visible keys are lanes 0..i.
-constexpr int kBlockLanes = 16;
+namespace {
 
-__mmask16 first_lanes(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+using block_lanes::first_lanes;
+using block_lanes::kLanes;
 
 // x[0..16) -> exp(x) lane by lane (fast_exp's loop vectorizes to one register); exp(-inf) = 0.
 __m512 exp_lanes(__m512 x) {
-  alignas(64) float lanes[kBlockLanes];
+  alignas(64) float lanes[kLanes];
   _mm512_store_ps(lanes, x);
 #pragma omp simd
-  for (int k = 0; k < kBlockLanes; ++k) lanes[k] = kernels::fast_exp(lanes[k]);
+  for (int k = 0; k < kLanes; ++k) lanes[k] = kernels::fast_exp(lanes[k]);
   return _mm512_load_ps(lanes);
 }
 
@@ -106,7 +101,7 @@ void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq
                                       const float* head_params, float* scratch) const {
 #if defined(__AVX512F__)
   const int T = seq_len;
-  if (T <= kBlockLanes) {
+  if (T <= kLanes) {
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
     const __mmask16 row_lanes = first_lanes(T);
@@ -129,7 +124,7 @@ void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, 
                                        float* scratch) const {
 #if defined(__AVX512F__)
   const int T = seq_len;
-  if (T <= kBlockLanes) {
+  if (T <= kLanes) {
     const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
     for (int i = 0; i < T; ++i) {
       const __mmask16 visible = first_lanes(i + 1);
