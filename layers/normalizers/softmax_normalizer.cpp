@@ -76,39 +76,30 @@ void SoftmaxNormalizer::backward_row(const float*, const float* probs, const flo
   for (int k = 0; k < n; ++k) dscores[k] += inv_temperature_ * probs[k] * (dprobs[k] - dot);
 }
 
-#if defined(__AVX512F__)
-// Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
-// as zeros in the same write. Row i's visible keys are lanes 0..i.
-namespace {
-
-using block_lanes::first_lanes;
-using block_lanes::kLanes;
-
-// x[0..16) -> exp(x) lane by lane (fast_exp's loop vectorizes to one register); exp(-inf) = 0.
-__m512 exp_lanes(__m512 x) {
-  alignas(64) float lanes[kLanes];
-  _mm512_store_ps(lanes, x);
-#pragma omp simd
-  for (int k = 0; k < kLanes; ++k) lanes[k] = kernels::fast_exp(lanes[k]);
-  return _mm512_load_ps(lanes);
-}
-
-}  // namespace
-#endif
-
-// scores, probs: [T, T]
+// Blocks of T <= 16 keys (AVX-512): one causal row per register, no per-row call, masked keys stored
+// as zeros in the same write. Row i's visible keys are lanes 0..i. scores, probs: [T, T]
 void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                       const float* head_params, float* scratch) const {
 #if defined(__AVX512F__)
+  using block_lanes::first_lanes;
+  using block_lanes::kLanes;
   const int T = seq_len;
   if (T <= kLanes) {
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
     const __mmask16 row_lanes = first_lanes(T);
+    // Three passes, so that no row waits on another's latency chain: shifted logits of every row,
+    // one exp over the whole block (16 full registers), then each row's sum and scale.
+    alignas(64) float shifted[kLanes * kLanes];
     for (int i = 0; i < T; ++i) {
       const __m512 x = _mm512_mask_loadu_ps(minus_inf, first_lanes(i + 1), scores + i * T);
       const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(x));
-      const __m512 e = exp_lanes(_mm512_mul_ps(_mm512_sub_ps(x, m), inv_t));  // masked lanes: exp(-inf) = 0
+      _mm512_store_ps(shifted + i * kLanes, _mm512_mul_ps(_mm512_sub_ps(x, m), inv_t));  // masked: -inf
+    }
+#pragma omp simd
+    for (int k = 0; k < T * kLanes; ++k) shifted[k] = kernels::fast_exp(shifted[k]);  // exp(-inf) = 0
+    for (int i = 0; i < T; ++i) {
+      const __m512 e = _mm512_load_ps(shifted + i * kLanes);
       const __m512 inv_sum = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e));
       _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(e, inv_sum));
     }
@@ -123,8 +114,9 @@ void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, 
                                        int seq_len, int head, const float* head_params, float* dhead_params,
                                        float* scratch) const {
 #if defined(__AVX512F__)
+  using block_lanes::first_lanes;
   const int T = seq_len;
-  if (T <= kLanes) {
+  if (T <= block_lanes::kLanes) {
     const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
     for (int i = 0; i < T; ++i) {
       const __mmask16 visible = first_lanes(i + 1);
