@@ -2,9 +2,10 @@
 """sinklab versus its PyTorch twin (tools/torch_twin.py), side by side in one run.
 
 For every config and thread count the two programs are run alternately `--rounds` times; each round
-times full training steps after a warm-up (sinklab: build/bench/train_step_bench; PyTorch: the twin)
-and records the process's peak resident memory. Printed: median ms/step of each, the ratio
-PyTorch / sinklab, peak RSS, and sinklab's achieved matmul GFLOP/s.
+times full training steps after a warm-up (sinklab: build/bench/train_step_bench; PyTorch: the twin).
+Peak resident memory: of the twin's timing process, and of a short `sinklab train` run of the same
+config. Printed: median ms/step of each, the ratio PyTorch / sinklab, peak RSS, and sinklab's
+achieved matmul GFLOP/s.
 
   python3 bench/vs_pytorch.py [--configs 1x1_softmax,4x4_softmax,medium] [--threads 1,2] [--rounds 3]
 
@@ -13,7 +14,9 @@ Needs python3-torch (scripts/setup.sh with SINKLAB_WITH_TORCH=1) and a Release b
 import argparse
 import json
 import os
+import shutil
 import statistics
+import tempfile
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,6 +52,20 @@ def sinklab_round(config, threads, env, min_time):
     return result["real_time"] * scale, rss, result.get("GFLOP/s", 0.0)
 
 
+def sinklab_rss(config, threads, env):
+    """Peak RSS of a real `sinklab train` process (a few steps, evaluation included): the benchmark
+    binary builds a fresh trainer for every timing run, so its own peak overstates one run's memory."""
+    path = "configs/bench/medium.yaml" if config == "medium" else f"configs/paper/{config}.yaml"
+    out = tempfile.mkdtemp(prefix="sinklab_rss_")
+    try:
+        _, rss = measure([os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, path), "--set",
+                          f"train.max_steps={3 if config == 'medium' else 50}", "--threads", str(threads), "--out",
+                          os.path.join(out, "run"), "--quiet"], env)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return rss
+
+
 def torch_round(config, threads, env, steps):
     twin = os.path.join(ROOT, "tools", "torch_twin.py")
     out, rss = measure(["/usr/bin/python3", twin, "--config", config, "--threads", str(threads), "--warmup", "5",
@@ -67,10 +84,10 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                        _OUT=f"/tmp/sinklab_vs_pytorch_{os.getpid()}.out")
-            ours, theirs, our_rss, their_rss, gflops = [], [], [], [], []
+            ours, theirs, our_rss, their_rss, gflops = [], [], [sinklab_rss(config, threads, env)], [], []
             for _ in range(args.rounds):  # alternate, so both see the same machine load
-                ms, rss, gf = sinklab_round(config, threads, env, 0.5 if config != "medium" else 2)
-                ours.append(ms), our_rss.append(rss), gflops.append(gf)
+                ms, _, gf = sinklab_round(config, threads, env, 0.5 if config != "medium" else 2)
+                ours.append(ms), gflops.append(gf)
                 ms, rss = torch_round(config, threads, env, 20 if config != "medium" else 2)
                 theirs.append(ms), their_rss.append(rss)
             rows.append((config, threads, statistics.median(ours), statistics.median(theirs), max(our_rss), max(their_rss),
