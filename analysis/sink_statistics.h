@@ -1,8 +1,8 @@
 #pragma once
 // Per-(layer, head) attention-sink statistics of the trigger-conditional task
 // (shared/papers/trigger-sinks.md section 6, normalizer-zoo.md "Sink metrics"; definitions in
-// docs/analysis.md). Input is one layer's post-normalizer probabilities A [B, H, T, T], row-major and
-// contiguous, with masked entries (k > i) equal to 0, plus the trigger position j of every sample.
+// docs/analysis.md). Input is one layer's post-normalizer probabilities A, one [T, T] row-major block
+// per (sample, head) placed as an AttentionBlockLayout says, with masked entries (k > i) equal to 0, plus the trigger position j of every sample.
 //
 // Non-trigger rows are i in 1..T-1 with i != j; row 0 (BOS) is excluded because a softmax BOS row
 // is trivially 1. Every per-row quantity is averaged over all (sample, row) pairs, every
