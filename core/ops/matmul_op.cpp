@@ -24,10 +24,11 @@ MatmulOperand operand(const Tensor& t) {
   return op;
 }
 
-// dst += alpha * x * y (the kernel itself handles destinations with transposed layouts).
+// dst (+)= alpha * x * y (the kernel itself handles destinations with transposed layouts). Gradients
+// add into dst, except into a buffer the graph marked fresh (Node::fresh_grad): then they overwrite.
 void product_into(const float* x, const MatmulOperand& xl, const float* y, const MatmulOperand& yl, float* dst,
-                  const MatmulOperand& dl, float alpha) {
-  kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/true, alpha);
+                  const MatmulOperand& dl, float alpha, bool overwrite) {
+  kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/!overwrite, alpha);
 }
 
 // True when the batch and row dims of `op` collapse into one evenly strided row dim.
@@ -44,18 +45,18 @@ MatmulOperand merge_rows(const MatmulOperand& op) {
 bool is_unbatched(const MatmulOperand& op) { return op.dims[0] == 1 && op.dims[1] == 1; }
 
 // grad_b (+)= a^T * grad_c summed over every batch index that b broadcasts over.
-void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
+void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, bool overwrite) {
   MatmulOperand al = operand(a), bl = operand(b.transpose(-2, -1)), cl = operand(c);
   // b^T [.., N, K] (+)= c^T [.., N, M] x a [.., M, K] keeps the destination's k index contiguous
   // for the usual row-major weight.
   const bool broadcast0 = bl.dims[0] == 1 && al.dims[0] > 1;
   const bool broadcast1 = bl.dims[1] == 1 && al.dims[1] > 1;
   if (!broadcast0 && !broadcast1) {
-    product_into(c.grad(), transposed_view(cl), a.data(), al, b.grad(), bl, alpha);
+    product_into(c.grad(), transposed_view(cl), a.data(), al, b.grad(), bl, alpha, overwrite);
     return;
   }
   if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
-    product_into(c.grad(), transposed_view(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha);
+    product_into(c.grad(), transposed_view(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha, overwrite);
     return;
   }
   // General fallback: one product per broadcast batch index.
@@ -66,12 +67,12 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
       const float* ap = a.data() + i0 * al.strides[0] + i1 * al.strides[1];
       const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
       float* bp = b.grad() + (broadcast0 ? 0 : i0 * bl.strides[0]) + (broadcast1 ? 0 : i1 * bl.strides[1]);
-      product_into(cp, transposed_view(c1), ap, a1, bp, b1, alpha);
+      product_into(cp, transposed_view(c1), ap, a1, bp, b1, alpha, overwrite && i0 == 0 && i1 == 0);
     }
 }
 
 // grad_a (+)= grad_c x b^T, summed over every batch index that a broadcasts over (one product each).
-void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha) {
+void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, bool overwrite) {
   const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
   MatmulOperand a1 = al, b1 = bl, c1 = cl;
   a1.dims[0] = a1.dims[1] = b1.dims[0] = b1.dims[1] = c1.dims[0] = c1.dims[1] = 1;
@@ -80,7 +81,7 @@ void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Ten
       const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
       const float* bp = b.data() + i0 * bl.strides[0] + i1 * bl.strides[1];
       float* ap = a.grad() + i0 * al.strides[0] + i1 * al.strides[1];  // stride 0 where a broadcasts
-      product_into(cp, c1, bp, transposed_view(b1), ap, a1, alpha);
+      product_into(cp, c1, bp, transposed_view(b1), ap, a1, alpha, overwrite && i0 == 0 && i1 == 0);
     }
 }
 
@@ -97,13 +98,14 @@ void matmul_backward(const Node& n) {
   if (a.requires_grad()) {
     const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
     if (broadcasts_over(al, cl))
-      accumulate_broadcast_input_grad(a, b, c, alpha);
+      accumulate_broadcast_input_grad(a, b, c, alpha, n.fresh_grad[0]);
     else if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
-      product_into(c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al), alpha);
+      product_into(c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al), alpha,
+                   n.fresh_grad[0]);
     else
-      product_into(c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha);
+      product_into(c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha, n.fresh_grad[0]);
   }
-  if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha);
+  if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha, n.fresh_grad[1]);
 }
 
 // a [G, M, K], b [G, K, N], c [M, N]
@@ -113,9 +115,9 @@ void matmul_sum_over_batch_backward(const Node& n) {
   const Tensor& c = n.output;
   const MatmulOperand dc = operand(c);  // [M, N], broadcast over g by the kernel (batch dims of size 1)
   if (a.requires_grad())  // grad_a[g] (+)= grad_c x b[g]^T
-    product_into(c.grad(), dc, b.data(), transposed_view(operand(b)), a.grad(), operand(a), 1.0f);
+    product_into(c.grad(), dc, b.data(), transposed_view(operand(b)), a.grad(), operand(a), 1.0f, n.fresh_grad[0]);
   if (b.requires_grad())  // grad_b[g] (+)= a[g]^T x grad_c
-    product_into(a.data(), transposed_view(operand(a)), c.grad(), dc, b.grad(), operand(b), 1.0f);
+    product_into(a.data(), transposed_view(operand(a)), c.grad(), dc, b.grad(), operand(b), 1.0f, n.fresh_grad[1]);
 }
 
 }  // namespace
@@ -148,6 +150,7 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
     Node n;
     n.backward = matmul_backward;
     n.op = "matmul";
+    n.overwrites_fresh_grads = true;
     n.inputs = {a, b};
     n.output = c;
     n.scalars[0] = alpha;
@@ -175,6 +178,7 @@ Tensor matmul_sum_over_batch(Graph& g, const Tensor& a, const Tensor& b) {
     Node n;
     n.backward = matmul_sum_over_batch_backward;
     n.op = "matmul_sum_over_batch";
+    n.overwrites_fresh_grads = true;
     n.inputs = {a, b};
     n.output = c;
     g.record(n);

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
 #include "core/ops/elementwise.h"
 #include "core/ops/losses.h"
+#include "core/ops/matmul_op.h"
 #include "core/ops/normalization.h"
 #include "core/ops/reduce.h"
 #include "core/ops/softmax.h"
@@ -41,6 +43,57 @@ TEST(Graph, GradientsAccumulateAcrossBackwardCalls) {
     g.backward(sum_all(g, mul_scalar(g, t, 3.0f)));
   }
   EXPECT_EQ(gx, (std::vector<float>{6.0f, 6.0f}));  // leaves accumulate until someone zeroes them
+}
+
+// Gradient buffers are zeroed lazily, and a matmul that is a buffer's only consumer overwrites it
+// instead: neither may let a previous step's values (left in the reused arena) leak into this one.
+TEST(Graph, GradientsDoNotDependOnStaleArenaMemory) {
+  struct Leaves {
+    std::vector<float> x, w, v, dx, dw, dv;
+  };
+  auto make = [](uint64_t seed) {
+    Leaves l{testing::random_floats(12, seed), testing::random_floats(15, seed + 1), testing::random_floats(10, seed + 2),
+             std::vector<float>(12), std::vector<float>(15), std::vector<float>(10)};
+    return l;
+  };
+  // loss = sum((x w) v + (x w) v) with an unused (x w) beside it:
+  // h has one matmul consumer (overwritten), z two uses (zeroed, then added), unused none (zeros).
+  // The poisoning step also uses `unused`, so that its gradient buffer is left non-zero.
+  auto step = [](Graph& g, Leaves& l, std::vector<float>* h_grad, std::vector<float>* unused_grad, bool poison) {
+    const Tensor x(l.x.data(), l.dx.data(), {4, 3}), w(l.w.data(), l.dw.data(), {3, 5}), v(l.v.data(), l.dv.data(), {5, 2});
+    const Tensor h = matmul(g, x, w);
+    const Tensor unused = matmul(g, x, w);
+    const Tensor arena_leaf = g.new_tensor({3}, true);  // no node produces it: only the final sweep zeroes it
+    std::fill_n(arena_leaf.data(), 3, 1.0f);
+    const Tensor z = matmul(g, h, v);
+    const Tensor loss = sum_all(g, add(g, z, z));
+    g.backward(poison ? add(g, loss, add(g, sum_all(g, unused), sum_all(g, arena_leaf))) : loss);
+    EXPECT_TRUE(poison || std::all_of(arena_leaf.grad(), arena_leaf.grad() + 3, [](float d) { return d == 0.0f; }));
+    if (h_grad) h_grad->assign(h.grad(), h.grad() + h.numel());
+    if (unused_grad) unused_grad->assign(unused.grad(), unused.grad() + unused.numel());
+  };
+  Leaves fresh = make(1);
+  std::vector<float> h_fresh, unused_fresh;
+  Graph g1;
+  step(g1, fresh, &h_fresh, &unused_fresh, false);
+
+  Graph g2;
+  Leaves other = make(50);  // a first step on different numbers leaves different stale gradients
+  step(g2, other, nullptr, nullptr, true);
+  g2.reset();
+  Leaves again = make(1);
+  std::vector<float> h_again, unused_again;
+  step(g2, again, &h_again, &unused_again, false);
+
+  EXPECT_EQ(again.dx, fresh.dx);
+  EXPECT_EQ(again.dw, fresh.dw);
+  EXPECT_EQ(again.dv, fresh.dv);
+  EXPECT_EQ(h_again, h_fresh);
+  EXPECT_EQ(unused_again, std::vector<float>(unused_again.size(), 0.0f));
+  // And the values are right: dh = 2 * 1 v^T for every row.
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 5; ++c)
+      EXPECT_FLOAT_EQ(h_fresh[static_cast<size_t>(r * 5 + c)], 2.0f * (fresh.v[static_cast<size_t>(c * 2)] + fresh.v[static_cast<size_t>(c * 2 + 1)]));
 }
 
 TEST(Graph, NoGradGuardRecordsNothingAndAllocatesNoGradients) {
