@@ -98,12 +98,18 @@ void TriggerConditionalTask::finish_sample(int trigger, float* x, float* y, Toke
   } else {
     std::fill(y, y + static_cast<std::size_t>(seq_len_) * d, 0.0f);
   }
-  // Mean of rows 1..trigger, accumulated in double so the target does not depend on summation order.
+  // Mean of rows 1..trigger, accumulated in double (each column in row order) so the target does not
+  // depend on how the loop is vectorized; 16 columns at a time, row by row.
   float* target = y + static_cast<std::size_t>(trigger) * d;
-  for (int c = 0; c < d; ++c) {
-    double sum = 0.0;
-    for (int k = 1; k <= trigger; ++k) sum += x[static_cast<std::size_t>(k) * d + c];
-    target[c] += static_cast<float>(sum / trigger);
+  constexpr int kColumns = 16;
+  for (int c0 = 0; c0 < d; c0 += kColumns) {
+    const int width = std::min(kColumns, d - c0);
+    double sum[kColumns] = {};
+    for (int k = 1; k <= trigger; ++k) {
+      const float* row = x + static_cast<std::size_t>(k) * d + c0;
+      for (int c = 0; c < width; ++c) sum[c] += row[c];
+    }
+    for (int c = 0; c < width; ++c) target[c0 + c] += static_cast<float>(sum[c] / trigger);
   }
 }
 
