@@ -1,10 +1,11 @@
 // The sink paper's single-layer results, trained for real (trigger-sinks.md sections 4-5):
 // 1x1 softmax reaches the stop rule with BOS mass >= 0.99 on non-trigger rows and a trigger row
 // within 0.02 of 1/7 on keys 1..7; 1x1 relu reaches it with no mass on the content keys of
-// non-trigger rows (<= 1e-3) and at most 1e-2 in total. Three seeds each, from the paper configs.
-// Why the relu total is 1e-2 and not 1e-3: with seed 2 the trained model keeps 1.9e-3 of every
-// non-trigger row on BOS (seeds 0, 1, 3..7: 0). W_O W_V maps the BOS vector to ~0, so that mass
-// changes no output and nothing in training pushes it to zero (docs/reproducing-sinks.md).
+// non-trigger rows (<= 1e-3) and at most 1e-3 in total. Three seeds each, from the paper configs.
+// Mass left on BOS is not pushed to zero by training where W_O W_V maps the BOS vector to ~0 (it
+// changes no output): seed 2 keeps 5.3e-4 on BOS with the per-sample data streams (it kept 1.9e-3
+// with the single-stream generator used before; docs/reproducing-sinks.md). The content-key bound
+// is the one the paper's argument is about; the total bound is the criterion.
 #include <gtest/gtest.h>
 
 #include "configs/config_loader.h"
@@ -45,7 +46,7 @@ TEST_P(SingleLayerSeeds, ReluHasNoMassOnNonTriggerRows) {
   EXPECT_EQ(s.stop_reason, "max_abs_error");
   ASSERT_EQ(s.heads.size(), 1u);
   EXPECT_LE(s.heads[0].nonbos_mass_nontrigger_mean, 1e-3);
-  EXPECT_LE(s.heads[0].mass_nontrigger_mean, 1e-2);
+  EXPECT_LE(s.heads[0].mass_nontrigger_mean, 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paper, SingleLayerSeeds, ::testing::Values(0u, 1u, 2u));
