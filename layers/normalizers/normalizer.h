@@ -1,8 +1,10 @@
 #pragma once
 // The attention normalizer: turns one query row of (scaled, causally visible) logits into weights.
 //
-// Attention calls it once per (batch, head, query) row on the visible keys 0..visible-1 only; the
-// masked keys are zeroed by the caller, so no normalizer ever sees or has to mask them.
+// Attention calls forward_block / backward_block once per (head, batch) block of causal rows; their
+// defaults call the row functions on the visible keys 0..visible-1 only and zero the masked keys, so
+// a normalizer written row by row never sees or has to mask them. A normalizer may override the
+// block functions with a kernel over the whole block (softmax and relu do for T <= 16).
 // One interface for the whole planned zoo (../shared/papers/normalizer-zoo.md):
 // - learned per-head scalars (gpt-oss sink logit S_h, SSMax's s_h): params_per_head() > 0; the
 //   attention module declares them as `<attn>.normalizer` [heads, params_per_head] and passes the
