@@ -1,5 +1,6 @@
 #include "data/trigger_conditional_task.h"
 
+#include "core/kernels/elementwise_layout.h"
 #include "core/rng_lanes.h"
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 
 namespace sinklab {
 namespace {
-
-constexpr int64_t kParallelMinFloats = int64_t{1} << 15;  // below this, waking threads costs more than the work
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw TaskError("trigger_conditional task: " + message);
@@ -54,7 +53,7 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
       seeds[static_cast<size_t>(s)] = rng.next();
     }
     const int groups = (chunk + kLanes - 1) / kLanes;
-    [[maybe_unused]] const bool parallel = groups > 1 && static_cast<int64_t>(chunk) * static_cast<int64_t>(rows) >= kParallelMinFloats;
+    [[maybe_unused]] const bool parallel = groups > 1 && static_cast<int64_t>(chunk) * static_cast<int64_t>(rows) >= kernels::kParallelMinElements;
 #pragma omp parallel for schedule(static) if (parallel)
     for (int g = 0; g < groups; ++g) {
       const int g0 = c0 + g * kLanes;

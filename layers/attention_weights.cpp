@@ -1,12 +1,12 @@
 #include "layers/attention_weights.h"
 
+#include "core/kernels/elementwise_layout.h"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace sinklab {
 namespace {
-
-constexpr int64_t kParallelMinElements = 1 << 15;  // below this, waking threads costs more than the work
 
 struct Layout {
   int64_t heads, batch, seq;
@@ -45,7 +45,7 @@ void backward_rows(const Node& n) {
   float* dscores_sink = n.saved + saved.sink_offset;
   if (want_params) std::fill_n(dparams_partial, B * H * P, 0.0f);
 
-#pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
+#pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
   for (int64_t hb = 0; hb < H * B; ++hb) {
     const int h = static_cast<int>(hb / B);
     const int64_t block = hb * T * T;
@@ -77,7 +77,7 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
                                          !track || scores.requires_grad());
   float* scratch = g.scratch(static_cast<size_t>(std::max<int64_t>(saved.total, 1)));
 
-#pragma omp parallel for schedule(static) if (B * H * T * T >= kParallelMinElements)
+#pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
   for (int64_t hb = 0; hb < H * B; ++hb) {
     const int h = static_cast<int>(hb / B);
     const int64_t block = hb * T * T;

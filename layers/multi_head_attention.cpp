@@ -64,7 +64,8 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   if (x.rank() != 3) throw std::invalid_argument(prefix() + ": expected [B, T, C], got " + x.shape().str());
   const int64_t B = x.dim(0), T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim;
   // Heads are kept head-major, [H, B, T, D]: every (head, sample) block the attention products read
-  // or write is dense, which oneDNN streams 2-3x faster than heads strided inside [B, T, H*D].
+  // or write is dense, which oneDNN streams 1.6-3.4x faster than heads strided inside [B, T, H*D]
+  // once out of cache (bench/matmul_bench attention/*).
   const Tensor rows = (x.is_contiguous() ? x : contiguous(g, x)).reshape({B * T, C});
   Tensor q = project_heads(g, rows, w_q_, H, D).reshape({H, B, T, D});
   Tensor k = project_heads(g, rows, w_k_, H, D).reshape({H, B, T, D});
