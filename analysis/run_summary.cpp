@@ -5,6 +5,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/io/file_write.h"
+
 namespace sinklab {
 namespace {
 
@@ -69,6 +71,7 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
                      {"seed", s.seed},
                      {"steps", s.steps},
                      {"stop_reason", s.stop_reason},
+                     {"non_finite", s.non_finite},
                      {"reached_stop_rule", s.reached_stop_rule},
                      {"train_loss", s.train_loss},
                      {"eval_mse", s.eval_mse},
@@ -93,6 +96,7 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.seed = get_uint(j, "seed", "");
   r.steps = get_int(j, "steps", "");
   r.stop_reason = get_string(j, "stop_reason", "");
+  if (j.contains("non_finite")) r.non_finite = get_string(j, "non_finite", "");  // absent before format 2
   r.reached_stop_rule = get_bool(j, "reached_stop_rule", "");
   r.train_loss = get_double(j, "train_loss", "");
   r.eval_mse = get_double(j, "eval_mse", "");
@@ -109,6 +113,12 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.threads = get_small_int(j, "threads", "");
   r.git_revision = get_string(j, "git_revision", "");
   r.heads = parse_heads(j, "");
+  if (r.diverged()) {  // a diverged run has no statistics to report
+    if (!r.heads.empty()) throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
+                                               std::to_string(r.heads.size()) + " entries");
+    s = std::move(r);
+    return;
+  }
   // Reports index heads by (layer, head): the list must be complete and layer-major.
   if (r.layers < 1 || r.heads_per_layer < 1)
     throw JsonFieldError("layers and heads_per_layer must be >= 1 (got " + std::to_string(r.layers) + ", " +
@@ -150,17 +160,7 @@ void from_json(const nlohmann::json& j, MetricsRecord& r) {
 }
 
 void write_run_summary(const std::filesystem::path& path, const RunSummary& summary) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw RunFileError(tmp.string() + ": cannot open for writing");
-    out << nlohmann::json(summary).dump(2) << '\n';
-    if (!out) throw RunFileError(tmp.string() + ": write failed");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw RunFileError(path.string() + ": cannot rename " + tmp.string() + " into place: " + ec.message());
+  write_file_atomically(path, nlohmann::json(summary).dump(2) + '\n');
 }
 
 RunSummary read_run_summary(const std::filesystem::path& path) {

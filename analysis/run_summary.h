@@ -29,7 +29,11 @@ struct RunSummary {
   std::string name;
   uint64_t seed = 0;
   int64_t steps = 0;
-  std::string stop_reason;  // "max_abs_error", "max_steps" or "loss"
+  // "max_abs_error", "max_steps" or "loss"; "non_finite" when the run diverged: then `non_finite` says
+  // what went non-finite at which step, the metrics below are NaN (null in JSON, never 0) and heads is
+  // empty. Use diverged() rather than comparing strings.
+  std::string stop_reason;
+  std::string non_finite;
   bool reached_stop_rule = false;
   double train_loss = 0.0;
   double eval_mse = 0.0;
@@ -46,6 +50,9 @@ struct RunSummary {
   int threads = 1;
   std::string git_revision;
   std::vector<HeadSinkStats> heads;  // evaluation statistics, layer-major, layers * heads_per_layer
+
+  bool diverged() const { return stop_reason == kStopNonFinite; }
+  static constexpr const char* kStopNonFinite = "non_finite";
 };
 
 struct MetricsRecord {
@@ -67,7 +74,7 @@ void from_json(const nlohmann::json& j, RunSummary& s);  // checks heads.size() 
 void to_json(nlohmann::json& j, const MetricsRecord& r);
 void from_json(const nlohmann::json& j, MetricsRecord& r);
 
-// Pretty-printed, via <path>.tmp and rename. Errors name the file.
+// Pretty-printed, written atomically (core/io/file_write.h). Errors name the file.
 void write_run_summary(const std::filesystem::path& path, const RunSummary& summary);
 // Throws RunFileError naming the file and the problem (missing, bad JSON, which field).
 RunSummary read_run_summary(const std::filesystem::path& path);

@@ -6,6 +6,8 @@
 
 #include "analysis/run_summary.h"
 #include "configs/config_error.h"
+#include "core/io/file_read.h"
+#include "core/io/file_write.h"
 #include "train/checkpoint.h"
 
 namespace sinklab::apps {
@@ -13,7 +15,8 @@ namespace sinklab::apps {
 int report_exception(const std::exception& e) {
   const bool user_error = dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const CheckpointError*>(&e) ||
                           dynamic_cast<const RunFileError*>(&e) || dynamic_cast<const std::invalid_argument*>(&e) ||
-                          dynamic_cast<const std::filesystem::filesystem_error*>(&e);
+                          dynamic_cast<const std::filesystem::filesystem_error*>(&e) ||
+                          dynamic_cast<const FileWriteError*>(&e) || dynamic_cast<const FileReadError*>(&e);
   std::fprintf(stderr, "sinklab: error: %s\n", e.what());
   return user_error ? 2 : 1;
 }

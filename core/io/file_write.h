@@ -1,0 +1,44 @@
+#pragma once
+// Checked file writes. Every file a run or a report writes goes through here, so that a full disk,
+// a read-only folder or a symlink planted under a final name ends the command with one message
+// naming the path and the OS error, and never leaves a partial file under its final name.
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string_view>
+
+namespace sinklab {
+
+class FileWriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes bytes to "<path>.tmp" (a stale one, even a symlink, is removed first), fsyncs it and renames
+// it over path. A symlink at path itself is replaced, never followed. On any failure the temporary
+// file is removed and FileWriteError names the path and the OS error.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+
+// An append-only log (metrics.jsonl). Opening refuses a symlink; every append is written whole and
+// checked (a failed one is cut off again, so the log keeps whole records); sync() makes everything appended so far durable.
+class AppendFile {
+ public:
+  // Truncates the file to keep_bytes first (a resumed run drops lines written after its checkpoint);
+  // keep_bytes = 0 starts it empty. Creates the file if it is missing.
+  AppendFile(const std::filesystem::path& path, uint64_t keep_bytes);
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+  ~AppendFile();
+
+  void append(std::string_view bytes);
+  void sync();
+  uint64_t size() const { return size_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+}  // namespace sinklab

@@ -1,0 +1,121 @@
+#include "core/io/file_write.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/small_tmpfs.h"
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("sinklab-file-write-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(WriteFileAtomically, WritesAndReplaces) {
+  const fs::path dir = scratch("replace");
+  write_file_atomically(dir / "a.json", "first");
+  write_file_atomically(dir / "a.json", "second");
+  EXPECT_EQ(slurp(dir / "a.json"), "second");
+  EXPECT_FALSE(fs::exists(dir / "a.json.tmp"));
+}
+
+TEST(WriteFileAtomically, ReplacesASymlinkInsteadOfWritingThroughIt) {
+  const fs::path dir = scratch("symlink");
+  std::ofstream(dir / "victim") << "keep me";
+  fs::create_symlink(dir / "victim", dir / "summary.json");
+  fs::create_symlink(dir / "victim", dir / "summary.json.tmp");  // a planted temporary too
+  write_file_atomically(dir / "summary.json", "new");
+  EXPECT_EQ(slurp(dir / "victim"), "keep me");
+  EXPECT_FALSE(fs::is_symlink(dir / "summary.json"));
+  EXPECT_EQ(slurp(dir / "summary.json"), "new");
+}
+
+TEST(WriteFileAtomically, DiskFullLeavesTheOldFileAndNoTemporary) {
+  testing::SmallTmpfs disk(64 * 1024);
+  if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const fs::path target = disk.dir() / "summary.json";
+  write_file_atomically(target, "old");
+  const std::string big(256 * 1024, 'x');
+  try {
+    write_file_atomically(target, big);
+    FAIL() << "a write larger than the disk succeeded";
+  } catch (const FileWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("summary.json.tmp"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(target), "old");
+  EXPECT_FALSE(fs::exists(disk.dir() / "summary.json.tmp"));
+}
+
+TEST(WriteFileAtomically, MissingFolderNamesThePath) {
+  const fs::path dir = scratch("missing");
+  try {
+    write_file_atomically(dir / "no" / "x.json", "x");
+    FAIL();
+  } catch (const FileWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "no" / "x.json.tmp").string()), std::string::npos) << e.what();
+  }
+}
+
+TEST(AppendFile, TruncatesToTheKeptPrefixThenAppends) {
+  const fs::path dir = scratch("append");
+  {
+    AppendFile log(dir / "m.jsonl", 0);
+    log.append("line1\n");
+    log.append("line2\n");
+    EXPECT_EQ(log.size(), 12u);
+  }
+  {
+    AppendFile log(dir / "m.jsonl", 6);  // resume after line1
+    log.append("again\n");
+    log.sync();
+  }
+  EXPECT_EQ(slurp(dir / "m.jsonl"), "line1\nagain\n");
+}
+
+TEST(AppendFile, RefusesAShorterLogThanRecorded) {
+  const fs::path dir = scratch("short");
+  std::ofstream(dir / "m.jsonl") << "abc";
+  EXPECT_THROW(AppendFile(dir / "m.jsonl", 10), FileWriteError);
+}
+
+TEST(AppendFile, RefusesASymlink) {
+  const fs::path dir = scratch("append-symlink");
+  std::ofstream(dir / "victim") << "keep";
+  fs::create_symlink(dir / "victim", dir / "m.jsonl");
+  EXPECT_THROW(AppendFile(dir / "m.jsonl", 0), FileWriteError);
+  EXPECT_EQ(slurp(dir / "victim"), "keep");
+}
+
+TEST(AppendFile, DiskFullIsAnError) {
+  testing::SmallTmpfs disk(16 * 1024);
+  if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  AppendFile log(disk.dir() / "m.jsonl", 0);
+  const std::string line(999, 'y');
+  int whole = 0;
+  EXPECT_THROW(
+      {
+        for (; whole < 100; ++whole) log.append(line + "\n");
+      },
+      FileWriteError);
+  EXPECT_EQ(std::filesystem::file_size(disk.dir() / "m.jsonl"), static_cast<uintmax_t>(whole) * 1000u)
+      << "the failed append left a partial line";
+}
+
+}  // namespace
+}  // namespace sinklab
