@@ -293,7 +293,11 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(int_field("train.log_every", [](RunConfig& c) -> int& { return c.train.log_every; }, B::at_least(1),
                         "steps between metrics.jsonl lines and progress updates"));
   t.push_back(int_field("train.checkpoint_every", [](RunConfig& c) -> int& { return c.train.checkpoint_every; },
-                        B::at_least(0), "steps between checkpoints; 0 = only the final one"));
+                        B::at_least(0), "steps between checkpoints; 0 = by wall time only (train.checkpoint_seconds)"));
+  t.push_back(number_field("train.checkpoint_seconds", [](RunConfig& c) -> double& { return c.train.checkpoint_seconds; },
+                           B::at_least(0),
+                           "also checkpoint when this much wall time passed since the last checkpoint, so a killed run "
+                           "loses at most about this much training; 0 = off"));
 
   t.push_back(number_field("analysis.sink_eps", [](RunConfig& c) -> double& { return c.analysis.sink_eps; },
                            B::open(0, 1), "threshold eps of the Sink_k^eps statistic"));

@@ -153,7 +153,8 @@ struct TrainConfig {
   double stop_loss = 0.0;              // 0 = off
   int eval_every = 500;                // 0 = only at the end
   int log_every = 100;
-  int checkpoint_every = 0;  // 0 = only the final checkpoint
+  int checkpoint_every = 0;          // 0 = by wall time only
+  double checkpoint_seconds = 60.0;  // 0 = by steps only; both 0 = only the first and the final checkpoint
   bool operator==(const TrainConfig&) const = default;
 };
 
