@@ -110,6 +110,8 @@ std::vector<float> AttentionMapAccumulator::sample0(int layer, int head) const {
 
 void AttentionMapAccumulator::write(const std::filesystem::path& dir) const {
   std::error_code ec;
+  // Never write through a symlink planted in a run folder.
+  if (std::filesystem::is_symlink(dir)) throw AttentionMapsError("attention maps: " + dir.string() + " is a symlink, refusing to write through it");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw AttentionMapsError("attention maps: cannot create directory " + dir.string() + ": " + ec.message());
   const std::vector<int64_t> shape = {seq_len_, seq_len_};

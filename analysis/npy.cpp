@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/io/file_write.h"
+
 namespace sinklab {
 namespace {
 
@@ -90,17 +92,12 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
   dict += '\n';
   if (dict.size() > 65535) fail(path, "header too long for format 1.0");
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path, "cannot open for writing");
   const uint16_t len = static_cast<uint16_t>(dict.size());
-  const unsigned char version[2] = {1, 0};
-  const unsigned char len_le[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
-  out.write(kMagic, kMagicLen);
-  out.write(reinterpret_cast<const char*>(version), 2);
-  out.write(reinterpret_cast<const char*>(len_le), 2);
-  out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size_bytes()));
-  if (!out) fail(path, "write failed");
+  std::string bytes(kMagic, kMagicLen);
+  bytes += {'\x01', '\x00', static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};  // version 1.0, header length
+  bytes += dict;
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size_bytes());
+  write_file_atomically(path, bytes);
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {

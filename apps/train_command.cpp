@@ -1,16 +1,24 @@
-// sinklab train CONFIG [--set k=v]... [--out DIR] [--seed N] [--threads N] [--resume CKPT] [--quiet] [--force]
+// sinklab train CONFIG [--set k=v]... [--out DIR] [--seed N] [--threads N] [--quiet] [--force]
+// sinklab train --resume RUN_DIR [--quiet]
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "apps/commands.h"
 #include "configs/config_loader.h"
+#include "core/io/file_write.h"
 #include "data/task.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/head_table.h"
 #include "train/interrupt.h"
+#include "train/run_folder.h"
+#include "train/run_folder_lock.h"
 #include "train/run_provenance.h"
 #include "train/trainer.h"
 
@@ -30,43 +38,143 @@ struct TrainArgs {
 
 namespace fs = std::filesystem;
 
-void run_train(const TrainArgs& a) {
+// The exit status of a run that went non-finite (docs/reliability.md).
+constexpr int kExitDiverged = 3;
+
+ConfigVocabulary vocabulary() { return {normalizer_registry().names(), task_names()}; }
+
+bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed >= 0 || a.threads > 0; }
+
+RunConfig config_from_flags(const TrainArgs& a) {
   std::vector<std::string> overrides = a.sets;
   if (a.seed >= 0) overrides.push_back("seed=" + std::to_string(a.seed));
   if (a.threads > 0) overrides.push_back("threads=" + std::to_string(a.threads));
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
-  const RunConfig config = load_run_config(a.config, overrides, vocab);  // validates before anything is written
+  return load_run_config(a.config, overrides, vocabulary());  // validates before anything is written
+}
 
-  const fs::path dir = a.out.empty() ? fs::path("runs") / (config.name + "-seed" + std::to_string(config.seed)) : fs::path(a.out);
-  if (fs::exists(dir / "summary.json") && !a.force && a.resume.empty())
-    throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
-  if (!a.resume.empty() && !fs::exists(a.resume)) throw std::invalid_argument("--resume: no such checkpoint: " + a.resume);
-
-  // Model and checkpoint problems surface here, before the run directory exists.
-  Trainer trainer(config);
-  if (!a.resume.empty()) trainer.resume(a.resume);
-  fs::create_directories(dir);
-  fs::remove(dir / "summary.json");
-  {
-    std::FILE* f = std::fopen((dir / "config.yaml").c_str(), "w");
-    if (!f) throw std::invalid_argument("cannot write " + (dir / "config.yaml").string());
-    const std::string yaml = to_yaml(config);
-    std::fwrite(yaml.data(), 1, yaml.size(), f);
-    std::fclose(f);
+// "key: a" vs "key: b" for the first line where two resolved configs differ.
+std::string first_difference(const std::string& ours, const std::string& theirs) {
+  std::istringstream a(ours), b(theirs);
+  std::string la, lb;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, la)), more_b = static_cast<bool>(std::getline(b, lb));
+    if (!more_a && !more_b) return "";
+    if (!more_a) la = "(nothing)";
+    if (!more_b) lb = "(nothing)";
+    if (la != lb) return "'" + la + "' in the run, '" + lb + "' from the flags";
   }
-  write_provenance(dir, provenance(command_line(), config.threads, config.seed));
+}
+
+struct Resumption {
+  fs::path dir, checkpoint;
+};
+
+// --resume takes RUN_DIR or RUN_DIR/checkpoint.bin; the run's own config.yaml is the config.
+Resumption resumption_of(const TrainArgs& a) {
+  const fs::path given(a.resume);
+  if (!fs::exists(given)) throw std::invalid_argument("--resume " + a.resume + ": no such run folder or checkpoint");
+  Resumption r;
+  r.dir = fs::is_directory(given) ? given : given.parent_path();
+  if (r.dir.empty()) r.dir = ".";
+  r.checkpoint = fs::is_directory(given) ? given / "checkpoint.bin" : given;
+  if (a.force) throw std::invalid_argument("--resume continues a run and --force starts it over: pass one of them");
+  if (!a.out.empty() && fs::weakly_canonical(a.out) != fs::weakly_canonical(r.dir))
+    throw std::invalid_argument("--resume " + a.resume + " continues in its own folder " + r.dir.string() + "; leave out --out " + a.out);
+  return r;
+}
+
+RunConfig resumed_config(const TrainArgs& a, const Resumption& r) {
+  const fs::path own = r.dir / "config.yaml";
+  if (!fs::exists(own)) throw std::invalid_argument("--resume " + a.resume + ": " + own.string() + " is missing, so this is not a sinklab run folder");
+  const RunConfig config = load_run_config(own, {}, vocabulary());
+  if (flags_shape_config(a)) {
+    TrainArgs from_flags = a;
+    if (from_flags.config.empty()) from_flags.config = own.string();
+    const std::string diff = first_difference(to_yaml(config), to_yaml(config_from_flags(from_flags)));
+    if (!diff.empty())
+      throw std::invalid_argument("--resume " + a.resume + ": the config or flags given differ from the run's own " + own.string() +
+                                  " (" + diff + "); a resumed run keeps its config: leave them out");
+  }
+  return config;
+}
+
+void check_can_resume(const Resumption& r) {
+  const std::string dir = r.dir.string();
+  if (inspect_run_folder(r.dir) == RunFolderState::finished)
+    throw std::invalid_argument("--resume: " + dir + " holds a finished run (summary.json); nothing to resume");
+  if (!fs::exists(r.checkpoint))
+    throw std::invalid_argument("--resume: " + r.checkpoint.string() +
+                                " is missing: the run was stopped before its first checkpoint; start it over with "
+                                "`sinklab train CONFIG --out " + dir + " --force`");
+}
+
+// A fresh run may not overwrite a run (or the user's own config file) without --force.
+void check_can_start(const TrainArgs& a, const RunConfig& config, const fs::path& dir) {
+  const fs::path own = dir / "config.yaml";
+  if (fs::exists(own) && fs::equivalent(own, a.config)) {
+    std::ifstream in(own);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text != to_yaml(config))
+      throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" + a.config +
+                                  ") with the resolved config; choose another --out");
+  }
+  if (a.force) return;
+  switch (inspect_run_folder(dir)) {
+    case RunFolderState::empty: return;
+    case RunFolderState::finished:
+      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
+    case RunFolderState::unfinished:
+      throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; continue it with `sinklab train --resume " +
+                                  dir.string() + "`, or pass --force to start over");
+  }
+}
+
+void report_end(const RunSummary& summary, const fs::path& dir) {
+  switch (outcome_of(summary)) {
+    case RunOutcome::interrupted:
+      std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: sinklab train --resume %s\n",
+                   static_cast<long long>(summary.steps), dir.c_str());
+      throw CLI::RuntimeError(128 + interrupt_signal());
+    case RunOutcome::diverged:
+      std::fprintf(stderr, "sinklab: diverged: %s; summary with null metrics in %s\n", summary.non_finite.c_str(),
+                   (dir / "summary.json").c_str());
+      throw CLI::RuntimeError(kExitDiverged);
+    case RunOutcome::finished:
+      std::printf("%s", format_head_table(summary).c_str());
+      std::printf("run directory: %s\n", dir.c_str());
+      return;
+  }
+}
+
+void run_train(const TrainArgs& a) {
+  const bool resuming = !a.resume.empty();
+  if (!resuming && a.config.empty()) throw std::invalid_argument("train: give a CONFIG file, or --resume RUN_DIR");
+  std::optional<Resumption> resumption;
+  if (resuming) resumption = resumption_of(a);
+  const RunConfig config = resuming ? resumed_config(a, *resumption) : config_from_flags(a);
+  const fs::path dir = resuming             ? resumption->dir
+                       : a.out.empty()      ? fs::path("runs") / (config.name + "-seed" + std::to_string(config.seed))
+                                            : fs::path(a.out);
+  // Everything a user can get wrong is checked before the folder is touched; then again under the lock.
+  const auto check_folder = [&] { resuming ? check_can_resume(*resumption) : check_can_start(a, config, dir); };
+  check_folder();
+  Trainer trainer(config);  // model problems surface here
+  if (resuming) trainer.resume(resumption->checkpoint);  // so do checkpoint problems
+
+  RunFolderLock lock(dir);
+  check_folder();
   TrainOptions options;
   options.run_dir = dir;
   options.quiet = a.quiet;
-  install_interrupt_handlers();
-  const RunSummary summary = trainer.run(options);
-  if (summary.stop_reason == "interrupted") {
-    std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: sinklab train %s --out %s --resume %s\n",
-                 static_cast<long long>(summary.steps), a.config.c_str(), dir.c_str(), (dir / "checkpoint.bin").c_str());
-    throw CLI::RuntimeError(128 + interrupt_signal());
+  if (resuming) {
+    options.resume_from = resumption->checkpoint;
+  } else {
+    clear_run_files(dir);
+    write_file_atomically(dir / "config.yaml", to_yaml(config));
+    write_provenance(dir, provenance(command_line(), config.threads, config.seed));
   }
-  std::printf("%s", format_head_table(summary).c_str());
-  std::printf("run directory: %s\n", dir.c_str());
+  install_interrupt_handlers();
+  report_end(trainer.run(options), dir);
 }
 
 }  // namespace
@@ -74,14 +182,15 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train one model from a YAML config and measure its attention sinks");
-  cmd->add_option("config", args->config, "YAML config file (see docs/config.md)")->required();
+  cmd->add_option("config", args->config, "YAML config file (see docs/config.md); not needed with --resume");
   cmd->add_option("--set", args->sets, "Override a config key: --set model.attention.normalizer=relu (repeatable)");
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>-seed<seed>)");
   cmd->add_option("--seed", args->seed, "Seed (same as --set seed=N)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", args->threads, "OpenMP threads (same as --set threads=N)")->check(CLI::PositiveNumber);
-  cmd->add_option("--resume", args->resume, "Continue from a checkpoint written by the same config");
+  cmd->add_option("--resume", args->resume,
+                  "Continue an unfinished run bit-identically: RUN_DIR (or RUN_DIR/checkpoint.bin); the run's own config.yaml is used");
   cmd->add_flag("--quiet", args->quiet, "No progress output");
-  cmd->add_flag("--force", args->force, "Overwrite a finished run in --out");
+  cmd->add_flag("--force", args->force, "Start over in --out, replacing a finished or unfinished run");
   cmd->callback([args] { run_train(*args); });
 }
 

@@ -9,6 +9,7 @@
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "train/checkpoint.h"
+#include "train/run_folder_lock.h"
 
 namespace sinklab::apps {
 
@@ -16,7 +17,8 @@ int report_exception(const std::exception& e) {
   const bool user_error = dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const CheckpointError*>(&e) ||
                           dynamic_cast<const RunFileError*>(&e) || dynamic_cast<const std::invalid_argument*>(&e) ||
                           dynamic_cast<const std::filesystem::filesystem_error*>(&e) ||
-                          dynamic_cast<const FileWriteError*>(&e) || dynamic_cast<const FileReadError*>(&e);
+                          dynamic_cast<const FileWriteError*>(&e) || dynamic_cast<const FileReadError*>(&e) ||
+                          dynamic_cast<const RunFolderBusy*>(&e);
   std::fprintf(stderr, "sinklab: error: %s\n", e.what());
   return user_error ? 2 : 1;
 }

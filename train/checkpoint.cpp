@@ -1,16 +1,21 @@
 #include "train/checkpoint.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
+
+#include "core/io/file_read.h"
+#include "core/io/file_write.h"
 
 namespace sinklab {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'I', 'N', 'K', 'C', 'K', 'P', 'T'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kMaxMoments = 2;  // Adam's two; moments are allocated on the optimizer's first step
+constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8 + 8;
+// Payload bytes besides the float blocks: 2 x i64, RNG (4 x u64 + u8 + f64), u64, u8, f64, u64, u32.
+constexpr size_t kFixedPayloadBytes = 16 + 41 + 8 + 1 + 8 + 8 + 4;
 
 uint64_t fnv1a(const std::vector<char>& bytes) {
   uint64_t h = 1469598103934665603ULL;
@@ -70,32 +75,36 @@ void save_checkpoint(const std::filesystem::path& path, uint64_t config_hash, Pa
   for (uint64_t w : state.rng.words) put(payload, w);
   put(payload, static_cast<uint8_t>(state.rng.has_cached_normal));
   put(payload, state.rng.cached_normal);
+  put(payload, state.metrics_lines);
+  put(payload, static_cast<uint8_t>(state.stop));
+  put(payload, state.last_loss);
   put(payload, static_cast<uint64_t>(params.size()));
   put_floats(payload, params.values());
   put(payload, static_cast<uint32_t>(params.moment_count()));
   for (int k = 0; k < params.moment_count(); ++k) put_floats(payload, params.moment(k));
 
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw CheckpointError("cannot write checkpoint " + tmp.string());
-    out.write(kMagic, sizeof kMagic);
-    const uint64_t size = payload.size(), sum = fnv1a(payload);
-    out.write(reinterpret_cast<const char*>(&kVersion), sizeof kVersion);
-    out.write(reinterpret_cast<const char*>(&config_hash), sizeof config_hash);
-    out.write(reinterpret_cast<const char*>(&size), sizeof size);
-    out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
-    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    if (!out.flush()) throw CheckpointError("failed writing checkpoint " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
+  std::vector<char> file;
+  file.reserve(kHeaderBytes + payload.size());
+  file.insert(file.end(), kMagic, kMagic + sizeof kMagic);
+  put(file, kVersion);
+  put(file, config_hash);
+  put(file, static_cast<uint64_t>(payload.size()));
+  put(file, fnv1a(payload));
+  file.insert(file.end(), payload.begin(), payload.end());
+  write_file_atomically(path, std::string_view(file.data(), file.size()));
 }
 
 TrainingState load_checkpoint(const std::filesystem::path& path, uint64_t config_hash, ParameterStore& params) {
   const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CheckpointError("cannot open checkpoint " + file);
-  std::vector<char> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The model fixes the size: anything longer (or a device such as /dev/zero) is refused unread.
+  const uint64_t expected = kHeaderBytes + kFixedPayloadBytes + params.size() * sizeof(float) * (1 + kMaxMoments);
+  std::vector<char> all;
+  try {
+    const std::string bytes = read_regular_file(path, expected, "checkpoint");
+    all.assign(bytes.begin(), bytes.end());
+  } catch (const FileReadError& e) {
+    throw CheckpointError(e.what());
+  }
   Reader header(all, file);
   char magic[8];
   for (char& c : magic) c = header.get<char>();
@@ -106,9 +115,8 @@ TrainingState load_checkpoint(const std::filesystem::path& path, uint64_t config
   const auto hash = header.get<uint64_t>();
   const auto size = header.get<uint64_t>();
   const auto sum = header.get<uint64_t>();
-  constexpr size_t kHeader = 8 + 4 + 8 + 8 + 8;
-  if (all.size() != kHeader + size) throw CheckpointError("checkpoint " + file + ": truncated or padded (size mismatch)");
-  std::vector<char> payload(all.begin() + kHeader, all.end());
+  if (all.size() != kHeaderBytes + size) throw CheckpointError("checkpoint " + file + ": truncated or padded (size mismatch)");
+  std::vector<char> payload(all.begin() + kHeaderBytes, all.end());
   if (fnv1a(payload) != sum) throw CheckpointError("checkpoint " + file + ": checksum mismatch (corrupt file)");
   if (hash != config_hash) throw CheckpointError("checkpoint " + file + ": written for a different config (config hash differs)");
 
@@ -119,9 +127,17 @@ TrainingState load_checkpoint(const std::filesystem::path& path, uint64_t config
   for (uint64_t& w : s.rng.words) w = r.get<uint64_t>();
   s.rng.has_cached_normal = r.get<uint8_t>() != 0;
   s.rng.cached_normal = r.get<double>();
+  s.metrics_lines = r.get<uint64_t>();
+  const auto stop = r.get<uint8_t>();
+  if (stop > static_cast<uint8_t>(StopRule::loss)) throw CheckpointError("checkpoint " + file + ": unknown stop rule code " + std::to_string(stop));
+  s.stop = static_cast<StopRule>(stop);
+  s.last_loss = r.get<double>();
   if (r.get<uint64_t>() != params.size()) throw CheckpointError("checkpoint " + file + ": parameter count differs from the model");
   r.get_floats(params.values());
   const auto moments = r.get<uint32_t>();
+  if (moments > kMaxMoments)
+    throw CheckpointError("checkpoint " + file + ": has " + std::to_string(moments) + " optimizer moment blocks, at most " +
+                          std::to_string(kMaxMoments) + " exist");
   for (uint32_t k = 0; k < moments; ++k) r.get_floats(params.moment(static_cast<int>(k)));
   if (!r.at_end()) throw CheckpointError("checkpoint " + file + ": trailing bytes");
   return s;

@@ -5,9 +5,8 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 
-#include "analysis/run_summary.h"
+#include "core/io/file_write.h"
 #include "git_revision.h"  // generated at build time (cmake/git_revision.cmake)
 
 #ifndef SINKLAB_YAML_CPP_VERSION
@@ -46,9 +45,7 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
 }
 
 void write_provenance(const std::filesystem::path& run_dir, const nlohmann::json& info) {
-  std::ofstream out(run_dir / "run.json");
-  if (!out) throw RunFileError("cannot write " + (run_dir / "run.json").string());
-  out << info.dump(2) << "\n";
+  write_file_atomically(run_dir / "run.json", info.dump(2) + "\n");
 }
 
 }  // namespace sinklab

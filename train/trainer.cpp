@@ -8,9 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <optional>
+#include <sstream>
 
 #include "configs/config_writer.h"
+#include "core/io/file_read.h"  // FileReadError
+#include "core/io/file_write.h"
+#include "core/kernels/finite_check.h"
 #include "core/ops/losses.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
@@ -30,6 +35,9 @@ Rng stream(uint64_t seed, uint64_t which) {
   for (uint64_t i = 0; i < which; ++i) root.next();
   return root.split();
 }
+
+// "NaN", "inf" or "-inf": std::to_string would print "-nan" for some NaNs.
+std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"); }
 
 }  // namespace
 
@@ -114,7 +122,8 @@ EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
     const Tensor pred = model_->forward(graph_, x);
     const Tensor loss = mse_loss(graph_, pred, y);
     sq_sum += static_cast<double>(loss.data()[0]) * static_cast<double>(pred.numel());
-    max_err = std::max(max_err, static_cast<double>(max_abs_error(pred, y)));
+    const double chunk_err = max_abs_error(pred, y);
+    if (!(chunk_err <= max_err)) max_err = chunk_err;  // unlike std::max, keeps a NaN
     begin += count;
   }
   graph_.reset();
@@ -122,101 +131,153 @@ EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
   return {sq_sum / entries, max_err, stats.finish()};
 }
 
-void Trainer::save(const std::filesystem::path& path, int64_t step) {
-  save_checkpoint(path, config_hash(config_), params_, TrainingState{step, optimizer_->steps(), data_rng_.state()});
+// What the step loop carries between steps and hands to the summary.
+struct Trainer::LoopState {
+  int64_t step = 0;  // steps done
+  StopRule stop = StopRule::none;
+  double loss = 0;         // the last step's training loss
+  std::string non_finite;  // what went non-finite and when; non-empty = diverged
+  bool interrupted = false;
+};
+
+// metrics.jsonl, or nothing when the run writes no folder. Checkpoints count its lines rather than
+// bytes: the lines carry wall-clock steps/s, so only the count is the same in every run.
+class Trainer::MetricsLog {
+ public:
+  MetricsLog(const std::filesystem::path& run_dir, uint64_t keep_lines) : lines_(keep_lines) {
+    if (run_dir.empty()) return;
+    const std::filesystem::path path = run_dir / "metrics.jsonl";
+    file_ = std::make_unique<AppendFile>(path, keep_lines == 0 ? 0 : bytes_of_first_lines(path, keep_lines));
+  }
+  void write(const MetricsRecord& r) {
+    if (!file_) return;
+    std::ostringstream line;
+    write_metrics_line(line, r);
+    file_->append(line.str());
+    ++lines_;
+  }
+  // Durable before a checkpoint records the count.
+  uint64_t sync() {
+    if (file_) file_->sync();
+    return lines_;
+  }
+
+ private:
+  // Byte length of the first `lines` lines, read in chunks (a log can be large).
+  static uint64_t bytes_of_first_lines(const std::filesystem::path& path, uint64_t lines) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> chunk(1 << 20);
+    uint64_t offset = 0, seen = 0;
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      const auto n = static_cast<size_t>(in.gcount());
+      for (size_t i = 0; i < n; ++i)
+        if (chunk[i] == '\n' && ++seen == lines) return offset + i + 1;
+      offset += n;
+    }
+    throw FileReadError("metrics log " + path.string() + ": has fewer than the " + std::to_string(lines) +
+                        " lines its checkpoint recorded (was it truncated or replaced?)");
+  }
+  std::unique_ptr<AppendFile> file_;
+  uint64_t lines_;
+};
+
+RunOutcome outcome_of(const RunSummary& summary) {
+  if (summary.stop_reason == "interrupted") return RunOutcome::interrupted;
+  return summary.diverged() ? RunOutcome::diverged : RunOutcome::finished;
+}
+
+void Trainer::save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines) {
+  save_checkpoint(path, config_hash(config_), params_,
+                  TrainingState{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss});
 }
 
 void Trainer::resume(const std::filesystem::path& checkpoint) {
-  const TrainingState s = load_checkpoint(checkpoint, config_hash(config_), params_);
-  start_step_ = s.step;
-  optimizer_->set_steps(s.optimizer_steps);
-  data_rng_.set_state(s.rng);
+  resumed_ = load_checkpoint(checkpoint, config_hash(config_), params_);
+  optimizer_->set_steps(resumed_.optimizer_steps);
+  data_rng_.set_state(resumed_.rng);
 }
 
-RunSummary Trainer::run(const TrainOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  const bool writes = !options.run_dir.empty();
-  if (!options.resume_from.empty()) resume(options.resume_from);
-  int64_t step = start_step_;
-  std::ofstream metrics;
-  if (writes) {
-    metrics.open(options.run_dir / "metrics.jsonl", step > 0 ? std::ios::app : std::ios::trunc);
-    if (!metrics) throw RunFileError("cannot write " + (options.run_dir / "metrics.jsonl").string());
-  }
-  ProgressReporter progress(stderr, options.quiet);
+// Empty when the step left everything finite; otherwise what went non-finite first.
+std::string Trainer::non_finite_after_step(int64_t step, double loss) const {
+  const std::string at = " at step " + std::to_string(step);
+  if (!std::isfinite(loss)) return "training loss is " + non_finite_text(loss) + at;
+  if (!std::isfinite(last_grad_norm_)) return "gradient norm is " + non_finite_text(last_grad_norm_) + at;
+  const auto values = params_.values();
+  const int64_t bad = kernels::count_non_finite(values.data(), static_cast<int64_t>(values.size()));
+  if (bad > 0) return std::to_string(bad) + " of " + std::to_string(values.size()) + " parameters are non-finite after the update" + at;
+  return "";
+}
+
+void Trainer::log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
   const TrainConfig& tc = config_.train;
-  std::string stop_reason = "max_steps";
-  double loss = 0;
-  auto window_start = Clock::now();
+  MetricsRecord r;
+  r.step = step;
+  r.loss = loss;
+  r.max_abs_error = last_max_abs_error_;
+  r.lr = learning_rate(config_.optimizer, step, tc.max_steps);
+  r.grad_norm = last_grad_norm_;
+  r.steps_per_second = steps_per_second;
+  r.heads = train_stats_->finish();
+  if (tc.eval_every > 0 && step % tc.eval_every == 0) {
+    const EvalResult e = evaluate(nullptr);
+    r.eval_mse = e.mse;
+    r.eval_max_abs_error = e.max_abs_error;
+    if (state.non_finite.empty() && !std::isfinite(e.mse))
+      state.non_finite = "evaluation error is " + non_finite_text(e.mse) + " at step " + std::to_string(step);
+  }
+  log.write(r);
+}
+
+void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state) {
+  using Clock = std::chrono::steady_clock;
+  const TrainConfig& tc = config_.train;
+  const bool writes = !options.run_dir.empty();
+  auto window_start = Clock::now(), last_checkpoint = Clock::now();
   int64_t window_steps = 0;
   double steps_per_second = 0;
-  bool interrupted = false;
-  for (; step < tc.max_steps; ++step) {
+  for (; state.stop == StopRule::none && state.step < tc.max_steps; ++state.step) {
+    const int64_t step = state.step;
     if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested()) {
-      interrupted = true;
-      break;
+      state.interrupted = true;
+      return;
     }
     const bool log_now = step % tc.log_every == 0;
-    loss = train_step(step, log_now);
+    state.loss = train_step(step, log_now);
     ++window_steps;
-    const bool error_rule = tc.stop_max_abs_error > 0 && last_max_abs_error_ < tc.stop_max_abs_error;
-    const bool loss_rule = tc.stop_loss > 0 && loss < tc.stop_loss;
-    if (log_now || error_rule || loss_rule) {
+    if (tc.stop_max_abs_error > 0 && last_max_abs_error_ < tc.stop_max_abs_error) state.stop = StopRule::max_abs_error;
+    else if (tc.stop_loss > 0 && state.loss < tc.stop_loss) state.stop = StopRule::loss;
+    state.non_finite = non_finite_after_step(step, state.loss);
+    if (log_now || state.stop != StopRule::none) {
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
       if (secs > 0 && window_steps > 1) steps_per_second = static_cast<double>(window_steps) / secs;
       window_start = Clock::now();
       window_steps = 0;
     }
     if (log_now) {
-      MetricsRecord r;
-      r.step = step;
-      r.loss = loss;
-      r.max_abs_error = last_max_abs_error_;
-      r.lr = learning_rate(config_.optimizer, step, tc.max_steps);
-      r.grad_norm = last_grad_norm_;
-      r.steps_per_second = steps_per_second;
-      r.heads = train_stats_->finish();
-      if (tc.eval_every > 0 && step % tc.eval_every == 0) {
-        const EvalResult e = evaluate(nullptr);
-        r.eval_mse = e.mse;
-        r.eval_max_abs_error = e.max_abs_error;
-      }
-      if (writes) {
-        write_metrics_line(metrics, r);
-        metrics.flush();
-      }
-      progress.update({step, tc.max_steps, loss, last_max_abs_error_, steps_per_second});
+      log_step(step, state.loss, steps_per_second, log, state);
+      progress.update({step, tc.max_steps, state.loss, last_max_abs_error_, steps_per_second});
     }
-    if (writes && tc.checkpoint_every > 0 && step > 0 && step % tc.checkpoint_every == 0) save(options.run_dir / "checkpoint.bin", step);
-    if (error_rule || loss_rule) {
-      stop_reason = error_rule ? "max_abs_error" : "loss";
-      break;
+    if (!state.non_finite.empty()) return;
+    // A met stop rule ends the run at this step (its update was not applied: train_step's rule).
+    if (state.stop != StopRule::none) return;
+    const bool by_steps = tc.checkpoint_every > 0 && (step + 1) % tc.checkpoint_every == 0;
+    const bool by_time =
+        tc.checkpoint_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= tc.checkpoint_seconds;
+    if (writes && (by_steps || by_time)) {
+      LoopState done = state;
+      done.step = step + 1;
+      save(options.run_dir / "checkpoint.bin", done, log.sync());
+      last_checkpoint = Clock::now();
     }
   }
-  if (interrupted) {
-    // Keep what there is, cheaply: the checkpoint to resume from, no evaluation and no summary.
-    if (writes) save(options.run_dir / "checkpoint.bin", step);
-    progress.finish(config_.name + ": interrupted at step " + std::to_string(step));
-    RunSummary s;
-    s.name = config_.name;
-    s.seed = config_.seed;
-    s.steps = step;
-    s.stop_reason = "interrupted";
-    return s;
-  }
+}
 
-  AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, task_->seq_len());
-  const EvalResult eval = evaluate(&maps);
+RunSummary Trainer::summary_of(const LoopState& state) const {
   RunSummary s;
   s.name = config_.name;
   s.seed = config_.seed;
-  s.steps = step;
-  s.stop_reason = stop_reason;
-  s.reached_stop_rule = stop_reason != "max_steps";
-  s.train_loss = loss;
-  s.eval_mse = eval.mse;
-  s.eval_max_abs_error = eval.max_abs_error;
+  s.steps = state.step;
   s.normalizer = config_.model.attention.normalizer.name;
   s.layers = config_.model.layers;
   s.heads_per_layer = config_.model.heads;
@@ -224,17 +285,79 @@ RunSummary Trainer::run(const TrainOptions& options) {
   s.eval_trigger = config_.task.eval_trigger;
   s.sink_eps = config_.analysis.sink_eps;
   s.uniform_baseline = uniform_causal_baseline(task_->seq_len());
-  s.sink_rate = sink_rate(eval.heads);
   s.threads = config_.threads;
   s.git_revision = git_revision();
-  s.heads = eval.heads;
+  s.train_loss = state.loss;
+  switch (state.stop) {
+    case StopRule::none: s.stop_reason = "max_steps"; break;
+    case StopRule::max_abs_error: s.stop_reason = "max_abs_error"; break;
+    case StopRule::loss: s.stop_reason = "loss"; break;
+  }
+  s.reached_stop_rule = state.stop != StopRule::none;
+  if (!state.non_finite.empty()) {
+    // Numbers the run did not compute are null, never 0.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s.stop_reason = RunSummary::kStopNonFinite;
+    s.non_finite = state.non_finite;
+    s.reached_stop_rule = false;
+    s.train_loss = s.eval_mse = s.eval_max_abs_error = s.sink_rate = nan;
+  }
+  return s;
+}
+
+RunSummary Trainer::run(const TrainOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  const bool writes = !options.run_dir.empty();
+  const std::filesystem::path checkpoint = options.run_dir / "checkpoint.bin";
+  if (!options.resume_from.empty()) resume(options.resume_from);
+  LoopState state;
+  state.step = resumed_.step;
+  state.stop = resumed_.stop;
+  state.loss = resumed_.last_loss;
+  // A resumed run cuts the log back to its checkpoint, so no step is logged twice or lost.
+  MetricsLog log(options.run_dir, resumed_.metrics_lines);
+  // From here on a killed run always has a checkpoint to resume from.
+  if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
+
+  ProgressReporter progress(stderr, options.quiet);
+  run_steps(options, log, progress, state);
+  if (state.interrupted) {
+    RunSummary s = summary_of(state);
+    s.stop_reason = "interrupted";
+    if (options.stop_like_a_kill) return s;
+    // Keep what there is, cheaply: the checkpoint to resume from, no evaluation and no summary.
+    if (writes) save(checkpoint, state, log.sync());
+    progress.finish(config_.name + ": interrupted at step " + std::to_string(state.step));
+    return s;
+  }
+
+  AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, task_->seq_len());
+  EvalResult eval;
+  if (state.non_finite.empty()) {
+    eval = evaluate(&maps);
+    if (!std::isfinite(eval.mse) || !std::isfinite(eval.max_abs_error))
+      state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(eval.mse) ? eval.max_abs_error : eval.mse) +
+                         " after step " + std::to_string(state.step);
+  }
+  RunSummary s = summary_of(state);
+  if (!s.diverged()) {
+    s.eval_mse = eval.mse;
+    s.eval_max_abs_error = eval.max_abs_error;
+    s.sink_rate = sink_rate(eval.heads);
+    s.heads = eval.heads;
+  }
   s.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (writes) {
-    save(options.run_dir / "checkpoint.bin", step);
-    maps.write(options.run_dir / "attention");
+    // A diverged run keeps its last finite checkpoint and writes no attention maps.
+    if (!s.diverged()) {
+      save(checkpoint, state, log.sync());
+      maps.write(options.run_dir / "attention");
+    }
+    log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
   }
-  progress.finish(config_.name + ": " + s.stop_reason + " after " + std::to_string(step) + " steps");
+  progress.finish(config_.name + ": " + (s.diverged() ? "diverged: " + s.non_finite : s.stop_reason + " after " + std::to_string(state.step) + " steps"));
   return s;
 }
 

@@ -16,7 +16,9 @@
 #include "data/eval_set.h"
 #include "data/task.h"
 #include "layers/transformer.h"
+#include "train/checkpoint.h"
 #include "train/optimizer.h"
+#include "train/progress_reporter.h"
 
 namespace sinklab {
 
@@ -25,7 +27,12 @@ struct TrainOptions {
   std::filesystem::path resume_from;  // a checkpoint of this config to continue from
   bool quiet = false;                 // no progress output
   int64_t stop_at_step = -1;          // >= 0: end early after this many steps (tests of resume)
+  bool stop_like_a_kill = false;      // with stop_at_step: write nothing more, as if killed (tests)
 };
+
+// How a run ended, for the command's exit status (docs/reliability.md).
+enum class RunOutcome { finished, interrupted, diverged };
+RunOutcome outcome_of(const RunSummary& summary);
 
 struct EvalResult {
   double mse = 0, max_abs_error = 0;
@@ -51,7 +58,13 @@ class Trainer {
   Graph& graph() { return graph_; }
 
  private:
-  void save(const std::filesystem::path& path, int64_t step);
+  struct LoopState;
+  class MetricsLog;
+  void run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state);
+  void log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
+  std::string non_finite_after_step(int64_t step, double loss) const;
+  RunSummary summary_of(const LoopState& state) const;
+  void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
 
   RunConfig config_;
   std::unique_ptr<Task> task_;
@@ -67,7 +80,7 @@ class Trainer {
   std::unique_ptr<EvalSet> eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
   double last_max_abs_error_ = 0, last_grad_norm_ = 0;
-  int64_t start_step_ = 0;  // > 0 after resume()
+  TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
 };
 
 }  // namespace sinklab

@@ -82,11 +82,17 @@ TEST_F(TrainCommand, BadOverride) {
   expect_user_error("train " + c.string() + " --set model.hedas=2", {"model.hedas", "heads"});
 }
 
-TEST_F(TrainCommand, CorruptCheckpointIsRejectedBeforeAnythingIsWritten) {
+// A corrupt checkpoint inside a run folder: tests/apps/train_reliability_test.cpp. Here: --resume
+// names a run folder or its checkpoint, never a stray file, and keeps the run in its own folder.
+TEST_F(TrainCommand, ResumeFromAStrayOrMissingCheckpointIsRejectedBeforeAnythingIsWritten) {
   const fs::path c = write("c.yaml", "seed: 1\n");
   const fs::path ckpt = write("bad.bin", "SINKCKPT but not really a checkpoint");
-  expect_user_error("train " + c.string() + " --resume " + ckpt.string(), {"bad.bin", "checkpoint"});
-  expect_user_error("train " + c.string() + " --resume " + (dir_ / "missing.bin").string(), {"missing.bin"});
+  const Result stray = run("train --resume " + ckpt.string());
+  EXPECT_EQ(stray.exit_code, 2) << stray.output;
+  EXPECT_NE(stray.output.find("not a sinklab run folder"), std::string::npos) << stray.output;
+  expect_user_error("train " + c.string() + " --resume " + ckpt.string(), {"bad.bin", "leave out --out"});
+  expect_user_error("train " + c.string() + " --resume " + (dir_ / "missing.bin").string(), {"missing.bin", "checkpoint"});
+  EXPECT_FALSE(fs::exists(dir_ / "config.yaml"));
 }
 
 TEST_F(TrainCommand, UnknownFlagIsAUsageError) {

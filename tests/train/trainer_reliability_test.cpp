@@ -1,0 +1,154 @@
+// The training loop under faults: a resumed run cuts metrics.jsonl back to its checkpoint (no step
+// logged twice or lost), a run that goes non-finite stops at once with null metrics, and the final
+// checkpoint remembers a met stop rule so a run killed before its summary ends as it would have.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "configs/config_loader.h"
+#include "data/task.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunConfig config_with(const std::vector<std::string>& overrides) {
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  return parse_run_config("model: {layers: 1, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
+                          "train: {batch_size: 16, max_steps: 40, log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
+                          "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",
+                          "test.yaml", overrides, vocab);
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("sinklab_trainer_reliability_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// metrics.jsonl without the wall-clock field, which no two runs share.
+std::string metrics_without_timing(const fs::path& file) {
+  std::ifstream in(file);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    j.erase("steps_per_second");
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+RunSummary train(const RunConfig& c, const fs::path& dir, int64_t stop_at = -1, const fs::path& resume = {}) {
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  o.stop_at_step = stop_at;
+  o.resume_from = resume;
+  Trainer t(c);
+  return t.run(o);
+}
+
+TEST(TrainerReliability, ResumeCutsTheMetricsLogBackToItsCheckpoint) {
+  const RunConfig c = config_with({});
+  const fs::path straight = temp_dir("straight"), broken = temp_dir("broken");
+  train(c, straight);
+  train(c, broken, 17);
+  // Lines a killed run wrote after its last checkpoint, which the resumed run writes again.
+  std::ofstream(broken / "metrics.jsonl", std::ios::app) << "{\"step\": 20, \"from\": \"the killed run\"}\n";
+  const RunSummary resumed = train(c, broken, -1, broken / "checkpoint.bin");
+  EXPECT_EQ(resumed.steps, 40);
+  EXPECT_EQ(metrics_without_timing(straight / "metrics.jsonl"), metrics_without_timing(broken / "metrics.jsonl"));
+  fs::remove_all(straight);
+  fs::remove_all(broken);
+}
+
+TEST(TrainerReliability, ResumeFromAPeriodicCheckpointIsBitIdentical) {
+  const RunConfig c = config_with({"train.checkpoint_every=10"});
+  const fs::path straight = temp_dir("periodic-straight"), killed = temp_dir("periodic-killed");
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = straight;
+  Trainer reference(c);
+  reference.run(o);
+  o.run_dir = killed;
+  o.stop_at_step = 27;
+  o.stop_like_a_kill = true;  // leaves the periodic checkpoint written after step 20 (steps 0-19 done)
+  { Trainer t(c); t.run(o); }
+  o.stop_at_step = -1;
+  o.stop_like_a_kill = false;
+  o.resume_from = killed / "checkpoint.bin";
+  Trainer resumed(c);
+  const RunSummary s = resumed.run(o);
+  EXPECT_EQ(s.steps, 40);
+  const auto a = reference.parameters().values(), b = resumed.parameters().values();
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "resumed parameters differ";
+  EXPECT_EQ(metrics_without_timing(straight / "metrics.jsonl"), metrics_without_timing(killed / "metrics.jsonl"));
+  fs::remove_all(straight);
+  fs::remove_all(killed);
+}
+
+TEST(TrainerReliability, NonFiniteLossStopsAtOnceWithNullMetrics) {
+  RunConfig c = config_with({});
+  c.model.init_std = 1e30;
+  const fs::path dir = temp_dir("diverged");
+  const RunSummary s = train(c, dir);
+  EXPECT_TRUE(s.diverged());
+  EXPECT_EQ(s.steps, 0);
+  EXPECT_NE(s.non_finite.find("at step 0"), std::string::npos) << s.non_finite;
+  EXPECT_TRUE(std::isnan(s.train_loss));
+  EXPECT_TRUE(std::isnan(s.eval_mse));
+  EXPECT_TRUE(std::isnan(s.eval_max_abs_error));
+  EXPECT_TRUE(s.heads.empty());
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "summary.json"));
+  EXPECT_EQ(j["stop_reason"], "non_finite");
+  EXPECT_TRUE(j["eval_mse"].is_null());
+  EXPECT_TRUE(j["eval_max_abs_error"].is_null());
+  EXPECT_TRUE(j["sink_rate"].is_null());
+  EXPECT_EQ(j["heads"].size(), 0u);
+  EXPECT_EQ(outcome_of(read_run_summary(dir / "summary.json")), RunOutcome::diverged);
+  EXPECT_FALSE(fs::exists(dir / "attention")) << "a diverged run writes no attention maps";
+  fs::remove_all(dir);
+}
+
+TEST(TrainerReliability, AnExplodingUpdateStopsTheRunAtThatStep) {
+  // SGD with a huge learning rate: the loss is finite at step 0, what follows the update is not.
+  RunConfig c = config_with({"optimizer.name=sgd", "optimizer.lr=1.0e38"});
+  const fs::path dir = temp_dir("temperature");
+  const RunSummary s = train(c, dir);
+  EXPECT_TRUE(s.diverged()) << s.stop_reason;
+  EXPECT_NE(s.non_finite.find("is NaN at step 0"), std::string::npos) << s.non_finite;
+  EXPECT_EQ(s.steps, 0);
+  fs::remove_all(dir);
+}
+
+TEST(TrainerReliability, FinalCheckpointRemembersTheMetStopRule) {
+  // Killed after its final checkpoint but before summary.json: resuming must end with the same stop
+  // reason, step count and loss, not train on or call it max_steps.
+  const RunConfig c = config_with({"train.stop_loss=10.0"});
+  const fs::path dir = temp_dir("stop-rule");
+  const RunSummary first = train(c, dir);
+  ASSERT_EQ(first.stop_reason, "loss");
+  fs::remove(dir / "summary.json");
+  const RunSummary again = train(c, dir, -1, dir / "checkpoint.bin");
+  EXPECT_EQ(again.stop_reason, "loss");
+  EXPECT_EQ(again.steps, first.steps);
+  EXPECT_EQ(again.train_loss, first.train_loss);
+  EXPECT_EQ(again.eval_mse, first.eval_mse);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sinklab

@@ -1,0 +1,27 @@
+#pragma once
+// One writer per run folder: `train` holds an exclusive flock on RUN_DIR/.lock for as long as it runs,
+// so a second `train` (or a second `compare`) into the same folder is refused instead of mixing two
+// runs. The kernel drops the lock when the process dies, however it dies.
+#include <filesystem>
+#include <stdexcept>
+
+namespace sinklab {
+
+class RunFolderBusy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class RunFolderLock {
+ public:
+  // Creates dir if needed. Throws RunFolderBusy naming the folder and the holder's pid when locked.
+  explicit RunFolderLock(const std::filesystem::path& dir);
+  ~RunFolderLock();
+  RunFolderLock(const RunFolderLock&) = delete;
+  RunFolderLock& operator=(const RunFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace sinklab
