@@ -1,9 +1,8 @@
 #include "analysis/gnuplot_script.h"
 
 #include <cctype>
-#include <fstream>
-
 #include "analysis/report_runs.h"
+#include "core/io/file_write.h"
 
 namespace sinklab {
 
@@ -46,10 +45,11 @@ std::string gnuplot_script(const std::string& name, const std::string& comment, 
 }
 
 void write_report_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw ReportError(path.string() + ": cannot open for writing");
-  out << text;
-  if (!out) throw ReportError(path.string() + ": write failed");
+  try {
+    write_file_atomically(path, text);  // a full disk never leaves half a table under the final name
+  } catch (const FileWriteError& e) {
+    throw ReportError(e.what());  // names the file and the OS error
+  }
 }
 
 std::string file_stem(const std::string& text) {

@@ -22,7 +22,8 @@ std::string gnuplot_quote(const std::string& text);
 std::string gnuplot_script(const std::string& name, const std::string& comment, int width, int height,
                            const std::string& body);
 
-// Writes text to path (replacing it); throws ReportError naming the file on failure.
+// Writes text to path atomically (core/io/file_write.h: temp file, fsync, rename; a symlink at path is
+// replaced, not followed); throws ReportError naming the file and the OS error on failure.
 void write_report_file(const std::filesystem::path& path, const std::string& text);
 
 // Letters, digits, '-', '_' and '.' kept, anything else becomes '_' (for file names).

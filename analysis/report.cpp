@@ -1,5 +1,6 @@
 #include "analysis/report.h"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -44,6 +45,7 @@ class ReportBuilder {
     if (ec) throw ReportError((out_ / "figures").string() + ": cannot create: " + ec.message());
     for (const auto& r : runs_.runs)
       if (!r.ok()) log_ << "run " << r.id << " failed: " << r.error << "\n";
+      else if (r.diverged()) log_ << "run " << r.id << " diverged: " << r.summary->non_finite << "\n";
   }
 
   void add_figure(bool written, const std::string& name, const std::string& caption) {
@@ -89,6 +91,11 @@ class ReportBuilder {
       page.tables.push_back(failed);
       page.warnings.push_back(std::to_string(failed.rows.size()) + " run(s) failed; see the table \"Failed runs\".");
     }
+    const auto diverged = std::count_if(runs_.runs.begin(), runs_.runs.end(), [](const ReportRun& r) { return r.diverged(); });
+    if (diverged > 0)
+      page.warnings.push_back(std::to_string(diverged) + " run(s) diverged (loss, gradients or parameters went non-finite): "
+                              "counted per variant, left out of every mean, interval, per-head table and figure; "
+                              "summary.csv says what went non-finite.");
     if (options_.render) {
       GnuplotRunner runner(options_.gnuplot, log_);
       for (const auto& f : figures_) runner.render(fig_dir() / (f.name + ".gp"));
@@ -149,7 +156,9 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
                  "bos_vs_step", "BOS mass on non-trigger rows of the step's training batch, one line per layer/head.");
   }
   std::vector<std::string> facts = {"Run directory: " + run_dir.string()};
-  if (run.ok())
+  if (run.diverged())
+    facts.push_back("diverged: " + run.summary->non_finite + " (stop_reason non_finite); no statistics");
+  else if (run.ok())
     facts.push_back("normalizer " + run.summary->normalizer + ", " + std::to_string(run.summary->layers) + " layer(s) x " +
                     std::to_string(run.summary->heads_per_layer) + " head(s), seed " + std::to_string(run.seed) + ", " +
                     std::to_string(run.summary->steps) + " steps, stop: " + run.summary->stop_reason + ", git " +
@@ -169,7 +178,7 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   std::vector<std::tuple<int, int, int>> group_order;
   for (const auto& variant : runs.variants)
     for (const auto& r : runs.runs)
-      if (r.variant == variant && r.ok() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
+      if (r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
         const auto key = std::make_tuple(r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len);
         if (!groups.count(key)) group_order.push_back(key);
         groups[key].push_back(&r);
@@ -203,7 +212,7 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   for (size_t v = 0; v < runs.variants.size(); ++v) {
     bool first = true, bos_done = false;
     for (const auto& r : runs.runs) {
-      if (r.variant != runs.variants[v] || !r.ok()) continue;
+      if (r.variant != runs.variants[v] || !r.usable()) continue;
       const auto metrics = load_metrics(r, b.log());
       if (!metrics) continue;
       loss.push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
@@ -221,11 +230,15 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", "BOS mass on non-trigger rows (evaluation)", runs, b.variants()),
                "bos_dots", "Evaluation BOS mass on non-trigger rows per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
 
-  int failed = 0;
-  for (const auto& r : runs.runs) failed += r.ok() ? 0 : 1;
+  int failed = 0, diverged = 0;
+  for (const auto& r : runs.runs) {
+    failed += r.ok() ? 0 : 1;
+    diverged += r.diverged() ? 1 : 0;
+  }
   b.finish("Sweep " + runs.name, {"Sweep directory: " + sweep_dir.string(),
                                   std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
-                                      " variants; " + std::to_string(failed) + " failed."});
+                                      " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
+                                      " diverged."});
 }
 
 void write_report(const std::filesystem::path& dir, ReportOptions options) {

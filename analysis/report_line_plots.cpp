@@ -118,7 +118,7 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
       means += num(x) + " " + num(agg.bos.mean) + " " + num(agg.bos.mean - half) + " " + num(agg.bos.mean + half) + "\n";
     }
     for (const auto& r : runs.runs)
-      if (r.variant == variants[v].variant && r.ok())
+      if (r.variant == variants[v].variant && r.usable())
         for (const auto& h : r.summary->heads) {
           dots += num(slot[{h.layer, h.head}]) + " " + num(h.bos_mass_nontrigger_mean) + " " + std::to_string(r.seed) + "\n";
           any = true;

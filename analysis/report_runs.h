@@ -27,7 +27,10 @@ struct ReportRun {
   std::filesystem::path dir;
   std::optional<RunSummary> summary;  // empty when the run failed
   std::string error;                  // why it failed, naming the file
-  bool ok() const { return summary.has_value(); }
+  bool ok() const { return summary.has_value(); }  // finished: has a summary (diverged runs included)
+  bool diverged() const { return summary && summary->diverged(); }
+  // Finished without diverging: the only runs that enter means, CIs, per-head tables and plots.
+  bool usable() const { return summary && !summary->diverged(); }
 };
 
 struct ReportRuns {

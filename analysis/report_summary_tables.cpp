@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace sinklab {
 namespace {
@@ -18,9 +19,22 @@ std::string exact(double v) {  // shortest text that reads back to the same doub
 std::set<std::pair<int, int>> head_union(const ReportRuns& runs) {
   std::set<std::pair<int, int>> keys;
   for (const auto& r : runs.runs)
-    if (r.ok())
+    if (r.usable())
       for (const auto& h : r.summary->heads) keys.insert({h.layer, h.head});
   return keys;
+}
+
+constexpr const char* kAllDiverged = "all diverged";
+
+// "2/3", or "2/3 (1 diverged)": the diverged seeds stay visible next to those that met the stop rule.
+std::string reached_text(const VariantSummary& v) {
+  std::string text = std::to_string(v.reached) + "/" + std::to_string(v.total);
+  if (v.diverged > 0) text += " (" + std::to_string(v.diverged) + " diverged)";
+  return text;
+}
+
+std::string statistic(const VariantSummary& v, const MeanCi& ci, NumberStyle style, std::string_view pm = "±") {
+  return v.all_diverged() ? kAllDiverged : format_mean_ci(ci, style, pm);
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -46,9 +60,13 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
       ++v.total;
       if (!r.ok()) continue;
       const RunSummary& s = *r.summary;
+      if (v.normalizer.empty()) v.normalizer = s.normalizer;
+      if (s.diverged()) {  // counted, but its (NaN) metrics must not enter any mean
+        ++v.diverged;
+        continue;
+      }
       ++v.ok;
       if (s.reached_stop_rule) ++v.reached;
-      if (v.normalizer.empty()) v.normalizer = s.normalizer;
       steps.push_back(static_cast<double>(s.steps));
       mse.push_back(s.eval_mse);
       max_err.push_back(s.eval_max_abs_error);
@@ -88,8 +106,14 @@ Table run_table(const ReportRuns& runs) {
       t.header.push_back(head_label(l, h) + "_" + field);
   t.header.push_back("error");
   for (const auto& r : runs.runs) {
-    std::vector<std::string> row = {r.id, r.variant, std::to_string(r.seed), r.ok() ? "ok" : "failed"};
-    if (r.ok()) {
+    std::vector<std::string> row = {r.id, r.variant, std::to_string(r.seed),
+                                    r.diverged() ? "diverged" : r.ok() ? "ok" : "failed"};
+    if (r.diverged()) {  // no metrics to show: empty cells, never "nan"
+      const RunSummary& s = *r.summary;
+      row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, "", "", exact(s.wall_seconds)});
+      row.insert(row.end(), 3 * keys.size(), "");
+      row.push_back(s.non_finite);
+    } else if (r.ok()) {
       const RunSummary& s = *r.summary;
       row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, exact(s.eval_mse), exact(s.eval_max_abs_error),
                              exact(s.wall_seconds)});
@@ -132,7 +156,7 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     for (const auto& key : shapes[g]) layers = std::max(layers, key.first + 1);
     t.title = "Per variant (mean ± 95% CI over seeds)";
     if (shapes.size() > 1)
-      t.title += shapes[g].empty() ? ": variants without a readable run"
+      t.title += shapes[g].empty() ? ": variants without a readable run that did not diverge"
                                    : ": " + std::to_string(layers) + " layer(s), " + std::to_string(shapes[g].size()) + " head(s) in all";
     t.header = {"variant", "reached stop", "steps", "eval_mse", "sink rate"};
     for (const auto& [l, h] : shapes[g]) {
@@ -140,10 +164,9 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
       t.header.push_back(head_label(l, h) + " row mass");
     }
     for (const VariantSummary* v : members[g]) {
-      std::vector<std::string> row = {v->variant, std::to_string(v->reached) + "/" + std::to_string(v->total),
-                                      format_mean_ci(v->steps, NumberStyle::integer),
-                                      format_mean_ci(v->eval_mse, NumberStyle::scientific),
-                                      format_mean_ci(v->sink_rate, NumberStyle::fixed4)};
+      std::vector<std::string> row = {v->variant, reached_text(*v), statistic(*v, v->steps, NumberStyle::integer),
+                                      statistic(*v, v->eval_mse, NumberStyle::scientific),
+                                      statistic(*v, v->sink_rate, NumberStyle::fixed4)};
       for (const auto& [key, agg] : v->heads) {
         row.push_back(format_mean_ci(agg.bos, NumberStyle::fixed4));
         row.push_back(format_mean_ci(agg.mass, NumberStyle::fixed4));
@@ -194,10 +217,10 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
       if (!layers.back().empty()) layers.back() += ' ';
       layers.back() += buf;
     }
-    t.rows.push_back({v.variant, std::to_string(v.reached) + "/" + std::to_string(v.total),
-                      format_mean_ci(v.steps, NumberStyle::integer, "+/-"),
-                      format_mean_ci(v.eval_mse, NumberStyle::scientific, "+/-"),
-                      format_mean_ci(v.sink_rate, NumberStyle::fixed4, "+/-"), layers.empty() ? "-" : join(layers, " / ")});
+    t.rows.push_back({v.variant, reached_text(v), statistic(v, v.steps, NumberStyle::integer, "+/-"),
+                      statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"),
+                      statistic(v, v.sink_rate, NumberStyle::fixed4, "+/-"),
+                      v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / ")});
   }
   return t;
 }
@@ -206,12 +229,12 @@ std::vector<std::string> setting_notes(const ReportRuns& runs) {
   std::set<double> eps;
   std::set<int> lengths, triggers;
   for (const auto& r : runs.runs)
-    if (r.ok()) {
+    if (r.usable()) {
       eps.insert(r.summary->sink_eps);
       lengths.insert(r.summary->seq_len);
       triggers.insert(r.summary->eval_trigger);
     }
-  if (lengths.empty()) return {"No run has a readable summary.json."};
+  if (lengths.empty()) return {"No run has a readable summary.json of a run that did not diverge."};
   std::vector<std::string> eps_text, t_text, j_text;
   for (double e : eps) eps_text.push_back(exact(e));
   for (int t : lengths) {

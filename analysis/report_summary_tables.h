@@ -24,14 +24,18 @@ struct HeadAggregate {
 struct VariantSummary {
   std::string variant;
   std::string normalizer;
-  int total = 0, ok = 0, reached = 0;  // runs listed, runs with a summary, runs that met the stop rule
+  // runs listed, runs that finished without diverging (all statistics are over these), runs that met
+  // the stop rule, runs that diverged (shown as a count, left out of every statistic)
+  int total = 0, ok = 0, reached = 0, diverged = 0;
+  bool all_diverged() const { return ok == 0 && diverged > 0; }
   MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds, sink_rate;
   std::map<std::pair<int, int>, HeadAggregate> heads;  // (layer, head)
 };
 
 std::vector<VariantSummary> summarize_variants(const ReportRuns& runs);
 
-Table run_table(const ReportRuns& runs);  // summary.csv: one row per run, failed runs included
+// summary.csv: one row per run, status ok, diverged (what went non-finite in the error column) or failed
+Table run_table(const ReportRuns& runs);
 // One row per variant, one table per model shape (set of heads); eps/T/baseline notes under the last.
 std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<VariantSummary>& variants);
 Table head_table(const std::vector<VariantSummary>& variants);

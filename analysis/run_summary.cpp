@@ -5,6 +5,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 
 namespace sinklab {
@@ -46,6 +47,12 @@ std::vector<HeadSinkStats> parse_heads(const nlohmann::json& j, const std::strin
 }
 
 std::string error_text(const std::exception& e) { return e.what(); }
+
+// Far above any summary this trainer writes (a few KB per head), low enough that a corrupt or
+// foreign file cannot make a report allocate gigabytes.
+constexpr uint64_t kMaxSummaryBytes = 64u << 20;
+// The longest sequence a report accepts: its uniform-causal baseline loops over T.
+constexpr int kMaxSeqLen = 1 << 20;
 
 }  // namespace
 
@@ -113,6 +120,8 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.threads = get_small_int(j, "threads", "");
   r.git_revision = get_string(j, "git_revision", "");
   r.heads = parse_heads(j, "");
+  if (r.seq_len < 1 || r.seq_len > kMaxSeqLen)
+    throw JsonFieldError("seq_len: " + std::to_string(r.seq_len) + " is outside 1.." + std::to_string(kMaxSeqLen));
   if (r.diverged()) {  // a diverged run has no statistics to report
     if (!r.heads.empty()) throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
                                                std::to_string(r.heads.size()) + " entries");
@@ -123,9 +132,11 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   if (r.layers < 1 || r.heads_per_layer < 1)
     throw JsonFieldError("layers and heads_per_layer must be >= 1 (got " + std::to_string(r.layers) + ", " +
                          std::to_string(r.heads_per_layer) + ")");
-  if (r.heads.size() != static_cast<size_t>(r.layers) * r.heads_per_layer)
+  // 64-bit: two int fields near 2^31 must not wrap into a plausible-looking count.
+  const int64_t expected = static_cast<int64_t>(r.layers) * r.heads_per_layer;
+  if (static_cast<int64_t>(r.heads.size()) != expected)
     throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) + " entries, expected layers * heads_per_layer = " +
-                         std::to_string(r.layers * r.heads_per_layer));
+                         std::to_string(expected));
   for (size_t i = 0; i < r.heads.size(); ++i)
     if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer || r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
       throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) + ", head " +
@@ -164,11 +175,17 @@ void write_run_summary(const std::filesystem::path& path, const RunSummary& summ
 }
 
 RunSummary read_run_summary(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSummaryBytes, "summary");
+  } catch (const FileReadError& e) {
+    throw RunFileError(error_text(e));
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw RunFileError(path.string() + ": invalid JSON: " + error_text(e));
   }

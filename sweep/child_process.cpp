@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +48,35 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// Runs in the forked child, so only async-signal-safe calls. Never returns: execs or _exits.
+[[noreturn]] void exec_child(pid_t parent, char* const* argv, char* const* envp, const char* log, int log_flags,
+                             int error_pipe) {
+  auto fail = [error_pipe](int error) {
+    [[maybe_unused]] const ssize_t n = write(error_pipe, &error, sizeof error);
+    _exit(127);
+  };
+  // A `compare` killed with SIGKILL cannot stop its children itself: the kernel sends them SIGTERM
+  // instead, so no orphan keeps writing into a run folder that the next `compare` reuses.
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) fail(errno);
+  // The parent may have died between fork and prctl: then the signal is never sent, so stop here.
+  if (getppid() != parent) _exit(127);
+  // The sweep's own stop handlers (StopSignals) must not apply to the child before exec resets them.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int out = open(log, log_flags, 0644);
+  if (out < 0) fail(errno);
+  if (dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0) fail(errno);
+  if (out != STDOUT_FILENO && out != STDERR_FILENO) close(out);
+  const int in = open("/dev/null", O_RDONLY);
+  if (in < 0 || dup2(in, STDIN_FILENO) < 0) fail(errno);
+  if (in != STDIN_FILENO) close(in);
+  execve(argv[0], argv, envp);
+  fail(errno);
+  _exit(127);  // not reached: fail() exits
+}
+
 }  // namespace
 
 std::string ExitStatus::describe() const {
@@ -56,25 +85,51 @@ std::string ExitStatus::describe() const {
   return "signal " + std::to_string(code) + (name ? " (" + std::string(name) + ")" : "");
 }
 
+// fork + exec rather than posix_spawn: the child must set PR_SET_PDEATHSIG before it runs the program.
 ChildProcess ChildProcess::spawn(const ChildSpec& spec) {
   std::vector<std::string> argv_strings{spec.executable.string()};
   argv_strings.insert(argv_strings.end(), spec.args.begin(), spec.args.end());
   std::vector<std::string> env_strings = merged_environment(spec.env);
   std::vector<char*> argv = pointers(argv_strings);
   std::vector<char*> envp = pointers(env_strings);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
   const std::string log = spec.log_file.string();
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    throw SweepError("cannot start '" + spec.executable.string() + "' (log " + log + "): " + std::strerror(rc));
-  return ChildProcess(pid);
+  const int log_flags = O_WRONLY | O_CREAT | (spec.append_log ? O_APPEND : O_TRUNC);
+  auto cannot_start = [&](int error) {
+    return SweepError("cannot start '" + spec.executable.string() + "' (log " + log + "): " + std::strerror(error));
+  };
+
+  // The child reports a failed exec through this pipe; a successful exec closes it (O_CLOEXEC).
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) throw cannot_start(errno);
+  // Signals stay blocked across fork so that none is handled by the parent's handlers in the child.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(error_pipe[0]);
+    exec_child(parent, argv.data(), envp.data(), log.c_str(), log_flags, error_pipe[1]);
+  }
+  const int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  close(error_pipe[1]);
+  if (pid < 0) {
+    close(error_pipe[0]);
+    throw cannot_start(fork_error);
+  }
+  int child_error = 0;
+  ssize_t n;
+  do {
+    n = read(error_pipe[0], &child_error, sizeof child_error);
+  } while (n < 0 && errno == EINTR);
+  close(error_pipe[0]);
+  ChildProcess child(pid);
+  if (n == static_cast<ssize_t>(sizeof child_error)) {
+    child.wait();  // it has _exited already: reap it
+    throw cannot_start(child_error);
+  }
+  return child;
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }

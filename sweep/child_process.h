@@ -1,5 +1,6 @@
 #pragma once
-// One child process started with posix_spawn, its stdout and stderr sent to a log file. Waiting is
+// One child process started with fork + exec, its stdout and stderr sent to a log file; it gets SIGTERM
+// when the process that started it dies, even by SIGKILL (PR_SET_PDEATHSIG). Waiting is
 // by pid only (never waitpid(-1)), so the sweep never reaps children that are not its own.
 #include <sys/types.h>
 
@@ -23,6 +24,7 @@ struct ChildSpec {
   std::vector<std::string> args;  // argv[1..]; argv[0] is the executable path
   std::filesystem::path log_file;  // created or truncated; receives stdout and stderr
   std::vector<std::pair<std::string, std::string>> env;  // set on top of this process's environment
+  bool append_log = false;  // append to log_file instead of truncating it (a resumed run)
 };
 
 class ChildProcess {

@@ -23,7 +23,7 @@ std::string command_text(const PlannedRun& run) {
 void list_runs(const std::vector<PlannedRun>& runs, const fs::path& out_dir, std::ostream& out) {
   std::size_t finished = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const bool done = run_finished(run_dir(out_dir, runs[i]));
+    const bool done = run_finished(run_dir(out_dir, runs[i]));  // diverged runs are finished too
     finished += done;
     out << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].id << (done ? "  (finished)" : "") << "\n    "
         << command_text(runs[i]) << "\n";
@@ -83,7 +83,9 @@ int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream
   runner.jobs = options.jobs;
   runner.progress = [&out](const std::string& line) { out << line << std::endl; };
   const SweepOutcome outcome = run_sweep(runs, out_dir, runner);
+  out << format_final_count(outcome) << "\n";
   if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
+  // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
   int code = outcome.failed.empty() ? 0 : 1;
   if (options.report && !write_report(out_dir, options.render_plots, out, err)) code = 1;
   return code;

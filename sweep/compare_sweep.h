@@ -19,8 +19,9 @@ struct CompareOptions {
   bool render_plots = true;          // let gnuplot render the report's figures
 };
 
-// Returns the exit code: 0 when every run finished and the report was written, 1 when some run failed
-// (reported on `err`, the others still ran) or the report could not be written. Problems with the
+// Returns the exit code: 0 when every run finished (reached its stop rule, its step limit, or diverged)
+// and the report was written, 1 when some run failed (reported on `err`, the others still ran) or the
+// report could not be written. Problems with the
 // sweep itself throw SweepError before anything runs.
 int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream& err);
 

@@ -1,9 +1,14 @@
 #pragma once
 // How runs are named: compact value text for labels ("3e-4", not "0.00030000"), and run ids that are
 // safe as folder names on any filesystem and in a shell.
+#include <cstddef>
 #include <string>
 
 namespace sinklab::sweep {
+
+// The longest sweep name, variant name or run id (each becomes one folder name). Filesystems allow
+// 255 bytes per component; 100 leaves room for suffixes such as ".tmp" and keeps paths readable.
+inline constexpr std::size_t kMaxNameBytes = 100;
 
 // Letters, digits and . _ - = + : the characters a run id or sweep name may contain.
 bool is_safe_path_char(char c);

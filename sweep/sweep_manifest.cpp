@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <fstream>
 
+#include "analysis/json_fields.h"
+#include "core/io/file_write.h"
 #include "sweep/sweep_error.h"
 
 namespace sinklab::sweep {
@@ -39,11 +41,36 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
   return {{"name", spec.name}, {"source", fs::absolute(spec.source).lexically_normal().string()}, {"runs", list}};
 }
 
+// Type-checks every field that compare reads back, so that a hand-edited or foreign sweep.json is
+// named with the field instead of ending in a raw nlohmann exception.
+void check_manifest_fields(const nlohmann::json& j) {
+  using namespace json_fields;
+  get_string(j, "name", "");
+  const nlohmann::json& runs = get_array(j, "runs", "");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string where = "runs[" + std::to_string(i) + "]";
+    for (const char* key : {"id", "variant", "dir", "config"}) get_string(runs[i], key, where);
+    if (!member(runs[i], "seed", where).is_null()) get_int(runs[i], "seed", where);
+    const nlohmann::json& overrides = member(runs[i], "overrides", where);
+    if (!overrides.is_object())
+      throw JsonFieldError(where + ".overrides: expected an object, got " + overrides.type_name());
+  }
+}
+
 std::optional<nlohmann::json> read_sweep_manifest(const fs::path& out_dir) {
-  std::ifstream in(out_dir / "sweep.json");
-  if (!in) return std::nullopt;
-  auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  const fs::path path = out_dir / "sweep.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  const std::string advice = " (fix it, or delete it to treat every run folder as belonging to this sweep file)";
+  std::ifstream in(path);
+  if (!in) throw SweepError(path.string() + ": cannot read" + advice);
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) throw SweepError(path.string() + ": invalid JSON" + advice);
+  try {
+    check_manifest_fields(json);
+  } catch (const JsonFieldError& e) {
+    throw SweepError(path.string() + ": " + e.what() + advice);
+  }
   return json;
 }
 
@@ -67,15 +94,11 @@ void write_sweep_manifest(const fs::path& out_dir, const SweepSpec& spec, const 
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw SweepError("cannot create sweep output folder '" + out_dir.string() + "': " + ec.message());
-  const fs::path target = out_dir / "sweep.json";
-  const fs::path temporary = out_dir / "sweep.json.tmp";
-  {
-    std::ofstream out(temporary);
-    out << sweep_manifest(spec, runs).dump(2) << "\n";
-    if (!out) throw SweepError("cannot write '" + temporary.string() + "'");
+  try {
+    write_file_atomically(out_dir / "sweep.json", sweep_manifest(spec, runs).dump(2) + "\n");
+  } catch (const FileWriteError& e) {
+    throw SweepError(e.what());  // already names the file and the OS error
   }
-  fs::rename(temporary, target, ec);
-  if (ec) throw SweepError("cannot write '" + target.string() + "': " + ec.message());
 }
 
 }  // namespace sinklab::sweep

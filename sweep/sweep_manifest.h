@@ -17,11 +17,13 @@ namespace sinklab::sweep {
 // numbers), "seed" is null when neither the grid nor the variant sets it.
 nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs);
 
-// Writes sweep_manifest() to <out_dir>/sweep.json (temporary file, then rename). Throws SweepError.
+// Writes sweep_manifest() to <out_dir>/sweep.json atomically (core/io/file_write.h). Throws SweepError
+// naming the file and the OS error.
 void write_sweep_manifest(const std::filesystem::path& out_dir, const SweepSpec& spec,
                           const std::vector<PlannedRun>& runs);
 
-// The sweep.json already in `out_dir`, if there is one that parses.
+// The sweep.json already in `out_dir`, or nothing when there is none. One that does not parse or has a
+// missing or mistyped field throws SweepError naming the file and the field.
 std::optional<nlohmann::json> read_sweep_manifest(const std::filesystem::path& out_dir);
 
 // Ids present in both manifests whose overrides or config path differ: their finished results belong

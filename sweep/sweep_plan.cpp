@@ -38,11 +38,36 @@ bool advance(std::vector<std::size_t>& choice, const std::vector<GridAxis>& grid
   return false;
 }
 
+// Refuses a sweep with more than kMaxSweepRuns runs. The count saturates instead of overflowing: every
+// axis has at least one value, so once past the limit it only grows.
+std::size_t check_run_count(const SweepSpec& spec) {
+  std::size_t count = spec.variants.size();
+  bool overflow = false;
+  std::string factors = std::to_string(spec.variants.size()) + (spec.variants.size() == 1 ? " variant" : " variants");
+  for (const auto& axis : spec.grid) {
+    overflow = overflow || __builtin_mul_overflow(count, axis.values.size(), &count);
+    factors += " x " + axis.key + " (" + std::to_string(axis.values.size()) + " values)";
+  }
+  if (!overflow && count <= kMaxSweepRuns) return count;
+  throw SweepError(spec.source.string() + ": the sweep expands to " +
+                   (overflow ? std::string("more than 2^64") : std::to_string(count)) + " runs (" + factors +
+                   "); a sweep may have at most " + std::to_string(kMaxSweepRuns) +
+                   " runs: shorten the grid lists or split it into several sweep files");
+}
+
+int variant_line(const SweepSpec& spec, const std::string& name) {
+  for (const auto& v : spec.variants)
+    if (v.name == name) return v.line;
+  return 1;
+}
+
 }  // namespace
 
 std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
+  const std::size_t count = check_run_count(spec);
   const auto names = short_names(spec.grid);
   std::vector<PlannedRun> runs;
+  runs.reserve(count);
   std::map<std::string, std::string> owner_of_id;  // id -> description, to explain collisions
   for (const auto& variant : spec.variants) {
     std::vector<std::size_t> choice(spec.grid.size(), 0);  // odometer over the grid axes
@@ -72,6 +97,11 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
       if (run.seed) seed_text = std::to_string(*run.seed);
       if (!seed_text.empty()) id += "_seed=" + seed_text;
       run.id = sanitize_for_path(id);
+      if (run.id.size() > kMaxNameBytes)
+        throw SweepError(spec.source.string() + ":" + std::to_string(variant_line(spec, variant.name)) +
+                         ": the run folder name '" + run.id + "' has " + std::to_string(run.id.size()) +
+                         " bytes; run folder names (variant name, grid values and seed) may have at most " +
+                         std::to_string(kMaxNameBytes) + " bytes: shorten the variant name or the grid values");
       const std::string description = run.label + (seed_text.empty() ? "" : " seed=" + seed_text);
       if (auto [it, fresh] = owner_of_id.emplace(run.id, description); !fresh)
         throw SweepError(spec.source.string() + ": runs '" + it->second + "' and '" + description +

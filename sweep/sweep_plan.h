@@ -19,9 +19,14 @@ struct PlannedRun {
   std::filesystem::path config;
 };
 
+// The most runs one sweep may expand to (variants x product of grid sizes). A grid beyond it is a
+// mistake (10^9 runs would take years) and would exhaust memory while being expanded.
+inline constexpr std::size_t kMaxSweepRuns = 100000;
+
 // Order: variants in file order; inside a variant, grid axes nest in file order with the last axis
-// varying fastest (like nested loops written top to bottom). Throws SweepError if two runs would get
-// the same id.
+// varying fastest (like nested loops written top to bottom). Throws SweepError, before expanding
+// anything, when the sweep would have more than kMaxSweepRuns runs; and when two runs would get the
+// same id or an id is longer than kMaxNameBytes.
 std::vector<PlannedRun> expand_sweep(const SweepSpec& spec);
 
 }  // namespace sinklab::sweep

@@ -15,6 +15,7 @@
 
 #include "sweep/stop_signals.h"
 #include "sweep/sweep_error.h"
+#include "sweep/train_arguments.h"
 
 namespace sinklab::sweep {
 namespace {
@@ -28,6 +29,19 @@ std::optional<nlohmann::json> read_summary(const fs::path& dir) {
   auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return std::nullopt;
   return json;
+}
+
+// A diverged run's summary (stop_reason "non_finite", analysis/run_summary.h). Checked by type: the
+// runner reads summaries loosely and must not throw on an odd one.
+bool summary_diverged(const nlohmann::json& summary) {
+  const auto it = summary.find("stop_reason");
+  return it != summary.end() && it->is_string() && it->get<std::string>() == "non_finite";
+}
+
+std::string non_finite_text(const nlohmann::json& summary) {
+  const auto it = summary.find("non_finite");
+  return it != summary.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>()
+                                                                                   : "non-finite values";
 }
 
 // The last `count` lines of a log; only its tail is read, a crashed run's log can be large.
@@ -88,32 +102,27 @@ fs::path resolve_executable(fs::path executable) {
   return executable;
 }
 
-// A folder without a finished summary is left over from an interrupted or failed run: start clean.
+// Leftovers without a checkpoint have nothing to continue from: start clean (train gets --force too).
 void clear_run_dir(const fs::path& dir) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) throw SweepError("cannot clear unfinished run folder '" + dir.string() + "': " + ec.message());
-  fs::create_directories(dir, ec);
-  if (ec) throw SweepError("cannot create run folder '" + dir.string() + "': " + ec.message());
 }
 
-// `sinklab train CONFIG --set k=v ... --out DIR [--threads 1]`, logging to DIR/train.log.
-ChildSpec train_command(const fs::path& executable, const PlannedRun& run, const fs::path& dir, int jobs) {
+// Prepares the run folder and builds `sinklab train ...`, logging to DIR/train.log: a resumed run
+// keeps its folder (checkpoint, metrics so far) and appends to its log.
+ChildSpec train_command(const fs::path& executable, const PlannedRun& run, const fs::path& dir, int jobs,
+                        RunStart start) {
+  if (start == RunStart::start_over) clear_run_dir(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw SweepError("cannot create run folder '" + dir.string() + "': " + ec.message());
   ChildSpec spec;
   spec.executable = executable;
-  spec.args = {"train", run.config.string()};
-  for (const auto& o : run.overrides) {
-    spec.args.push_back("--set");
-    spec.args.push_back(o.key + "=" + o.value);
-  }
-  spec.args.push_back("--out");
-  spec.args.push_back(dir.string());
-  if (jobs > 1) {  // children share the cores: one thread each, OpenMP included
-    spec.args.push_back("--threads");
-    spec.args.push_back("1");
-    spec.env.emplace_back("OMP_NUM_THREADS", "1");
-  }
+  spec.args = train_arguments(run, dir, jobs, start);
+  if (jobs > 1) spec.env.emplace_back("OMP_NUM_THREADS", "1");  // OpenMP included in "one thread each"
   spec.log_file = dir / "train.log";
+  spec.append_log = start == RunStart::resume;
   return spec;
 }
 
@@ -121,6 +130,7 @@ struct Running {
   std::size_t index;
   ChildProcess child;
   Clock::time_point start;
+  bool resumed;
 };
 
 }  // namespace
@@ -150,8 +160,9 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
   std::deque<std::size_t> pending;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const fs::path dir = run_dir(out_dir, runs[i]);
-    if (run_finished(dir)) {
+    if (const auto summary = read_summary(dir)) {
       outcome.skipped.push_back(runs[i].id);
+      if (summary_diverged(*summary)) outcome.skipped_diverged.push_back(runs[i].id);
     } else {
       pending.push_back(i);
     }
@@ -159,7 +170,9 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
   const std::size_t total = runs.size();
   if (!outcome.skipped.empty())
     say("resume: " + std::to_string(outcome.skipped.size()) + " of " + std::to_string(total) +
-        " runs already finished, skipping them");
+        " runs already finished" +
+        (outcome.skipped_diverged.empty() ? "" : " (" + std::to_string(outcome.skipped_diverged.size()) + " diverged)") +
+        ", skipping them");
 
   std::size_t finished = outcome.skipped.size();
   const StopSignals stop;
@@ -176,9 +189,10 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
     while (static_cast<int>(running.size()) < jobs && !pending.empty()) {
       const PlannedRun& run = runs[pending.front()];
       const fs::path dir = run_dir(out_dir, run);
-      clear_run_dir(dir);
-      running.push_back(Running{pending.front(), ChildProcess::spawn(train_command(executable, run, dir, jobs)),
-                                Clock::now()});
+      const RunStart start = choose_run_start(dir);
+      running.push_back(Running{pending.front(),
+                                ChildProcess::spawn(train_command(executable, run, dir, jobs, start)), Clock::now(),
+                                start == RunStart::resume});
       pending.pop_front();
       outcome.max_parallel = std::max(outcome.max_parallel, static_cast<int>(running.size()));
     }
@@ -199,13 +213,22 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
       const fs::path dir = run_dir(out_dir, run);
       const std::string elapsed = seconds_text(Clock::now() - it->start);
       const std::string counter = counter_text(++finished, total);
-      const auto summary = status->ok() ? read_summary(dir) : std::nullopt;
-      if (summary) {
+      const bool exit_diverged = !status->signaled && status->code == kTrainExitDiverged;
+      const auto summary = status->ok() || exit_diverged ? read_summary(dir) : std::nullopt;
+      const std::string resumed = it->resumed ? ", resumed from its checkpoint" : "";
+      if (summary && summary_diverged(*summary)) {  // finished: rerunning the same config diverges again
+        outcome.diverged.push_back(run.id);
+        say(counter + run_title(run) + " diverged (" + non_finite_text(*summary) + ") after " + elapsed + resumed);
+      } else if (summary && status->ok()) {
         outcome.completed.push_back(run.id);
-        say(counter + run_title(run) + " done in " + elapsed + steps_text(*summary));
+        say(counter + run_title(run) + " done in " + elapsed + steps_text(*summary) + resumed);
       } else {
-        RunFailure failure{run.id, run_title(run), *status,
-                           status->ok() ? "exit 0 but no readable summary.json" : status->describe(),
+        const std::string reason = status->ok() ? "exit 0 but no readable summary.json"
+                                   : exit_diverged && !summary
+                                       ? status->describe() + " (diverged) but no readable summary.json"
+                                   : exit_diverged ? status->describe() + " (diverged) but summary.json says it did not"
+                                                   : status->describe();
+        RunFailure failure{run.id, run_title(run), *status, reason,
                            tail_lines(dir / "train.log", options.log_tail_lines), dir / "train.log"};
         say(counter + run_title(run) + " FAILED (" + failure.reason + ") after " + elapsed);
         outcome.failed.push_back(std::move(failure));
@@ -215,6 +238,14 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
     if (!any_done && !running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return outcome;
+}
+
+std::string format_final_count(const SweepOutcome& outcome) {
+  const std::size_t finished = outcome.skipped.size() + outcome.completed.size() + outcome.diverged.size();
+  const std::size_t diverged = outcome.skipped_diverged.size() + outcome.diverged.size();
+  const std::size_t total = finished + outcome.failed.size();
+  return "finished " + std::to_string(finished) + " of " + std::to_string(total) + " runs (" +
+         std::to_string(diverged) + " diverged), " + std::to_string(outcome.failed.size()) + " failed";
 }
 
 std::string format_failure_report(const std::vector<RunFailure>& failures) {

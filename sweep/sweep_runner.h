@@ -12,6 +12,10 @@
 
 namespace sinklab::sweep {
 
+// `sinklab train`'s exit status for a run whose loss, gradients or parameters went non-finite; its
+// summary.json then has stop_reason "non_finite". Such a run is finished (not failed, not rerun).
+inline constexpr int kTrainExitDiverged = 3;
+
 struct RunnerOptions {
   std::filesystem::path executable;  // the sinklab binary; empty = /proc/self/exe
   int jobs = 0;                      // children at once; 0 = number of cores
@@ -30,8 +34,10 @@ struct RunFailure {
 };
 
 struct SweepOutcome {
-  std::vector<std::string> skipped;    // ids already finished before this call
-  std::vector<std::string> completed;  // ids run to completion by this call
+  std::vector<std::string> skipped;           // ids already finished before this call (diverged included)
+  std::vector<std::string> skipped_diverged;  // those of them that had diverged
+  std::vector<std::string> completed;         // ids run to completion by this call
+  std::vector<std::string> diverged;          // ids run by this call that diverged (finished, not failed)
   std::vector<RunFailure> failed;
   int max_parallel = 0;                // most children alive at once
 };
@@ -43,11 +49,15 @@ bool run_finished(const std::filesystem::path& run_dir);
 // The number of children to run at once when the user does not say (the usable cores).
 int default_jobs();
 
-// Runs every unfinished run; a run folder without a finished summary is cleared first. Never stops
-// early for a failed run. Throws SweepError for setup problems (executable missing, folder not
+// Runs every unfinished run. An unfinished run folder with a checkpoint is resumed from it (`--resume`),
+// one without is cleared and started over (`--force`); see train_arguments.h. Never stops early for a
+// failed run; a diverged run (kTrainExitDiverged) counts as finished. Throws SweepError for setup problems (executable missing, folder not
 // writable) and SweepInterrupted on SIGINT/SIGTERM/SIGHUP, after terminating its children.
 SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const std::filesystem::path& out_dir,
                        const RunnerOptions& options);
+
+// "finished 9 of 10 runs (2 diverged), 1 failed": the sweep's final count.
+std::string format_final_count(const SweepOutcome& outcome);
 
 // The end-of-sweep report of failed runs: id, exit status, where the log is, and its last lines.
 std::string format_failure_report(const std::vector<RunFailure>& failures);

@@ -39,7 +39,7 @@ class Parser {
 
     SweepSpec spec;
     spec.source = source_;
-    spec.name = source_.stem().string();
+    spec.name = sanitize_for_path(source_.stem().string());
     // std::optional because a default YAML::Node counts as a defined null value.
     std::optional<YAML::Node> base, variants, grid;
     std::set<std::string> seen;
@@ -70,6 +70,7 @@ class Parser {
       if (base_path.empty()) fail(1, "needs 'base' (a config file) or a 'variants' list");
       spec.variants.push_back(Variant{base_path.stem().string(), base_path, {}, line_of(*base)});
     }
+    if (!seen.count("name")) check_name(spec.name, 1);  // the file's own name names the output folder
     if (grid && !grid->IsNull()) parse_grid(*grid, spec);
     check_overlap(spec);
     return spec;
@@ -92,6 +93,9 @@ class Parser {
         !std::all_of(name.begin(), name.end(), is_safe_path_char))
       fail(line, "name '" + name + "' must be a non-empty mix of letters, digits, '.', '_', '-' "
                  "(it names the output folder)");
+    if (name.size() > kMaxNameBytes)
+      fail(line, "name '" + name.substr(0, 20) + "...' has " + std::to_string(name.size()) + " bytes; names may have at most " +
+                     std::to_string(kMaxNameBytes) + " bytes (they become folder names)");
   }
 
   void check_key(const std::string& key, int line) const {
@@ -177,10 +181,10 @@ class Parser {
       if (kv.second.IsScalar()) {
         axis.values.push_back(kv.second.Scalar());  // `seed: 3` is a one-value axis
       } else if (kv.second.IsSequence()) {
+        std::set<std::string> listed;  // a set, not a scan: long lists must not take quadratic time
         for (const auto& value : kv.second) {
           std::string text = scalar(value, "grid." + axis.key + " entry");
-          if (std::find(axis.values.begin(), axis.values.end(), text) != axis.values.end())
-            fail(line_of(value), "grid." + axis.key + " lists '" + text + "' twice");
+          if (!listed.insert(text).second) fail(line_of(value), "grid." + axis.key + " lists '" + text + "' twice");
           axis.values.push_back(std::move(text));
         }
       } else {

@@ -1,5 +1,6 @@
 #include "tests/analysis/fake_run.h"
 
+#include <cmath>
 #include <fstream>
 #include <random>
 
@@ -57,8 +58,29 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
       r.steps_per_second = 150;
       r.heads = acc.finish();
       if (step % 100 == 0) r.eval_mse = r.loss * 1.1;
+      if (spec.diverged && step == spec.steps) r.loss = std::nan("");  // written as null
       write_metrics_line(metrics, r);
     }
+  }
+  if (spec.diverged) {
+    RunSummary s;
+    s.name = spec.name;
+    s.seed = spec.seed;
+    s.steps = spec.steps;
+    s.stop_reason = RunSummary::kStopNonFinite;
+    s.non_finite = "loss is nan at step " + std::to_string(spec.steps);
+    s.train_loss = s.eval_mse = s.eval_max_abs_error = s.sink_rate = std::nan("");
+    s.wall_seconds = 0.5;
+    s.normalizer = spec.normalizer;
+    s.layers = spec.layers;
+    s.heads_per_layer = spec.heads;
+    s.seq_len = spec.seq_len;
+    s.eval_trigger = spec.seq_len / 2;
+    s.sink_eps = 0.3;
+    s.uniform_baseline = uniform_causal_baseline(spec.seq_len);
+    s.git_revision = "test";
+    write_run_summary(dir / "summary.json", s);
+    return s.sink_rate;
   }
 
   const int eval = 16, trigger_pos = spec.seq_len / 2;

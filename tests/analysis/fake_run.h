@@ -16,6 +16,9 @@ struct FakeRunSpec {
   uint64_t seed = 0;
   int64_t steps = 300;
   bool with_metrics = true;
+  // A run whose loss went non-finite: summary.json with stop_reason non_finite, null metrics and no
+  // heads, metrics.jsonl ending in a null loss, no attention maps.
+  bool diverged = false;
 };
 
 // Creates dir with every run file; returns the summary's sink_rate for checks.

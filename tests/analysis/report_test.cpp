@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/gnuplot_runner.h"
+#include "analysis/report_summary_tables.h"
 #include "tests/analysis/fake_run.h"
 #include "tests/analysis/test_dir.h"
 
@@ -217,6 +218,110 @@ TEST(Report, RunWithCorruptSummaryIsReportedNotFatal) {
   // Metrics and maps are still there, so their figures are still made.
   EXPECT_TRUE(std::filesystem::exists(dir / "run" / "report" / "figures" / "loss_vs_step.gp"));
   EXPECT_TRUE(std::filesystem::exists(dir / "run" / "report" / "figures" / "attention.gp"));
+}
+
+
+FakeRunSpec diverged(FakeRunSpec s) {
+  s.diverged = true;
+  return s;
+}
+
+TEST(Report, DivergedRunsAreShownAndLeftOutOfEveryMean) {
+  const auto dir = fresh_test_dir();
+  // softmax: seeds 0 and 1 reach the stop rule, seed 2 diverges; relu: every seed diverges.
+  write_fake_sweep(dir, "paper", {{"sm0", spec("softmax", 1, 1, 0)}, {"sm1", spec("softmax", 1, 1, 1)},
+                                  {"sm2", diverged(spec("softmax", 1, 1, 2))}, {"re0", diverged(spec("relu", 1, 1, 0))},
+                                  {"re1", diverged(spec("relu", 1, 1, 1))}});
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto out = dir / "report";
+
+  const ReportRuns runs = load_sweep_dir(dir);
+  const auto variants = summarize_variants(runs);
+  ASSERT_EQ(variants.size(), 2u);
+  const VariantSummary& sm = variants[0];
+  EXPECT_EQ(sm.total, 3);
+  EXPECT_EQ(sm.ok, 2);
+  EXPECT_EQ(sm.diverged, 1);
+  EXPECT_EQ(sm.steps.n, 2);
+  EXPECT_DOUBLE_EQ(sm.steps.mean, 305.0);  // the ok seeds' 300 and 310 only
+  EXPECT_DOUBLE_EQ(sm.eval_mse.mean, 3e-7);
+  ASSERT_EQ(sm.heads.size(), 1u);
+  EXPECT_EQ(sm.heads.begin()->second.bos.n, 2);
+  EXPECT_EQ(variants[1].ok, 0);
+  EXPECT_EQ(variants[1].diverged, 2);
+
+  const std::string md = read_text(out / "summary.md");
+  EXPECT_TRUE(contains(md, "| 1x1_softmax | 2/3 (1 diverged) | 305 ± 64 |")) << md;
+  EXPECT_TRUE(contains(md, "| 1x1_relu | 0/2 (2 diverged) | all diverged | all diverged | all diverged |")) << md;
+  EXPECT_TRUE(contains(md, "| 2/2 seeds |")) << md;  // sink head in n of the seeds that did not diverge
+  EXPECT_FALSE(contains(md, "### Failed runs")) << md;  // diverged is not failed
+  EXPECT_FALSE(contains(md, "nan")) << md;
+
+  const std::string csv = read_text(out / "summary.csv");
+  EXPECT_TRUE(contains(csv, "sm2,1x1_softmax,2,diverged,300,non_finite,,,")) << csv;
+  EXPECT_TRUE(contains(csv, "loss is nan at step 300")) << csv;  // what went non-finite, in the error column
+  std::string csv_without_reason = csv;
+  for (auto at = csv_without_reason.find("loss is nan"); at != std::string::npos; at = csv_without_reason.find("loss is nan"))
+    csv_without_reason.erase(at, 11);
+  EXPECT_FALSE(contains(csv_without_reason, "nan")) << csv;
+
+  const std::string text = variant_table_text(runs);
+  EXPECT_TRUE(contains(text, "1x1_softmax  2/3 (1 diverged)")) << text;
+  EXPECT_TRUE(contains(text, "all diverged")) << text;
+  EXPECT_FALSE(contains(text, "nan")) << text;
+  EXPECT_FALSE(contains(text, "FAILED")) << text;
+
+  const std::string html = read_text(out / "index.html");
+  EXPECT_TRUE(contains(html, "3 run(s) diverged")) << html;
+  EXPECT_FALSE(contains(html, ">nan")) << html;
+  // Plots: the BOS dots hold the two ok softmax seeds only; no heatmap or loss curve of a diverged run.
+  const std::string dots = read_text(out / "figures" / "bos_dots.dat");
+  const auto dot_block = dots.substr(0, dots.find("\n\n\n"));
+  EXPECT_EQ(std::count(dot_block.begin(), dot_block.end(), '\n'), 3) << dots;  // 2 comment lines, then 2 dots
+  const std::string loss = read_text(out / "figures" / "loss_vs_step.dat");
+  EXPECT_FALSE(contains(loss, "1x1_relu")) << loss;
+  EXPECT_FALSE(contains(html, "bos_vs_step_1x1_relu")) << html;
+}
+
+TEST(Report, ReportFilesReplaceASymlinkInsteadOfWritingThroughIt) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  write_text(dir / "victim.txt", "keep me");
+  std::filesystem::create_directories(dir / "run" / "report");
+  std::filesystem::create_symlink(dir / "victim.txt", dir / "run" / "report" / "summary.md");
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_EQ(read_text(dir / "victim.txt"), "keep me");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir / "run" / "report" / "summary.md"));
+  EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "summary.md"), "2x1_softmax") ||
+              contains(read_text(dir / "run" / "report" / "summary.md"), "1x1_softmax"));
+}
+
+TEST(Report, MistypedSweepJsonFieldIsNamed) {
+  const auto dir = fresh_test_dir();
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": 7, "variant": "v", "seed": 0, "dir": "runs/a"}]})");
+  try {
+    write_sweep_report(dir);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].id: expected a string, got number 7")) << e.what();
+  }
+}
+
+
+TEST(Report, MapWhoseHeaderClaimsHugeShapeIsSkippedNotAllocated) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }";
+  dict.append(118 - dict.size(), ' ');
+  dict += '\n';  // 10 + 118 = 128 bytes of header
+  const std::string header = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(dict.size()) + '\0' + dict;
+  write_text(dir / "run" / "attention" / "layer0_head0_mean.npy", header + std::string(64, '\0'));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_TRUE(contains(log.str(), "skipped")) << log.str();
+  EXPECT_TRUE(contains(log.str(), "declares more values")) << log.str();
 }
 
 }  // namespace

@@ -138,6 +138,38 @@ TEST(RunSummary, MissingOrMistypedFieldIsNamed) {
   EXPECT_NE(error_of(j).find("expected layers * heads_per_layer = 2"), std::string::npos) << error_of(j);
 }
 
+TEST(RunSummary, HeadCountCheckComputesTheProductIn64Bits) {
+  nlohmann::json j = sample_summary();
+  j["layers"] = 100000;
+  j["heads_per_layer"] = 100000;
+  EXPECT_NE(error_of(j).find("expected layers * heads_per_layer = 10000000000"), std::string::npos) << error_of(j);
+}
+
+TEST(RunSummary, ImplausibleShapesAndSequenceLengthsAreRefused) {
+  nlohmann::json j = sample_summary();
+  j["seq_len"] = 0;  // the report's uniform baseline needs T >= 1
+  EXPECT_NE(error_of(j).find("seq_len"), std::string::npos) << error_of(j);
+  j = sample_summary();
+  j["seq_len"] = 2147483647;
+  EXPECT_NE(error_of(j).find("seq_len"), std::string::npos) << error_of(j);
+}
+
+TEST(RunSummary, OversizedFileIsRefusedByName) {
+  const auto dir = fresh_test_dir();
+  {
+    std::ofstream out(dir / "summary.json");
+    out << "{\"name\": \"";
+    out << std::string(65u << 20, 'x');  // more than any summary of a sane model
+    out << "\"}";
+  }
+  try {
+    read_run_summary(dir / "summary.json");
+    FAIL();
+  } catch (const RunFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("summary.json"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunSummary, NanBecomesNullAndReadsBack) {
   RunSummary s = sample_summary();
   s.train_loss = std::nan("");

@@ -142,5 +142,43 @@ TEST_F(CompareSweepTest, AReportProblemIsReportedWithoutLosingTheRuns) {
   EXPECT_NE(o.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << o.str();
 }
 
+
+TEST_F(CompareSweepTest, DivergedRunsFinishTheSweepWithExitZeroAndAreCounted) {
+  FakeTrainOptions fake;
+  fake.diverge_when_out_contains = "relu_seed=1";
+  EXPECT_EQ(compare(fake), 0);
+  EXPECT_EQ(err.str(), "");
+  EXPECT_NE(out.str().find("relu seed=1 diverged (loss is nan at step 11)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("finished 4 of 4 runs (1 diverged), 0 failed"), std::string::npos) << out.str();
+  EXPECT_EQ(compare({}), 0);  // nothing is rerun
+  EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished (1 diverged)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("finished 4 of 4 runs (1 diverged), 0 failed"), std::string::npos) << out.str();
+}
+
+TEST_F(CompareSweepTest, TooLongVariantNameIsRefusedBeforeAnyRun) {
+  write_file(dir / "s.yaml", "name: demo\nbase: a.yaml\nvariants:\n  - name: ok\n  - name: " + std::string(300, 'v') +
+                                 "\ngrid:\n  seed: [0, 1]\n");
+  try {
+    compare({});
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:5:"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_F(CompareSweepTest, MistypedSweepJsonIsNamedNotARawJsonError) {
+  write_file(dir / "out/sweep.json", R"({"name": "demo", "runs": [{"id": 5}]})");
+  try {
+    compare({});
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": runs[0].id: expected a string"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/runs"));  // nothing ran
+}
+
 }  // namespace
 }  // namespace sinklab::sweep

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sweep/sweep_error.h"
 #include "tests/sweep/sweep_test_files.h"
 
 namespace sinklab::sweep {
@@ -56,6 +57,41 @@ TEST(SweepManifest, ChangedRunsAreThoseWhoseOverridesOrConfigMoved) {
       {"id": "d", "overrides": {}, "config": "x.yaml"}]})");
   EXPECT_EQ(changed_runs(before, after), (std::vector<std::string>{"b", "c"}));
   EXPECT_TRUE(changed_runs(nlohmann::json::object(), after).empty());
+}
+
+
+TEST(SweepManifest, MistypedFieldsAreNamedWithTheFile) {
+  ScratchDir dir;
+  const std::string good_run = R"({"id": "a", "variant": "a", "seed": 0, "dir": "runs/a", "overrides": {}, "config": "x.yaml"})";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"name": "s", "runs": [{"id": 5, "variant": "a", "seed": 0, "dir": "runs/a", "overrides": {}, "config": "x"}]})",
+       "runs[0].id: expected a string, got number 5"},
+      {R"({"name": "s", "runs": [)" + good_run + R"(, {"id": "b", "variant": "b", "seed": 0, "dir": "runs/b", "overrides": {}, "config": 3}]})",
+       "runs[1].config: expected a string"},
+      {R"({"name": "s", "runs": [{"id": "a", "variant": "a", "seed": 0, "dir": "runs/a", "overrides": [], "config": "x"}]})",
+       "runs[0].overrides: expected an object"},
+      {R"({"name": "s", "runs": [{"id": "a", "variant": "a", "seed": "0", "dir": "runs/a", "overrides": {}, "config": "x"}]})",
+       "runs[0].seed: expected"},
+      {R"({"name": 1, "runs": []})", "name: expected a string"},
+      {R"({"name": "s", "runs": {}})", "runs: expected an array"},
+      {R"([1, 2])", "expected an object"},
+      {R"({"name": "s", "runs": [)", "invalid JSON"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    write_file(dir / "out/sweep.json", text);
+    try {
+      read_sweep_manifest(dir / "out");
+      ADD_FAILURE() << "expected SweepError for " << text;
+    } catch (const SweepError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find((dir / "out/sweep.json").string()), std::string::npos) << what;
+      EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    }
+  }
+  write_file(dir / "out/sweep.json", R"({"name": "s", "runs": [)" + good_run + "]}");
+  EXPECT_TRUE(read_sweep_manifest(dir / "out").has_value());
+  std::filesystem::remove(dir / "out/sweep.json");
+  EXPECT_FALSE(read_sweep_manifest(dir / "out").has_value());  // no manifest yet: a new sweep
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "sweep/run_naming.h"
 #include "sweep/sweep_error.h"
 #include "tests/sweep/sweep_test_files.h"
@@ -90,6 +92,64 @@ TEST_F(SweepPlanTest, IdsThatCollideAfterNormalizationAreAnError) {
     FAIL() << "expected SweepError";
   } catch (const SweepError& e) {
     EXPECT_NE(std::string(e.what()).find("share the run folder 'a_lr=0.001'"), std::string::npos) << e.what();
+  }
+}
+
+
+// A list of `count` distinct values, "[0, 1, ..., count-1]".
+std::string value_list(int count) {
+  std::string text = "[";
+  for (int i = 0; i < count; ++i) text += (i ? ", " : "") + std::to_string(i);
+  return text + "]";
+}
+
+TEST_F(SweepPlanTest, HugeGridIsRefusedBeforeExpandingWithItsKeysAndSizes) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    expand("base: paper/a.yaml\nvariants:\n  - name: x\n  - name: y\ngrid:\n  seed: " + value_list(1000) +
+           "\n  optimizer.lr: " + value_list(1000) + "\n  model.heads: " + value_list(1000) + "\n");
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((dir / "s.yaml").string()), std::string::npos) << what;
+    EXPECT_NE(what.find("2000000000 runs"), std::string::npos) << what;
+    EXPECT_NE(what.find("2 variants x seed (1000 values) x optimizer.lr (1000 values) x model.heads (1000 values)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("at most " + std::to_string(kMaxSweepRuns)), std::string::npos) << what;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(SweepPlanTest, GridWhoseRunCountOverflowsIsRefusedWithoutWrapping) {
+  std::string grid;
+  for (int k = 0; k < 8; ++k) grid += "  k" + std::to_string(k) + ".x: " + value_list(1000) + "\n";
+  try {
+    expand("base: paper/a.yaml\ngrid:\n" + grid);
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 2^64 runs"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SweepPlanTest, GridAtTheLimitExpands) {
+  EXPECT_EQ(expand("base: paper/a.yaml\ngrid:\n  seed: " + value_list(1000) + "\n  optimizer.lr: " + value_list(100) + "\n")
+                .size(),
+            kMaxSweepRuns);
+}
+
+TEST_F(SweepPlanTest, RunFolderNamesLongerThanTheLimitAreRefusedUpFront) {
+  const std::string variant(60, 'v');
+  const std::string value(50, 'x');
+  try {
+    expand("base: paper/a.yaml\nvariants:\n  - name: " + variant + "\ngrid:\n  optimizer.lr: [" + value +
+           "]\n  seed: [123]\n");
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((dir / "s.yaml").string() + ":3:"), std::string::npos) << what;
+    EXPECT_NE(what.find(variant + "_lr=" + value + "_seed=123"), std::string::npos) << what;
+    EXPECT_NE(what.find("at most " + std::to_string(kMaxNameBytes) + " bytes"), std::string::npos) << what;
   }
 }
 

@@ -209,5 +209,66 @@ TEST_F(SweepRunnerTest, MissingExecutableIsASetupError) {
   }
 }
 
+
+TEST_F(SweepRunnerTest, DivergedRunsCountAsFinishedNotFailedAndAreNotRerun) {
+  const auto runs = plan("  seed: [0, 1, 2]\n");
+  FakeTrainOptions fake;
+  fake.diverge_when_out_contains = "seed=1";
+  const SweepOutcome first = run(runs, fake, 2);
+  EXPECT_TRUE(first.failed.empty());
+  EXPECT_EQ(first.completed.size(), 2u);
+  EXPECT_EQ(first.diverged, (std::vector<std::string>{"a_seed=1"}));
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("a seed=1 diverged (loss is nan at step 11)") != std::string::npos;
+  })) << ::testing::PrintToString(lines);
+
+  lines.clear();
+  const SweepOutcome second = run(runs, {}, 2);
+  EXPECT_EQ(second.skipped.size(), 3u);  // the diverged run is finished: not redone
+  EXPECT_EQ(second.skipped_diverged, (std::vector<std::string>{"a_seed=1"}));
+  EXPECT_EQ(second.max_parallel, 0);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "resume: 3 of 3 runs already finished (1 diverged), skipping them");
+}
+
+TEST_F(SweepRunnerTest, ExitThreeWithoutADivergedSummaryIsAFailure) {
+  const auto runs = plan("  seed: [0]\n");
+  FakeTrainOptions fake;
+  fake.fail_when_out_contains = "seed=0";  // exit 3, no summary
+  const SweepOutcome outcome = run(runs, fake, 1);
+  ASSERT_EQ(outcome.failed.size(), 1u);
+  EXPECT_TRUE(outcome.diverged.empty());
+}
+
+TEST_F(SweepRunnerTest, UnfinishedRunWithACheckpointIsResumedOthersStartOver) {
+  const auto runs = plan("  seed: [0, 1]\n");
+  // seed 0 was interrupted after a checkpoint; seed 1 before its first one.
+  write_file(run_path("a_seed=0") / "checkpoint.bin", "ckpt");
+  write_file(run_path("a_seed=0") / "metrics.jsonl", "{}\n");
+  write_file(run_path("a_seed=0") / "train.log", "first attempt\n");
+  write_file(run_path("a_seed=1") / "metrics.jsonl", "{}\n");
+  const SweepOutcome outcome = run(runs, {}, 1);
+  EXPECT_EQ(outcome.completed.size(), 2u);
+
+  const std::string resumed = read_file(run_path("a_seed=0") / "args.txt");
+  EXPECT_NE(resumed.find(" --out " + run_path("a_seed=0").string() + " --resume " + run_path("a_seed=0").string()),
+            std::string::npos)
+      << resumed;
+  EXPECT_EQ(resumed.find("--force"), std::string::npos) << resumed;
+  EXPECT_TRUE(std::filesystem::exists(run_path("a_seed=0") / "checkpoint.bin"));  // its work is kept
+  EXPECT_TRUE(std::filesystem::exists(run_path("a_seed=0") / "metrics.jsonl"));
+  const std::string log = read_file(run_path("a_seed=0") / "train.log");
+  EXPECT_EQ(log.rfind("first attempt\n", 0), 0u) << log;  // the log of the earlier attempt continues
+  EXPECT_NE(log.find("fake train starting"), std::string::npos) << log;
+
+  const std::string restarted = read_file(run_path("a_seed=1") / "args.txt");
+  EXPECT_NE(restarted.find(" --out " + run_path("a_seed=1").string() + " --force"), std::string::npos) << restarted;
+  EXPECT_EQ(restarted.find("--resume"), std::string::npos) << restarted;
+  EXPECT_FALSE(std::filesystem::exists(run_path("a_seed=1") / "metrics.jsonl"));  // started over from scratch
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("a seed=0 done in") != std::string::npos && l.find("resumed") != std::string::npos;
+  })) << ::testing::PrintToString(lines);
+}
+
 }  // namespace
 }  // namespace sinklab::sweep

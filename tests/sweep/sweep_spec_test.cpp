@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sweep/run_naming.h"
 #include "sweep/sweep_error.h"
 #include "tests/sweep/sweep_test_files.h"
 
@@ -122,6 +123,29 @@ TEST_F(SweepSpecTest, LoadReportsAnUnreadableFile) {
     FAIL() << "expected SweepError";
   } catch (const SweepError& e) {
     EXPECT_NE(std::string(e.what()).find("missing.yaml"), std::string::npos);
+  }
+}
+
+
+TEST_F(SweepSpecTest, NamesLongerThanTheLimitAreRefusedWithTheirLine) {
+  const std::string long_name(300, 'v');
+  std::string what = parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: ok\n  - name: " + long_name + "\n");
+  EXPECT_NE(what.find("s.yaml:4:"), std::string::npos) << what;
+  EXPECT_NE(what.find("300 bytes"), std::string::npos) << what;
+  EXPECT_NE(what.find("at most " + std::to_string(kMaxNameBytes)), std::string::npos) << what;
+  what = parse_error(dir, "name: " + long_name + "\nbase: ../paper/a.yaml\n");
+  EXPECT_NE(what.find("s.yaml:1:"), std::string::npos) << what;
+  EXPECT_NE(what.find("at most " + std::to_string(kMaxNameBytes)), std::string::npos) << what;
+  // A name at the limit is fine.
+  EXPECT_EQ(parse_error(dir, "name: " + std::string(kMaxNameBytes, 'n') + "\nbase: ../paper/a.yaml\n"), "");
+}
+
+TEST_F(SweepSpecTest, DefaultNameFromTheFileIsCheckedToo) {
+  try {
+    parse_sweep_spec("base: ../paper/a.yaml\n", dir / ("sweeps/" + std::string(120, 'f') + ".yaml"));
+    FAIL() << "expected SweepError";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(kMaxNameBytes)), std::string::npos) << e.what();
   }
 }
 

@@ -52,6 +52,7 @@ struct FakeTrainOptions {
   std::filesystem::path probe_dir;     // if set: each run records how many runs were alive at once
   std::filesystem::path summary_file;  // if set: copied as summary.json instead of {"steps": 42}
   std::string interrupt_when_out_contains;  // this run sends SIGTERM to the runner as it starts
+  std::string diverge_when_out_contains;    // this run writes a diverged summary.json and exits 3
 };
 
 // Writes an executable sh script that behaves like `sinklab train` towards the runner: it parses
@@ -92,6 +93,14 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
     }
     s << "esac\n";
   }
+  if (!o.diverge_when_out_contains.empty())
+    s << "case \"$out\" in *'" << o.diverge_when_out_contains << "'*)\n"
+      << "  echo 'loss is nan at step 11' >&2\n"
+      << "  printf '{\"steps\": 11, \"stop_reason\": \"non_finite\", \"non_finite\": \"loss is nan at step 11\"}' "
+         "> \"$out/summary.json.tmp\"\n"
+      << "  mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n"
+      << "  exit 3;;\n"
+      << "esac\n";
   s << "echo 'step 42 loss 1e-8'\n";
   if (o.summary_file.empty()) {
     s << "printf '{\"steps\": 42}' > \"$out/summary.json.tmp\"\n";
