@@ -115,7 +115,7 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
                          std::to_string(r.heads_per_layer) + ")");
   if (r.heads.size() != static_cast<size_t>(r.layers) * r.heads_per_layer)
     throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) + " entries, expected layers * heads_per_layer = " +
-                         std::to_string(r.layers * r.heads_per_layer));
+                         std::to_string(static_cast<int64_t>(r.layers) * r.heads_per_layer));
   for (size_t i = 0; i < r.heads.size(); ++i)
     if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer || r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
       throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) + ", head " +
@@ -169,7 +169,7 @@ RunSummary read_run_summary(const std::filesystem::path& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw RunFileError(path.string() + ": invalid JSON: " + error_text(e));
   }
   try {
@@ -194,7 +194,7 @@ std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
       throw RunFileError(where + ": invalid JSON: " + error_text(e));
     }
     try {
