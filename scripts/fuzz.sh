@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (tests/fuzz/fuzz_*.cpp) with clang-14 + ASan + UBSan in build-fuzz/
-# and runs each for RUNS executions (default 20000) from its seed corpus, after replaying the
+# and runs each for RUNS executions (default 10000) from its seed corpus, after replaying the
 # committed crash reproducers. Exits non-zero on any finding (crash, sanitizer report, raw exception,
 # timeout, out-of-memory); the input that caused it is saved under build-fuzz/findings/<harness>/.
 #   scripts/fuzz.sh [RUNS]           FUZZ_JOBS=N runs N harnesses at once (default: nproc)
 # See docs/fuzzing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs="${1:-20000}"
+runs="${1:-10000}"
 build_dir="${FUZZ_BUILD_DIR:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
