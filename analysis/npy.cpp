@@ -1,5 +1,6 @@
 #include "analysis/npy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -103,6 +104,11 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
 NpyArray read_npy(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
+  // Sizes in the header are checked against the file before anything is allocated from them.
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  const auto bytes_left = [&] { return file_size - static_cast<uint64_t>(in.tellg()); };
   char magic[kMagicLen];
   unsigned char version[2];
   if (!in.read(magic, kMagicLen) || std::memcmp(magic, kMagic, kMagicLen) != 0) fail(path, "not a .npy file (bad magic)");
@@ -120,6 +126,9 @@ NpyArray read_npy(const std::filesystem::path& path) {
   } else {
     fail(path, "unsupported format version " + std::to_string(version[0]) + "." + std::to_string(version[1]));
   }
+  if (header_len > bytes_left())
+    fail(path, "truncated header: it announces " + std::to_string(header_len) + " bytes, the file has " +
+                   std::to_string(bytes_left()) + " left");
   std::string header(header_len, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(path, "truncated header");
 
@@ -129,7 +138,17 @@ NpyArray read_npy(const std::filesystem::path& path) {
 
   NpyArray array;
   array.shape = parse_shape(dict_value(header, "shape", path), path);
-  const int64_t n = element_count(array.shape);
+  // The product of untrusted dimensions can overflow; anything above the floats left is truncated data.
+  const uint64_t floats_left = bytes_left() / sizeof(float);
+  int64_t n = 1;
+  if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) n = 0;
+  for (int64_t d : array.shape) {
+    if (n == 0) break;
+    if (static_cast<uint64_t>(n) > floats_left / static_cast<uint64_t>(d))
+      fail(path, "data truncated: the shape needs more than the " + std::to_string(floats_left) +
+                     " float32 values the file holds");
+    n *= d;
+  }
   array.data.resize(static_cast<size_t>(n));
   if (!in.read(reinterpret_cast<char*>(array.data.data()), static_cast<std::streamsize>(n * sizeof(float))))
     fail(path, "data truncated: expected " + std::to_string(n) + " float32 values");

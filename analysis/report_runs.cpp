@@ -63,7 +63,7 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw ReportError(path.string() + ": invalid JSON: " + e.what());
   }
   ReportRuns out;

@@ -186,7 +186,7 @@ RunSummary read_run_summary(const std::filesystem::path& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw RunFileError(path.string() + ": invalid JSON: " + error_text(e));
   }
   try {
@@ -211,7 +211,7 @@ std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
       throw RunFileError(where + ": invalid JSON: " + error_text(e));
     }
     try {

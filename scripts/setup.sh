@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev      # JSON output, command line
   libgtest-dev libbenchmark-dev        # tests, benchmarks
   gnuplot-nox                          # plots
+  clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
 )
 # PyTorch only for the golden-file generator and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.

@@ -75,14 +75,19 @@ std::optional<nlohmann::json> read_sweep_manifest(const fs::path& out_dir) {
 }
 
 std::vector<std::string> changed_runs(const nlohmann::json& previous, const nlohmann::json& current) {
+  // `previous` was read from disk: a member of the wrong type reads as "" (json::value() would throw).
+  const auto text_of = [](const nlohmann::json& run, const char* key) {
+    const auto it = run.find(key);
+    return it != run.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
   std::vector<std::string> changed;
   const auto old_runs = previous.find("runs");
   if (old_runs == previous.end() || !old_runs->is_array()) return changed;
   for (const auto& run : current.at("runs")) {
     for (const auto& old : *old_runs) {
-      if (!old.is_object() || old.value("id", "") != run.at("id")) continue;
+      if (!old.is_object() || text_of(old, "id") != run.at("id")) continue;
       if (old.value("overrides", nlohmann::json()) != run.at("overrides") ||
-          old.value("config", "") != run.at("config"))
+          text_of(old, "config") != run.at("config"))
         changed.push_back(run.at("id"));
       break;
     }
