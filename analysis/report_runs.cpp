@@ -68,6 +68,7 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   }
   ReportRuns out;
   out.is_sweep = true;
+  std::vector<bool> seed_from_summary;
   try {
     using namespace json_fields;
     out.name = get_string(j, "name", "");
@@ -77,7 +78,9 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
       ReportRun run;
       run.id = get_string(runs[i], "id", where);
       run.variant = get_string(runs[i], "variant", where);
-      run.seed = get_uint(runs[i], "seed", where);
+      // compare writes null when no override set the seed: the run's summary then says which it was.
+      seed_from_summary.push_back(member(runs[i], "seed", where).is_null());
+      if (!seed_from_summary.back()) run.seed = get_uint(runs[i], "seed", where);
       const std::filesystem::path rel = get_string(runs[i], "dir", where);
       run.dir = rel.is_absolute() ? rel : sweep_dir / rel;
       out.runs.push_back(std::move(run));
@@ -85,7 +88,10 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   } catch (const JsonFieldError& e) {
     throw ReportError(path.string() + ": " + e.what());
   }
-  for (auto& run : out.runs) load_summary(run);
+  for (size_t i = 0; i < out.runs.size(); ++i) {
+    load_summary(out.runs[i]);
+    if (seed_from_summary[i] && out.runs[i].ok()) out.runs[i].seed = out.runs[i].summary->seed;
+  }
   out.variants = variants_of(out.runs);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/gnuplot_runner.h"
+#include "analysis/report_runs.h"
 #include "analysis/report_summary_tables.h"
 #include "tests/analysis/fake_run.h"
 #include "tests/analysis/test_dir.h"
@@ -203,6 +204,16 @@ TEST(Report, BadDirectoriesAreNamed) {
     EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].variant: missing field")) << e.what();
   }
   EXPECT_THROW(write_run_report(dir), ReportError);  // a sweep directory is not a run directory
+}
+
+TEST(Report, SweepRunWithoutASeedOverrideTakesTheSeedFromItsSummary) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "runs" / "a", spec("softmax", 1, 1, 7));
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a", "variant": "v", "seed": null, "dir": "runs/a"}]})");
+  const ReportRuns runs = load_sweep_dir(dir);
+  ASSERT_EQ(runs.runs.size(), 1u);
+  EXPECT_TRUE(runs.runs[0].ok());
+  EXPECT_EQ(runs.runs[0].seed, 7u);
 }
 
 TEST(Report, RunWithCorruptSummaryIsReportedNotFatal) {
