@@ -162,8 +162,8 @@ FieldSpec only_for_normalizer(FieldSpec f, std::string name) {
 std::vector<FieldSpec> build_fields() {
   using B = Bound;
   std::vector<FieldSpec> t;
-  auto name = string_field("name", [](RunConfig& c) -> std::string& { return c.name; }, NameList::none, "any",
-                           "run name, used for the run directory");
+  auto name = string_field("name", [](RunConfig& c) -> std::string& { return c.name; }, NameList::none,
+                           "one folder name of 1 .. 100 bytes (see Run name)", "run name, used for the run directory");
   name.default_text = "the config file's stem";
   t.push_back(name);
   t.push_back(unsigned_field("seed", [](RunConfig& c) -> uint64_t& { return c.seed; },

@@ -3,9 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <initializer_list>
 #include <cmath>
 #include <limits>
 #include <system_error>
+
+#include "configs/utf8.h"
 
 namespace sinklab {
 namespace {
@@ -16,11 +19,21 @@ std::string_view strip_plus(std::string_view t) {
   return t;
 }
 
+constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";
+
 [[noreturn]] void expected(const char* what, const ScalarText& s) {
   if (!s.plain) {
-    throw FieldValueError(std::string("expected ") + what + ", got the quoted string " + describe_scalar(s));
+    const char* kind = s.tag.empty() ? ", got the quoted string " : ", got the string ";
+    throw FieldValueError(std::string("expected ") + what + kind + describe_scalar(s));
   }
   throw FieldValueError(std::string("expected ") + what + ", got " + describe_scalar(s));
+}
+
+// A value explicitly tagged as another type than the key's (`threads: !!float 2`).
+void reject_tags(const char* what, const ScalarText& s, std::initializer_list<const char*> wrong) {
+  for (const char* tag : wrong) {
+    if (s.tag == tag) expected(what, s);
+  }
 }
 
 // Bounds are mostly integers; print them as such ("1", not "1.0").
@@ -52,11 +65,30 @@ std::string Bound::text() const {
   return "any";
 }
 
+ScalarText scalar_text(const std::string& text, const std::string& yaml_tag) {
+  if (yaml_tag == "?") return {text, true, ""};
+  if (yaml_tag == "!" || yaml_tag.empty()) return {text, false, ""};
+  const std::string_view prefix = kCoreTagPrefix;
+  std::string tag = yaml_tag;
+  if (tag.starts_with(prefix)) tag = "!!" + tag.substr(prefix.size());
+  const bool typed = tag == "!!int" || tag == "!!float" || tag == "!!bool";
+  return {text, typed, tag};
+}
+
+void check_tag(const ScalarText& s) {
+  if (s.tag.empty() || s.tag == "!!int" || s.tag == "!!float" || s.tag == "!!bool" || s.tag == "!!str") return;
+  throw FieldValueError("unsupported YAML tag '" + escape_for_message(s.tag) +
+                        "'; only !!int, !!float, !!bool and !!str are understood");
+}
+
 std::string describe_scalar(const ScalarText& s) {
-  return s.plain ? "'" + s.text + "'" : "\"" + s.text + "\"";
+  const std::string text = escape_for_message(s.text);
+  if (!s.tag.empty()) return s.tag + " '" + text + "'";
+  return s.plain ? "'" + text + "'" : "\"" + text + "\"";
 }
 
 int64_t parse_integer(const ScalarText& s) {
+  reject_tags("an integer", s, {"!!float", "!!bool"});
   const std::string_view t = strip_plus(s.text);
   int64_t v = 0;
   const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -72,6 +104,7 @@ int64_t parse_integer(const ScalarText& s) {
 }
 
 uint64_t parse_unsigned(const ScalarText& s) {
+  reject_tags("a non-negative integer", s, {"!!float", "!!bool"});
   const std::string_view t = strip_plus(s.text);
   if (s.plain && !t.empty() && t[0] == '-' && looks_numeric(t)) {
     throw FieldValueError("expected a non-negative integer, got " + s.text);
@@ -90,6 +123,7 @@ uint64_t parse_unsigned(const ScalarText& s) {
 }
 
 double parse_number(const ScalarText& s) {
+  reject_tags("a number", s, {"!!bool"});  // !!int 3 is a fine number
   const std::string_view t = strip_plus(s.text);
   if (!s.plain || t.empty()) expected("a number", s);
   double v = 0;
@@ -104,6 +138,7 @@ double parse_number(const ScalarText& s) {
 }
 
 bool parse_bool(const ScalarText& s) {
+  reject_tags("true or false", s, {"!!int", "!!float"});
   bool v = false;
   if (!s.plain || !YAML::convert<bool>::decode(YAML::Node(s.text), v)) expected("true or false", s);
   return v;

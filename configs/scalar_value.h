@@ -25,6 +25,13 @@ struct Bound {
   std::string text() const;  // ">= 1", "> 0", "[0, 1)", "(0, 1)", "any"
 };
 
+// The loader's view of a YAML scalar from its text and yaml-cpp's tag: "?" (none) is plain, "!" (quoted)
+// is a string, the core tags !!int, !!float, !!bool are plain and !!str a string; any other tag is
+// kept in `tag` for check_tag() to refuse.
+ScalarText scalar_text(const std::string& text, const std::string& yaml_tag);
+// Throws FieldValueError for a tag other than the four core scalar tags.
+void check_tag(const ScalarText& s);
+
 // Each throws FieldValueError("expected an integer, got '1.5'") and the like.
 int64_t parse_integer(const ScalarText& s);
 uint64_t parse_unsigned(const ScalarText& s);
@@ -34,7 +41,8 @@ bool parse_bool(const ScalarText& s);      // YAML's spellings: true/false, yes/
 // Throws FieldValueError("must be >= 1, got 0") when v is outside b.
 void check_bound(double v, const Bound& b, const std::string& shown_value);
 
-// How a scalar is quoted in messages: 'text', or "text" for a quoted scalar.
+// How a scalar is quoted in messages: 'text', "text" for a quoted scalar, !!int 'text' for a tagged one;
+// control characters and bytes that are not UTF-8 are escaped (\xNN).
 std::string describe_scalar(const ScalarText& s);
 
 }  // namespace sinklab
