@@ -70,7 +70,8 @@ std::string trim(const std::string& s) {
 
 class Loader {
  public:
-  Loader(std::string source, const ConfigVocabulary& vocab) : where_(std::move(source)), vocab_(vocab) {}
+  Loader(std::string source, const ConfigVocabulary& vocab, std::optional<double> available_memory_bytes)
+      : where_(std::move(source)), vocab_(vocab), available_memory_bytes_(available_memory_bytes) {}
 
   RunConfig load(const std::string& text, const std::vector<std::string>& overrides) {
     YAML::Node root = parse_document(text);
@@ -84,6 +85,7 @@ class Loader {
       default_name();
     }
     check_consistency(config_, where_, vocab_);
+    check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes
     return config_;
   }
 
@@ -225,18 +227,20 @@ class Loader {
 
   KeyLocations where_;
   const ConfigVocabulary& vocab_;
+  std::optional<double> available_memory_bytes_;
   RunConfig config_;
 };
 
 }  // namespace
 
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
-                           const std::vector<std::string>& overrides, const ConfigVocabulary& vocab) {
-  return Loader(source_name, vocab).load(yaml_text, overrides);
+                           const std::vector<std::string>& overrides, const ConfigVocabulary& vocab,
+                           std::optional<double> available_memory_bytes) {
+  return Loader(source_name, vocab, available_memory_bytes).load(yaml_text, overrides);
 }
 
 RunConfig load_run_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                          const ConfigVocabulary& vocab) {
+                          const ConfigVocabulary& vocab, std::optional<double> available_memory_bytes) {
   const std::string source = file.string();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) {
@@ -250,7 +254,7 @@ RunConfig load_run_config(const std::filesystem::path& file, const std::vector<s
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(source, 0, "", "cannot read the config file: read error");
-  return parse_run_config(text.str(), source, overrides, vocab);
+  return parse_run_config(text.str(), source, overrides, vocab, available_memory_bytes);
 }
 
 }  // namespace sinklab

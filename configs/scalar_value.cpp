@@ -38,7 +38,8 @@ void reject_tags(const char* what, const ScalarText& s, std::initializer_list<co
 
 // Bounds are mostly integers; print them as such ("1", not "1.0").
 std::string bound_number(double v) {
-  if (v == static_cast<double>(static_cast<int64_t>(v))) return std::to_string(static_cast<int64_t>(v));
+  // 2^53: beyond it the cast to int64_t could overflow, and such bounds read better as 1e+20 anyway.
+  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
   return format_number(v);
 }
 
@@ -53,10 +54,17 @@ bool looks_numeric(std::string_view t) {
 bool Bound::contains(double v) const {
   if (lo && (lo_open ? !(v > *lo) : !(v >= *lo))) return false;
   if (hi && (hi_open ? !(v < *hi) : !(v <= *hi))) return false;
-  return true;
+  return !limit || v <= *limit;
 }
 
 std::string Bound::text() const {
+  if (limit && lo && !hi) {
+    return std::string(lo_open ? "(" : "[") + bound_number(*lo) + ", " + bound_number(*limit) + "]";
+  }
+  return domain_text();
+}
+
+std::string Bound::domain_text() const {
   if (lo && hi) {
     return std::string(lo_open ? "(" : "[") + bound_number(*lo) + ", " + bound_number(*hi) + (hi_open ? ")" : "]");
   }
@@ -145,7 +153,10 @@ bool parse_bool(const ScalarText& s) {
 }
 
 void check_bound(double v, const Bound& b, const std::string& shown_value) {
-  if (!b.contains(v)) throw FieldValueError("must be " + b.text() + ", got " + shown_value);
+  if (b.contains(v)) return;
+  Bound domain = b;
+  domain.limit.reset();
+  throw FieldValueError("must be " + (domain.contains(v) ? b.text() : b.domain_text()) + ", got " + shown_value);
 }
 
 }  // namespace sinklab
