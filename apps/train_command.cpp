@@ -24,7 +24,7 @@ struct TrainArgs {
   std::string out;
   std::string resume;
   std::optional<std::string> seed;  // as typed: the loader checks it like --set seed=N (the full uint64 range)
-  int threads = 0;
+  std::optional<std::string> threads;  // as typed, checked by the loader like --set threads=N
   bool quiet = false;
   bool force = false;
 };
@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 void run_train(const TrainArgs& a) {
   std::vector<std::string> overrides = a.sets;
   if (a.seed) overrides.push_back("seed=" + *a.seed);
-  if (a.threads > 0) overrides.push_back("threads=" + std::to_string(a.threads));
+  if (a.threads) overrides.push_back("threads=" + *a.threads);
   const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
   const RunConfig config = load_run_config(a.config, overrides, vocab);  // validates before anything is written
 
@@ -79,7 +79,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--set", args->sets, "Override a config key: --set model.attention.normalizer=relu (repeatable)");
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>-seed<seed>)");
   cmd->add_option("--seed", args->seed, "Seed, 0 .. 2^64-1 (same as --set seed=N)");
-  cmd->add_option("--threads", args->threads, "OpenMP threads (same as --set threads=N)")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->threads, "OpenMP threads, 1 .. 256 (same as --set threads=N)");
   cmd->add_option("--resume", args->resume, "Continue from a checkpoint written by the same config");
   cmd->add_flag("--quiet", args->quiet, "No progress output");
   cmd->add_flag("--force", args->force, "Overwrite a finished run in --out");

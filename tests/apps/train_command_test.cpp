@@ -126,6 +126,11 @@ TEST_F(TrainCommand, SeedFlagRejectsWhatSetSeedRejects) {
 TEST_F(TrainCommand, ThreadsAboveTheLimitNameThreadsBeforeOpenMpStarts) {
   const fs::path c = write("c.yaml", kTinyRun);
   expect_user_error("train " + c.string() + " --threads 2000", {"threads: must be [1, 256], got 2000"});
+  // Like --seed, the flag is checked by the loader: one message and exit code 2 for every bad value.
+  expect_user_error("train " + c.string() + " --threads 0", {"threads: must be >= 1, got 0"});
+  expect_user_error("train " + c.string() + " --threads 99999999999",
+                    {"threads: integer 99999999999 is out of range"});
+  expect_user_error("train " + c.string() + " --threads abc", {"threads: expected an integer, got 'abc'"});
 }
 
 TEST_F(TrainCommand, InvalidUtf8NameIsRejectedBeforeAnythingIsWritten) {
