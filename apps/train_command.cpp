@@ -30,8 +30,8 @@ struct TrainArgs {
   std::vector<std::string> sets;
   std::string out;
   std::string resume;
-  int64_t seed = -1;
-  int threads = 0;
+  std::optional<std::string> seed;  // as typed: the loader checks it like --set seed=N (the full uint64 range)
+  std::optional<std::string> threads;  // as typed, checked by the loader like --set threads=N
   bool quiet = false;
   bool force = false;
 };
@@ -43,12 +43,12 @@ constexpr int kExitDiverged = 3;
 
 ConfigVocabulary vocabulary() { return {normalizer_registry().names(), task_names()}; }
 
-bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed >= 0 || a.threads > 0; }
+bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed || a.threads; }
 
 RunConfig config_from_flags(const TrainArgs& a) {
   std::vector<std::string> overrides = a.sets;
-  if (a.seed >= 0) overrides.push_back("seed=" + std::to_string(a.seed));
-  if (a.threads > 0) overrides.push_back("threads=" + std::to_string(a.threads));
+  if (a.seed) overrides.push_back("seed=" + *a.seed);
+  if (a.threads) overrides.push_back("threads=" + *a.threads);
   return load_run_config(a.config, overrides, vocabulary());  // validates before anything is written
 }
 
@@ -185,8 +185,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("config", args->config, "YAML config file (see docs/config.md); not needed with --resume");
   cmd->add_option("--set", args->sets, "Override a config key: --set model.attention.normalizer=relu (repeatable)");
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>-seed<seed>)");
-  cmd->add_option("--seed", args->seed, "Seed (same as --set seed=N)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", args->threads, "OpenMP threads (same as --set threads=N)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->seed, "Seed, 0 .. 2^64-1 (same as --set seed=N)");
+  cmd->add_option("--threads", args->threads, "OpenMP threads, 1 .. 256 (same as --set threads=N)");
   cmd->add_option("--resume", args->resume,
                   "Continue an unfinished run bit-identically: RUN_DIR (or RUN_DIR/checkpoint.bin); the run's own config.yaml is used");
   cmd->add_flag("--quiet", args->quiet, "No progress output");

@@ -12,7 +12,9 @@
 #include "configs/config_consistency.h"
 #include "configs/config_schema.h"
 #include "configs/key_locations.h"
+#include "configs/run_name.h"
 #include "configs/scalar_value.h"
+#include "configs/utf8.h"
 
 namespace sinklab {
 namespace {
@@ -26,7 +28,7 @@ int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark()
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar: return describe_scalar({node.Scalar(), node.Tag() == "?"});
+    case YAML::NodeType::Scalar: return describe_scalar(scalar_text(node.Scalar(), node.Tag()));
     case YAML::NodeType::Sequence: return "a list";
     case YAML::NodeType::Map: return "a map";
     default: return "nothing (null)";
@@ -51,6 +53,15 @@ std::vector<std::string> split_path(const std::string& path) {
   }
 }
 
+// How an override is named in messages: as typed, unless it holds bytes that would break the message
+// (control characters, invalid UTF-8) or is too long to repeat.
+std::string override_origin_text(const std::string& text) {
+  constexpr std::size_t kShown = 120;
+  std::string shown = escape_for_message(text.size() > kShown ? text.substr(0, kShown) : text);
+  if (text.size() > kShown) shown += "... (" + std::to_string(text.size()) + " bytes)";
+  return "--set " + shown;
+}
+
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
@@ -59,21 +70,38 @@ std::string trim(const std::string& s) {
 
 class Loader {
  public:
-  Loader(std::string source, const ConfigVocabulary& vocab) : where_(std::move(source)), vocab_(vocab) {}
+  Loader(std::string source, const ConfigVocabulary& vocab, std::optional<double> available_memory_bytes)
+      : where_(std::move(source)), vocab_(vocab), available_memory_bytes_(available_memory_bytes) {}
 
   RunConfig load(const std::string& text, const std::vector<std::string>& overrides) {
     YAML::Node root = parse_document(text);
     for (const auto& o : overrides) apply_override(root, o);
     walk_section(root, "");
-    if (config_.name.empty()) {
-      config_.name = std::filesystem::path(where_.source()).stem().string();
-      if (config_.name.empty()) config_.name = "run";
+    if (where_.is_set("name")) {
+      if (const std::string problem = run_name_problem(config_.name); !problem.empty()) {
+        throw where_.error("name", problem);
+      }
+    } else {
+      default_name();
     }
     check_consistency(config_, where_, vocab_);
+    check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes
     return config_;
   }
 
  private:
+  // The file's stem, which names the run folder just like a written name and so obeys the same rule.
+  void default_name() {
+    config_.name = std::filesystem::path(where_.source()).stem().string();
+    if (config_.name.empty()) config_.name = "run";
+    const std::string problem = utf8_problem(config_.name).empty() ? run_name_problem(config_.name)
+                                                                    : utf8_problem(config_.name);
+    if (problem.empty()) return;
+    throw ConfigError(where_.source(), 0, "name",
+                      "the run name defaults to the config file's stem '" + escape_for_message(config_.name) +
+                          "', which " + problem + "; set name: in the file or --set name=...");
+  }
+
   YAML::Node parse_document(const std::string& text) {
     YAML::Node root;
     try {
@@ -98,11 +126,14 @@ class Loader {
   }
 
   void apply_override(YAML::Node& root, const std::string& text) {
-    const std::string origin = "--set " + text;
+    const std::string origin = override_origin_text(text);
     const auto eq = text.find('=');
     const std::string key = trim(text.substr(0, eq));
     if (eq == std::string::npos || key.empty()) {
       throw ConfigError(origin, 0, "", "malformed override: expected key.path=value, e.g. model.heads=2");
+    }
+    if (const std::string problem = utf8_problem(key); !problem.empty()) {
+      throw ConfigError(origin, 0, "", "the key " + problem);
     }
     const std::vector<std::string> segments = split_path(key);
     std::string path;
@@ -149,6 +180,9 @@ class Loader {
     for (const auto& entry : map) {
       const YAML::Node& key = entry.first;
       if (!key.IsScalar()) throw node_error(section, key, "keys must be plain names, got " + describe(key));
+      if (const std::string problem = utf8_problem(key.Scalar()); !problem.empty()) {
+        throw node_error(section, key, "the key '" + escape_for_message(key.Scalar()) + "' " + problem);
+      }
       const std::string path = join_path(section, key.Scalar());
       if (!where_.override_origin(path) && line_of(key) > 0) where_.set_line(path, line_of(key));
       if (!seen.insert(key.Scalar()).second) throw where_.error(path, "duplicate key (set twice in the same map)");
@@ -180,8 +214,12 @@ class Loader {
       throw where_.error(path, "expected a single value (" + field.type + ", " + field.allowed + "), got " +
                                    describe(value));
     }
+    // Checked for every key, so that no message below repeats bytes that are not UTF-8.
+    if (const std::string problem = utf8_problem(value.Scalar()); !problem.empty()) throw where_.error(path, problem);
     try {
-      field.parse({value.Scalar(), value.Tag() == "?"}, config_);
+      const ScalarText text = scalar_text(value.Scalar(), value.Tag());
+      check_tag(text);
+      field.parse(text, config_);
     } catch (const FieldValueError& e) {
       throw where_.error(path, e.what());
     }
@@ -189,18 +227,20 @@ class Loader {
 
   KeyLocations where_;
   const ConfigVocabulary& vocab_;
+  std::optional<double> available_memory_bytes_;
   RunConfig config_;
 };
 
 }  // namespace
 
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
-                           const std::vector<std::string>& overrides, const ConfigVocabulary& vocab) {
-  return Loader(source_name, vocab).load(yaml_text, overrides);
+                           const std::vector<std::string>& overrides, const ConfigVocabulary& vocab,
+                           std::optional<double> available_memory_bytes) {
+  return Loader(source_name, vocab, available_memory_bytes).load(yaml_text, overrides);
 }
 
 RunConfig load_run_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                          const ConfigVocabulary& vocab) {
+                          const ConfigVocabulary& vocab, std::optional<double> available_memory_bytes) {
   const std::string source = file.string();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) {
@@ -214,7 +254,7 @@ RunConfig load_run_config(const std::filesystem::path& file, const std::vector<s
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(source, 0, "", "cannot read the config file: read error");
-  return parse_run_config(text.str(), source, overrides, vocab);
+  return parse_run_config(text.str(), source, overrides, vocab, available_memory_bytes);
 }
 
 }  // namespace sinklab

@@ -9,6 +9,21 @@
 namespace sinklab {
 namespace {
 
+// Upper bounds of counts for which a larger value is never sensible on one machine. They are generous:
+// the memory estimate (memory_estimate.h) is what refuses a combination that cannot fit; these stop
+// absurd single values (and int overflow in the sizes derived from them) with the key named.
+constexpr double kMaxThreads = 256;          // OpenMP threads: a large many-core server, oversubscribed
+constexpr double kMaxWidth = 65536;          // d_model, head width, task.dim
+constexpr double kMaxLayersOrHeads = 1024;
+constexpr double kMaxSeqLen = 65536;
+constexpr double kMaxMlpHidden = 1 << 20;
+constexpr double kMaxVocab = 1 << 24;
+constexpr double kMaxBatch = 1 << 20;
+constexpr double kMaxEvalSamples = 10000000;
+// Softmax temperatures: 1 / temperature must be a normal float32 (logits are scaled by it in float32),
+// with room left for large logits; 1e-20 already makes the softmax an argmax.
+constexpr double kMinTemperature = 1e-20, kMaxTemperature = 1e20;
+
 // Accessors are capture-less lambdas converted to function pointers; emit() reads through them with a
 // const_cast, which is safe because an accessor only returns a reference and never writes.
 template <typename T>
@@ -120,7 +135,7 @@ FieldSpec head_dim_field() {
   FieldSpec f;
   f.path = "model.head_dim";
   f.type = "full | split | integer";
-  f.allowed = "full, split, or >= 1";
+  f.allowed = "full, split, or 1 .. " + std::to_string(static_cast<int>(kMaxWidth));
   f.doc = "width of one head: full = d_model (the paper's full-width heads), split = d_model / heads "
           "(heads must divide d_model), or a fixed size";
   f.parse = [](const ScalarText& s, RunConfig& c) {
@@ -134,7 +149,11 @@ FieldSpec head_dim_field() {
     } catch (const FieldValueError&) {
       throw FieldValueError("expected full, split or a positive integer, got " + describe_scalar(s));
     }
-    if (v < 1 || v > INT_MAX) throw FieldValueError("must be full, split or >= 1, got " + s.text);
+    if (v < 1) throw FieldValueError("must be full, split or >= 1, got " + s.text);
+    if (v > kMaxWidth) {
+      throw FieldValueError("must be full, split or <= " + std::to_string(static_cast<int>(kMaxWidth)) + ", got " +
+                            s.text);
+    }
     c.model.head_dim = {HeadDimMode::fixed, static_cast<int>(v)};
   };
   f.emit = [](const RunConfig& c) {
@@ -162,20 +181,23 @@ FieldSpec only_for_normalizer(FieldSpec f, std::string name) {
 std::vector<FieldSpec> build_fields() {
   using B = Bound;
   std::vector<FieldSpec> t;
-  auto name = string_field("name", [](RunConfig& c) -> std::string& { return c.name; }, NameList::none, "any",
-                           "run name, used for the run directory");
+  auto name = string_field("name", [](RunConfig& c) -> std::string& { return c.name; }, NameList::none,
+                           "one folder name of 1 .. 100 bytes (see Run name)", "run name, used for the run directory");
   name.default_text = "the config file's stem";
   t.push_back(name);
   t.push_back(unsigned_field("seed", [](RunConfig& c) -> uint64_t& { return c.seed; },
                              "seed of parameter initialization and training batches"));
-  t.push_back(int_field("threads", [](RunConfig& c) -> int& { return c.threads; }, B::at_least(1),
+  t.push_back(int_field("threads", [](RunConfig& c) -> int& { return c.threads; }, B::at_least(1).up_to(kMaxThreads),
                         "OpenMP threads for this run"));
 
-  t.push_back(int_field("model.d_model", [](RunConfig& c) -> int& { return c.model.d_model; }, B::at_least(1),
+  t.push_back(int_field("model.d_model", [](RunConfig& c) -> int& { return c.model.d_model; },
+                        B::at_least(1).up_to(kMaxWidth),
                         "width of the residual stream"));
-  t.push_back(int_field("model.layers", [](RunConfig& c) -> int& { return c.model.layers; }, B::at_least(1),
+  t.push_back(int_field("model.layers", [](RunConfig& c) -> int& { return c.model.layers; },
+                        B::at_least(1).up_to(kMaxLayersOrHeads),
                         "number of attention blocks"));
-  t.push_back(int_field("model.heads", [](RunConfig& c) -> int& { return c.model.heads; }, B::at_least(1),
+  t.push_back(int_field("model.heads", [](RunConfig& c) -> int& { return c.model.heads; },
+                        B::at_least(1).up_to(kMaxLayersOrHeads),
                         "attention heads per block"));
   t.push_back(head_dim_field());
   t.push_back(bool_field("model.residual", [](RunConfig& c) -> bool& { return c.model.residual; },
@@ -183,7 +205,7 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(enum_field<NormKind>("model.norm", [](RunConfig& c) -> NormKind& { return c.model.norm; },
                                    "pre-norm inside each block, plus a final norm when not none"));
   t.push_back(int_field("model.mlp_hidden", [](RunConfig& c) -> int& { return c.model.mlp_hidden; },
-                        B::at_least(0), "hidden width of the block's MLP; 0 = no MLP"));
+                        B::at_least(0).up_to(kMaxMlpHidden), "hidden width of the block's MLP; 0 = no MLP"));
   t.push_back(enum_field<Activation>("model.mlp_activation",
                                      [](RunConfig& c) -> Activation& { return c.model.mlp_activation; },
                                      "activation of the MLP"));
@@ -202,14 +224,15 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(bool_field("model.input_projection", [](RunConfig& c) -> bool& { return c.model.input_projection; },
                          "a Linear task input width -> d_model before the first block"));
   t.push_back(int_field("model.vocab_size", [](RunConfig& c) -> int& { return c.model.vocab_size; },
-                        B::at_least(0), "embedding rows for input: tokens"));
+                        B::at_least(0).up_to(kMaxVocab), "embedding rows for input: tokens"));
   t.push_back(bool_field("model.output_head", [](RunConfig& c) -> bool& { return c.model.output_head; },
                          "a final Linear d_model -> task output width"));
   t.push_back(enum_field<ScaleKind>("model.attention.scale",
                                     [](RunConfig& c) -> ScaleKind& { return c.model.attention.scale; },
                                     "scaling of the logits (the paper uses none)"));
   t.push_back(number_field("model.attention.temperature",
-                           [](RunConfig& c) -> double& { return c.model.attention.temperature; }, B::above(0),
+                           [](RunConfig& c) -> double& { return c.model.attention.temperature; },
+                           B::closed(kMinTemperature, kMaxTemperature),
                            "logits are divided by it when scale: temperature"));
   t.push_back(string_field("model.attention.normalizer.name",
                            [](RunConfig& c) -> std::string& { return c.model.attention.normalizer.name; },
@@ -224,31 +247,36 @@ std::vector<FieldSpec> build_fields() {
       "relu"));
   t.push_back(only_for_normalizer(
       number_field("model.attention.normalizer.temperature",
-                   [](RunConfig& c) -> double& { return c.model.attention.normalizer.temperature; }, B::above(0),
+                   [](RunConfig& c) -> double& { return c.model.attention.normalizer.temperature; },
+                   B::closed(kMinTemperature, kMaxTemperature),
                    "softmax of logits / temperature"),
       "softmax"));
 
   t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
                            "a registered task", "the task, by name"));
-  t.push_back(int_field("task.dim", [](RunConfig& c) -> int& { return c.task.dim; }, B::at_least(4),
+  t.push_back(int_field("task.dim", [](RunConfig& c) -> int& { return c.task.dim; }, B::at_least(4).up_to(kMaxWidth),
                         "token vector width: BOS flag, trigger flag, dim - 3 content dims, ordinary flag"));
-  t.push_back(int_field("task.seq_len", [](RunConfig& c) -> int& { return c.task.seq_len; }, B::at_least(3),
+  t.push_back(int_field("task.seq_len", [](RunConfig& c) -> int& { return c.task.seq_len; },
+                        B::at_least(3).up_to(kMaxSeqLen),
                         "sequence length, BOS included"));
   t.push_back(int_field("task.trigger_min", [](RunConfig& c) -> int& { return c.task.trigger_min; },
-                        B::at_least(1), "smallest training trigger position (0-indexed, inclusive)"));
+                        B::at_least(1).up_to(kMaxSeqLen - 1),
+                        "smallest training trigger position (0-indexed, inclusive)"));
   auto trigger_max = int_field("task.trigger_max", [](RunConfig& c) -> int& { return c.task.trigger_max; },
-                               B::at_least(-1), "largest training trigger position (inclusive); -1 = seq_len - 1");
+                               B::at_least(-1).up_to(kMaxSeqLen - 1),
+                               "largest training trigger position (inclusive); -1 = seq_len - 1");
   trigger_max.allowed = "-1, or trigger_min .. seq_len - 1";
   t.push_back(trigger_max);
   auto eval_trigger = int_field("task.eval_trigger", [](RunConfig& c) -> int& { return c.task.eval_trigger; },
-                                B::at_least(1), "the fixed trigger position of the evaluation set (0-indexed)");
+                                B::at_least(1).up_to(kMaxSeqLen - 1),
+                                "the fixed trigger position of the evaluation set (0-indexed)");
   eval_trigger.allowed = "1 .. seq_len - 1";
   t.push_back(eval_trigger);
   t.push_back(enum_field<TargetKind>("task.target", [](RunConfig& c) -> TargetKind& { return c.task.target; },
                                      "auto = residual when model.residual, else mean; mean: the prefix mean at "
                                      "the trigger and 0 elsewhere; residual: x_i plus the mean at the trigger"));
   t.push_back(int_field("task.eval_samples", [](RunConfig& c) -> int& { return c.task.eval_samples; },
-                        B::at_least(1), "size of the fixed evaluation set"));
+                        B::at_least(1).up_to(kMaxEvalSamples), "size of the fixed evaluation set"));
   t.push_back(unsigned_field("task.eval_seed", [](RunConfig& c) -> uint64_t& { return c.task.eval_seed; },
                              "seed of the fixed evaluation set"));
 
@@ -280,7 +308,7 @@ std::vector<FieldSpec> build_fields() {
                            "clip the global gradient norm to this; 0 = off"));
 
   t.push_back(int_field("train.batch_size", [](RunConfig& c) -> int& { return c.train.batch_size; },
-                        B::at_least(1), "fresh samples per step"));
+                        B::at_least(1).up_to(kMaxBatch), "fresh samples per step"));
   t.push_back(int_field("train.max_steps", [](RunConfig& c) -> int& { return c.train.max_steps; }, B::at_least(1),
                         "stop after this many steps"));
   t.push_back(number_field("train.stop_max_abs_error",
@@ -303,7 +331,8 @@ std::vector<FieldSpec> build_fields() {
                            B::open(0, 1), "threshold eps of the Sink_k^eps statistic"));
   auto attention_samples =
       int_field("analysis.eval_attention_samples",
-                [](RunConfig& c) -> int& { return c.analysis.eval_attention_samples; }, B::at_least(1),
+                [](RunConfig& c) -> int& { return c.analysis.eval_attention_samples; },
+                B::at_least(1).up_to(kMaxEvalSamples),
                 "evaluation inputs used for attention maps and sink statistics");
   attention_samples.allowed = "1 .. task.eval_samples";
   t.push_back(attention_samples);

@@ -12,11 +12,13 @@
 
 namespace sinklab {
 
-// A YAML scalar as the loader hands it to a field: its text and whether it was written plain
-// (unquoted, untagged). Numbers and booleans must be plain: `d_model: "16"` is a string, not a number.
+// A YAML scalar as the loader hands it to a field: its text and whether it may be read as a number or
+// boolean (`plain`): unquoted and untagged, or with an explicit !!int, !!float or !!bool tag. Numbers
+// and booleans must be plain: `d_model: "16"` and `d_model: !!str 16` are strings, not numbers.
 struct ScalarText {
   std::string text;
   bool plain = true;
+  std::string tag;  // the explicit tag as written ("!!int", "!!str", "!custom"); "" for none or quotes
 };
 
 // Thrown by FieldSpec::parse with the problem only; the loader adds file, line and key path.

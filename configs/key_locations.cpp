@@ -27,13 +27,18 @@ ConfigError KeyLocations::error(const std::string& path, const std::string& mess
 
 ConfigError KeyLocations::error_at_first_set(std::initializer_list<std::string> paths,
                                              const std::string& message) const {
+  return error_at_first_set(std::vector<std::string>(paths), message);
+}
+
+ConfigError KeyLocations::error_at_first_set(const std::vector<std::string>& paths,
+                                             const std::string& message) const {
   for (const auto& p : paths) {
     if (is_set(p) && override_origin(p)) return error(p, message);
   }
   for (const auto& p : paths) {
     if (is_set(p)) return error(p, message);
   }
-  return error(*paths.begin(), message);
+  return error(paths.front(), message);
 }
 
 }  // namespace sinklab

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "configs/config_error.h"
 
@@ -33,6 +34,7 @@ class KeyLocations {
   // An error about several keys together, placed at the first one the user wrote (overrides first,
   // because the most recent edit is the likeliest culprit); falls back to the first path.
   ConfigError error_at_first_set(std::initializer_list<std::string> paths, const std::string& message) const;
+  ConfigError error_at_first_set(const std::vector<std::string>& paths, const std::string& message) const;
 
  private:
   std::string source_;

@@ -3,9 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <initializer_list>
 #include <cmath>
 #include <limits>
 #include <system_error>
+
+#include "configs/utf8.h"
 
 namespace sinklab {
 namespace {
@@ -16,16 +19,27 @@ std::string_view strip_plus(std::string_view t) {
   return t;
 }
 
+constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";
+
 [[noreturn]] void expected(const char* what, const ScalarText& s) {
   if (!s.plain) {
-    throw FieldValueError(std::string("expected ") + what + ", got the quoted string " + describe_scalar(s));
+    const char* kind = s.tag.empty() ? ", got the quoted string " : ", got the string ";
+    throw FieldValueError(std::string("expected ") + what + kind + describe_scalar(s));
   }
   throw FieldValueError(std::string("expected ") + what + ", got " + describe_scalar(s));
 }
 
+// A value explicitly tagged as another type than the key's (`threads: !!float 2`).
+void reject_tags(const char* what, const ScalarText& s, std::initializer_list<const char*> wrong) {
+  for (const char* tag : wrong) {
+    if (s.tag == tag) expected(what, s);
+  }
+}
+
 // Bounds are mostly integers; print them as such ("1", not "1.0").
 std::string bound_number(double v) {
-  if (v == static_cast<double>(static_cast<int64_t>(v))) return std::to_string(static_cast<int64_t>(v));
+  // 2^53: beyond it the cast to int64_t could overflow, and such bounds read better as 1e+20 anyway.
+  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
   return format_number(v);
 }
 
@@ -40,10 +54,17 @@ bool looks_numeric(std::string_view t) {
 bool Bound::contains(double v) const {
   if (lo && (lo_open ? !(v > *lo) : !(v >= *lo))) return false;
   if (hi && (hi_open ? !(v < *hi) : !(v <= *hi))) return false;
-  return true;
+  return !limit || v <= *limit;
 }
 
 std::string Bound::text() const {
+  if (limit && lo && !hi) {
+    return std::string(lo_open ? "(" : "[") + bound_number(*lo) + ", " + bound_number(*limit) + "]";
+  }
+  return domain_text();
+}
+
+std::string Bound::domain_text() const {
   if (lo && hi) {
     return std::string(lo_open ? "(" : "[") + bound_number(*lo) + ", " + bound_number(*hi) + (hi_open ? ")" : "]");
   }
@@ -52,11 +73,30 @@ std::string Bound::text() const {
   return "any";
 }
 
+ScalarText scalar_text(const std::string& text, const std::string& yaml_tag) {
+  if (yaml_tag == "?") return {text, true, ""};
+  if (yaml_tag == "!" || yaml_tag.empty()) return {text, false, ""};
+  const std::string_view prefix = kCoreTagPrefix;
+  std::string tag = yaml_tag;
+  if (tag.starts_with(prefix)) tag = "!!" + tag.substr(prefix.size());
+  const bool typed = tag == "!!int" || tag == "!!float" || tag == "!!bool";
+  return {text, typed, tag};
+}
+
+void check_tag(const ScalarText& s) {
+  if (s.tag.empty() || s.tag == "!!int" || s.tag == "!!float" || s.tag == "!!bool" || s.tag == "!!str") return;
+  throw FieldValueError("unsupported YAML tag '" + escape_for_message(s.tag) +
+                        "'; only !!int, !!float, !!bool and !!str are understood");
+}
+
 std::string describe_scalar(const ScalarText& s) {
-  return s.plain ? "'" + s.text + "'" : "\"" + s.text + "\"";
+  const std::string text = escape_for_message(s.text);
+  if (!s.tag.empty()) return s.tag + " '" + text + "'";
+  return s.plain ? "'" + text + "'" : "\"" + text + "\"";
 }
 
 int64_t parse_integer(const ScalarText& s) {
+  reject_tags("an integer", s, {"!!float", "!!bool"});
   const std::string_view t = strip_plus(s.text);
   int64_t v = 0;
   const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -72,6 +112,7 @@ int64_t parse_integer(const ScalarText& s) {
 }
 
 uint64_t parse_unsigned(const ScalarText& s) {
+  reject_tags("a non-negative integer", s, {"!!float", "!!bool"});
   const std::string_view t = strip_plus(s.text);
   if (s.plain && !t.empty() && t[0] == '-' && looks_numeric(t)) {
     throw FieldValueError("expected a non-negative integer, got " + s.text);
@@ -90,6 +131,7 @@ uint64_t parse_unsigned(const ScalarText& s) {
 }
 
 double parse_number(const ScalarText& s) {
+  reject_tags("a number", s, {"!!bool"});  // !!int 3 is a fine number
   const std::string_view t = strip_plus(s.text);
   if (!s.plain || t.empty()) expected("a number", s);
   double v = 0;
@@ -104,13 +146,17 @@ double parse_number(const ScalarText& s) {
 }
 
 bool parse_bool(const ScalarText& s) {
+  reject_tags("true or false", s, {"!!int", "!!float"});
   bool v = false;
   if (!s.plain || !YAML::convert<bool>::decode(YAML::Node(s.text), v)) expected("true or false", s);
   return v;
 }
 
 void check_bound(double v, const Bound& b, const std::string& shown_value) {
-  if (!b.contains(v)) throw FieldValueError("must be " + b.text() + ", got " + shown_value);
+  if (b.contains(v)) return;
+  Bound domain = b;
+  domain.limit.reset();
+  throw FieldValueError("must be " + (domain.contains(v) ? b.text() : b.domain_text()) + ", got " + shown_value);
 }
 
 }  // namespace sinklab

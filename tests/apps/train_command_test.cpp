@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -100,6 +101,67 @@ TEST_F(TrainCommand, UnknownFlagIsAUsageError) {
   const Result r = run("train " + c.string() + " --frobnicate");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("frobnicate"), std::string::npos) << r.output;
+}
+
+// A one-step run, to see what the flags turned into.
+constexpr const char* kTinyRun =
+    "train: {batch_size: 4, max_steps: 1, log_every: 1, eval_every: 0}\n"
+    "task: {eval_samples: 4}\nanalysis: {eval_attention_samples: 4}\n";
+
+TEST_F(TrainCommand, SeedFlagTakesTheFullUnsignedRangeLikeSetSeed) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  const fs::path out = dir_ / "run";
+  const Result r = run("train " + c.string() + " --out " + out.string() + " --seed 18446744073709551615 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  EXPECT_EQ(summary["seed"].get<uint64_t>(), 18446744073709551615ULL);
+  std::ifstream written(out / "config.yaml");
+  const std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("seed: 18446744073709551615\n"), std::string::npos) << text;
+}
+
+TEST_F(TrainCommand, SeedFlagRejectsWhatSetSeedRejects) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --seed 18446744073709551616", {"seed", "out of range"});
+  expect_user_error("train " + c.string() + " --seed -1", {"seed", "non-negative integer, got -1"});
+  expect_user_error("train " + c.string() + " --seed=-5", {"seed", "non-negative integer, got -5"});
+  expect_user_error("train " + c.string() + " --seed abc", {"seed", "expected a non-negative integer, got 'abc'"});
+  expect_user_error("train " + c.string() + " --seed 1.5", {"seed", "no decimal point"});
+}
+
+TEST_F(TrainCommand, ThreadsAboveTheLimitNameThreadsBeforeOpenMpStarts) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --threads 2000", {"threads: must be [1, 256], got 2000"});
+  // Like --seed, the flag is checked by the loader: one message and exit code 2 for every bad value.
+  expect_user_error("train " + c.string() + " --threads 0", {"threads: must be >= 1, got 0"});
+  expect_user_error("train " + c.string() + " --threads 99999999999",
+                    {"threads: integer 99999999999 is out of range"});
+  expect_user_error("train " + c.string() + " --threads abc", {"threads: expected an integer, got 'abc'"});
+}
+
+TEST_F(TrainCommand, InvalidUtf8NameIsRejectedBeforeAnythingIsWritten) {
+  const fs::path c = write("c.yaml", std::string("name: bad\xff\n") + kTinyRun);
+  expect_user_error("train " + c.string(), {"c.yaml:1", "name", "not valid UTF-8"});
+  const fs::path ok = write("ok.yaml", kTinyRun);
+  expect_user_error("train " + ok.string() + " --set 'name=x\xc3('", {"name", "not valid UTF-8"});
+}
+
+TEST_F(TrainCommand, NameThatIsNotOneFolderNameIsRejected) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --set name=../../x", {"name", "single folder name"});
+  expect_user_error("train " + c.string() + " --set name=/tmp/abs", {"name", "single folder name"});
+}
+
+TEST_F(TrainCommand, ConfigTooLargeForMemoryIsRefusedBeforeAllocating) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --set train.batch_size=1000000 --set task.seq_len=4096",
+                    {"train.batch_size", "estimated memory", "available", "train.batch_size=1000000"});
+}
+
+TEST_F(TrainCommand, TinySoftmaxTemperatureNamesTheKey) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --set model.attention.normalizer.temperature=1e-300",
+                    {"model.attention.normalizer.temperature", "must be [1e-20, 1e+20]"});
 }
 
 TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {

@@ -2,6 +2,9 @@
 // registry names, cross-key rules. Each check pins the file, the line and the key path.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "tests/configs/config_test_util.h"
 
 namespace sinklab {
@@ -87,6 +90,39 @@ TEST(ConfigValidation, OutOfRangeValues) {
   EXPECT_TRUE(contains(e.what(), "task.dim: must be >= 4, got 3")) << e.what();
   e = parse_error("threads: 99999999999\n");
   EXPECT_TRUE(contains(e.what(), "threads: integer 99999999999 is out of range")) << e.what();
+}
+
+TEST(ConfigValidation, TemperaturesKeepTheirInverseFiniteInFloat32) {
+  auto e = parse_error("model:\n  attention:\n    normalizer: {name: softmax, temperature: 1.0e-300}\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.key(), "model.attention.normalizer.temperature");
+  EXPECT_TRUE(contains(e.what(), "must be [1e-20, 1e+20], got 1.0e-300")) << e.what();
+  e = parse_error("model:\n  attention:\n    scale: temperature\n    temperature: 1.0e-300\n");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.key(), "model.attention.temperature");
+  e = parse_error("seed: 1\n", {"model.attention.temperature=1e30"});
+  EXPECT_EQ(e.key(), "model.attention.temperature");
+  for (const char* ok : {"1e-20", "0.5", "1e20"}) {
+    EXPECT_EQ(parse("seed: 1\n", {std::string("model.attention.normalizer.temperature=") + ok})
+                  .model.attention.normalizer.temperature,
+              std::stod(ok));
+  }
+}
+
+TEST(ConfigValidation, SizesHaveUpperBounds) {
+  const std::pair<const char*, const char*> too_big[] = {
+      {"threads", "257"},          {"model.d_model", "65537"},     {"model.layers", "1025"},
+      {"model.heads", "1025"},     {"model.head_dim", "65537"},    {"model.mlp_hidden", "1048577"},
+      {"model.vocab_size", "16777217"}, {"task.dim", "65537"},     {"task.seq_len", "65537"},
+      {"task.eval_samples", "10000001"}, {"train.batch_size", "1048577"}};
+  for (const auto& [key, value] : too_big) {
+    const auto e = parse_error("seed: 1\n", {std::string(key) + "=" + value});
+    EXPECT_EQ(e.key(), key);
+    EXPECT_TRUE(contains(e.detail(), "must be ")) << e.what();
+    EXPECT_TRUE(contains(e.detail(), std::string(", got ") + value)) << e.what();
+  }
+  EXPECT_STREQ(parse_error("threads: 2000\n").what(), "configs/x.yaml:1: threads: must be [1, 256], got 2000");
+  EXPECT_EQ(parse("threads: 256\n").threads, 256);
 }
 
 TEST(ConfigValidation, EnumerationsListTheAllowedValues) {

@@ -1,0 +1,172 @@
+#include "configs/memory_estimate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace sinklab {
+namespace {
+
+constexpr double kFloat = 4, kDouble = 8;
+// Evaluation runs forward passes of this many inputs (kEvalChunk in train/trainer.cpp).
+constexpr double kEvalChunk = 250;
+// The process before any config-sized buffer: code and data of the binary, oneDNN, OpenMP and yaml-cpp,
+// thread stacks, oneDNN's primitive caches. A 1-step 1x1 paper run peaks at 15 MiB of RSS; doubled.
+constexpr double kProcessBytes = 32.0 * 1024 * 1024;
+
+struct Sizes {
+  double B, T, d, L, H, D, mlp, in, out, eval;
+  bool bias, norm, rope;
+};
+
+Sizes sizes_of(const RunConfig& c) {
+  const ModelConfig& m = c.model;
+  // The trigger-conditional task (the one registered task) reads and writes task.dim-wide vectors.
+  return {static_cast<double>(c.train.batch_size), static_cast<double>(c.task.seq_len), static_cast<double>(m.d_model),
+          static_cast<double>(m.layers), static_cast<double>(m.heads), static_cast<double>(resolved_head_dim(m)),
+          static_cast<double>(m.mlp_hidden), static_cast<double>(c.task.dim), static_cast<double>(c.task.dim),
+          static_cast<double>(c.task.eval_samples), m.bias, m.norm != NormKind::none, m.positional == Positional::rope};
+}
+
+// Floats of learnable parameters (layers/transformer.cpp and the blocks it builds).
+double parameter_floats(const RunConfig& c, const Sizes& s) {
+  const ModelConfig& m = c.model;
+  const double b = s.bias ? 1 : 0, hd = s.H * s.D;
+  double per_layer = 4 * s.d * hd + b * (3 * hd + s.d);  // W_q, W_k, W_v, W_o
+  per_layer += 4 * s.H;                                 // normalizer parameters, if any (a few per head)
+  if (s.norm) per_layer += 2 * s.d;
+  if (s.mlp > 0) per_layer += 2 * s.d * s.mlp + b * (s.mlp + s.d) + (s.norm ? 2 * s.d : 0);
+  double p = s.L * per_layer;
+  if (m.input == InputKind::tokens) p += static_cast<double>(m.vocab_size) * s.d;
+  if (m.input == InputKind::vectors && m.input_projection) p += s.in * s.d + b * s.d;
+  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += s.T * s.d;
+  if (s.norm) p += 2 * s.d;
+  if (m.output_head) p += s.d * s.out + b * s.out;
+  return p;
+}
+
+// Arena floats of one forward pass over `n` sequences, counting each intermediate tensor once
+// (layers/multi_head_attention.cpp, transformer_block.cpp, transformer.cpp).
+double forward_floats(const RunConfig& c, const Sizes& s, double n) {
+  const double N = n * s.T, hd = s.H * s.D, b = s.bias ? 1 : 0;
+  double attn = 3 * N * hd * (1 + b);             // q, k, v (+ their bias adds)
+  if (s.rope) attn += 2 * N * hd;                 // rotated q, k
+  attn += 2 * s.H * n * s.T * s.T;                // scores and weights, [H, B, T, T]
+  attn += N * hd + N * s.d * (1 + b);             // per-head outputs, the W_o product (+ bias)
+  double block = attn + N * s.d;                  // residual add
+  if (s.norm) block += N * s.d + 2 * N;           // pre-norm output and its statistics
+  if (s.mlp > 0) {
+    block += 2 * N * s.mlp * (1 + b) + N * s.d * (1 + b) + N * s.d;  // hidden, activation, output, residual
+    if (s.norm) block += N * s.d + 2 * N;
+  }
+  double total = s.L * block;
+  const ModelConfig& m = c.model;
+  total += N * s.d;                                // input projection, embedding or positional add
+  if (m.positional != Positional::none) total += N * s.d;
+  if (s.norm) total += N * s.d + 2 * N;
+  if (m.output_head) total += N * s.out;
+  total += 2 * N * s.out;                          // loss and error terms
+  return total;
+}
+
+std::string key_value(const char* key, double v) {
+  return std::string(key) + "=" + std::to_string(static_cast<long long>(v));
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const RunConfig& c) {
+  const Sizes s = sizes_of(c);
+  MemoryEstimate e;
+  // Value, gradient and Adam's two moments (SGD keeps at most one buffer: still covered).
+  e.parameters = 4 * kFloat * parameter_floats(c, s);
+  // A training step keeps every forward tensor and a gradient of the same size; evaluation runs chunks
+  // without gradients. The arena keeps the larger high-water mark.
+  const double train = 2 * forward_floats(c, s, s.B);
+  const double eval = forward_floats(c, s, std::min(kEvalChunk, s.eval));
+  e.activations = kFloat * std::max(train, eval);
+  // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
+  e.eval_set = (s.eval + s.B) * s.T * (kFloat * (s.in + s.out) + 1);
+  // Mean and M2 in double, sample0 in float, for each (layer, head) T x T map.
+  e.attention_maps = s.L * s.H * s.T * s.T * (2 * kDouble + kFloat);
+  e.process = kProcessBytes;
+  return e;
+}
+
+std::optional<double> available_memory(const std::filesystem::path& meminfo) {
+  std::ifstream in(meminfo);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("MemAvailable:")) continue;
+    std::istringstream fields(line.substr(13));
+    double kib = 0;
+    if (fields >> kib) return kib * 1024.0;  // the file says "kB" and means KiB
+  }
+  return std::nullopt;
+}
+
+void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<double> available_bytes) {
+  const MemoryEstimate e = estimate_memory(c);
+  if (!available_bytes || e.total() <= *available_bytes) return;
+  const Sizes s = sizes_of(c);
+  const ModelConfig& m = c.model;
+  // The keys that drive the largest part, in the order a user would shrink them.
+  std::vector<std::string> keys;
+  std::vector<std::string> shown;
+  const auto add = [&](const char* key, double value) {
+    keys.emplace_back(key);
+    shown.push_back(key_value(key, value));
+  };
+  const double largest = std::max({e.parameters, e.activations, e.eval_set, e.attention_maps});
+  if (largest == e.activations) {
+    add("train.batch_size", s.B);
+    add("task.seq_len", s.T);
+    add("model.heads", s.H);
+    add("model.d_model", s.d);
+    add("model.layers", s.L);
+    if (m.head_dim.mode != HeadDimMode::full) add("model.head_dim", s.D);
+    if (s.mlp > 0) add("model.mlp_hidden", s.mlp);
+  } else if (largest == e.eval_set) {
+    add("task.eval_samples", s.eval);
+    add("task.seq_len", s.T);
+    add("task.dim", s.in);
+  } else if (largest == e.attention_maps) {
+    add("model.layers", s.L);
+    add("model.heads", s.H);
+    add("task.seq_len", s.T);
+  } else {
+    add("model.d_model", s.d);
+    add("model.layers", s.L);
+    add("model.heads", s.H);
+    if (s.mlp > 0) add("model.mlp_hidden", s.mlp);
+    if (m.input == InputKind::tokens) add("model.vocab_size", m.vocab_size);
+  }
+  std::string drivers;
+  for (const auto& text : shown) drivers += (drivers.empty() ? "" : ", ") + text;
+  const std::string message = "estimated memory " + format_bytes(e.total()) + " exceeds the " +
+                              format_bytes(*available_bytes) + " available (MemAvailable): " + drivers +
+                              " (per-step activations " + format_bytes(e.activations) + ", evaluation set " +
+                              format_bytes(e.eval_set) + ", parameters and optimizer state " +
+                              format_bytes(e.parameters) + ", attention maps " + format_bytes(e.attention_maps) + ")";
+  throw where.error_at_first_set(keys, message);
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char buf[64];
+  if (unit == 0 || bytes >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", bytes, kUnits[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, kUnits[unit]);
+  }
+  return buf;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,119 @@
+// The memory estimate of a run and the refusal of a config that cannot fit, before anything is built.
+#include "configs/memory_estimate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/configs/config_test_util.h"
+
+namespace sinklab {
+namespace {
+
+using testing::contains;
+using testing::parse;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
+
+TEST(MemoryEstimate, APaperRunIsSmall) {
+  const RunConfig c = load_run_config(std::filesystem::path(SINKLAB_SOURCE_DIR) / "configs/paper/4x4_softmax.yaml", {},
+                                      testing::test_vocab());
+  const MemoryEstimate m = estimate_memory(c);
+  EXPECT_GT(m.total(), 1 * kMiB);
+  EXPECT_LT(m.total(), 256 * kMiB);
+  EXPECT_GT(m.parameters, 0);
+  EXPECT_GT(m.activations, 0);
+  EXPECT_GT(m.eval_set, 0);
+  EXPECT_GT(m.attention_maps, 0);
+}
+
+TEST(MemoryEstimate, EachPartGrowsWithItsKeys) {
+  const RunConfig base = parse("seed: 1\n");
+  const MemoryEstimate m = estimate_memory(base);
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"train.batch_size=1024"})).activations, m.activations);
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"task.seq_len=64"})).activations, m.activations);
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"model.mlp_hidden=64"})).activations, m.activations);
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"task.eval_samples=5000"})).eval_set, m.eval_set);
+  const RunConfig wide =
+      parse("seed: 1\n", {"model.d_model=64", "model.input_projection=true", "model.output_head=true"});
+  EXPECT_GT(estimate_memory(wide).parameters, m.parameters);
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"model.heads=4"})).attention_maps, m.attention_maps);
+}
+
+TEST(MemoryEstimate, TheLargestAllowedValuesDoNotOverflow) {
+  RunConfig c;
+  c.model.d_model = 65536;
+  c.model.layers = 1024;
+  c.model.heads = 1024;
+  c.model.mlp_hidden = 1 << 20;
+  c.task.seq_len = 65536;
+  c.task.dim = 65536;
+  c.task.eval_samples = 10000000;
+  c.train.batch_size = 1 << 20;
+  const double total = estimate_memory(c).total();
+  EXPECT_TRUE(std::isfinite(total));
+  EXPECT_GT(total, 1e22);  // layers * heads * batch * T^2 alone is 4.7e21 floats
+}
+
+TEST(MemoryEstimate, AConfigAboveTheAvailableMemoryIsRefusedNamingItsKeys) {
+  try {
+    parse_run_config("seed: 1\n", "configs/x.yaml", {"train.batch_size=1000000"}, testing::test_vocab(), 8 * kGiB);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.source(), "--set train.batch_size=1000000");
+    EXPECT_EQ(e.key(), "train.batch_size");
+    EXPECT_TRUE(contains(e.detail(), "estimated memory ")) << e.what();
+    EXPECT_TRUE(contains(e.detail(), " exceeds the 8.0 GiB available")) << e.what();
+    EXPECT_TRUE(contains(e.detail(), "train.batch_size=1000000, task.seq_len=16")) << e.what();
+  }
+  // The same config fits a larger machine, and is not checked when the available memory is unknown.
+  EXPECT_EQ(parse_run_config("seed: 1\n", "x.yaml", {"train.batch_size=1000000"}, testing::test_vocab(), 1e6 * kGiB)
+                .train.batch_size,
+            1000000);
+  EXPECT_EQ(parse_run_config("seed: 1\n", "x.yaml", {"train.batch_size=1000000"}, testing::test_vocab(), std::nullopt)
+                .train.batch_size,
+            1000000);
+}
+
+TEST(MemoryEstimate, ALargeEvaluationSetNamesItsKeysAtTheirLine) {
+  try {
+    parse_run_config("seed: 1\ntask:\n  eval_samples: 9000000\n  seq_len: 4000\n", "configs/x.yaml", {},
+                     testing::test_vocab(), 8 * kGiB);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.key(), "task.eval_samples");
+    EXPECT_TRUE(contains(e.detail(), "task.eval_samples=9000000, task.seq_len=4000, task.dim=16")) << e.what();
+  }
+}
+
+TEST(MemoryEstimate, TheLoaderChecksAgainstThisMachineByDefault) {
+  const auto e = testing::parse_error("train:\n  batch_size: 1000000\ntask:\n  seq_len: 65536\n");
+  EXPECT_EQ(e.key(), "train.batch_size");
+  EXPECT_TRUE(contains(e.detail(), "estimated memory")) << e.what();
+}
+
+TEST(MemoryEstimate, AvailableMemoryIsMemAvailableOfMeminfo) {
+  const auto file = std::filesystem::temp_directory_path() / "sinklab_meminfo_test";
+  std::ofstream(file) << "MemTotal:       24000000 kB\nMemFree:         1000 kB\nMemAvailable:    2048 kB\n";
+  EXPECT_EQ(available_memory(file), 2048.0 * 1024.0);
+  std::ofstream(file) << "MemTotal:       24000000 kB\n";
+  EXPECT_EQ(available_memory(file), std::nullopt);
+  std::filesystem::remove(file);
+  EXPECT_EQ(available_memory(file), std::nullopt);
+  EXPECT_GT(available_memory().value_or(1.0), 0.0);
+}
+
+TEST(MemoryEstimate, BytesAreShownInBinaryUnits) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(22.9 * kGiB), "22.9 GiB");
+  EXPECT_EQ(format_bytes(812 * kGiB), "812 GiB");
+  EXPECT_EQ(format_bytes(3.0 * 1024 * 1024 * kGiB), "3.0 PiB");
+}
+
+}  // namespace
+}  // namespace sinklab
