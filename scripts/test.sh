@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds, and runs every test with ctest.
+# Installs what is needed, builds, runs every test with ctest, then every libFuzzer harness for a
+# short fixed number of executions under ASan + UBSan (scripts/fuzz.sh, docs/reliability.md).
 # SANITIZE=1 also builds and runs the suites under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,3 +12,4 @@ if [[ "${SANITIZE:-0}" == 1 ]]; then
   BUILD_DIR=build-sanitize BUILD_TYPE=Debug ./scripts/build.sh -DSINKLAB_SANITIZE=ON -DSINKLAB_BUILD_BENCH=OFF
   (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE integration)
 fi
+./scripts/fuzz.sh "${FUZZ_RUNS:-10000}"

@@ -16,7 +16,8 @@
 namespace {
 
 constexpr size_t kHeader = 8 + 4 + 8 + 8 + 8;  // magic, version, config hash, payload size, checksum
-constexpr size_t kCountOffset = kHeader + 8 + 8 + 4 * 8 + 1 + 8;  // payload: steps, rng, then u64 count
+// payload: steps, optimizer steps, rng, metrics lines, stop rule, last loss, then the u64 count
+constexpr size_t kCountOffset = kHeader + 8 + 8 + 4 * 8 + 1 + 8 + 8 + 1 + 8;
 
 uint64_t fnv1a(const uint8_t* p, size_t n) {
   uint64_t h = 1469598103934665603ULL;
