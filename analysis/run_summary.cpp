@@ -51,6 +51,8 @@ std::string error_text(const std::exception& e) { return e.what(); }
 // Far above any summary this trainer writes (a few KB per head), low enough that a corrupt or
 // foreign file cannot make a report allocate gigabytes.
 constexpr uint64_t kMaxSummaryBytes = 64u << 20;
+// One line per logged step: far above the few MB of a paper run's log, and never /dev/zero.
+constexpr uint64_t kMaxMetricsBytes = uint64_t{1} << 30;
 // The longest sequence a report accepts: its uniform-causal baseline loops over T.
 constexpr int kMaxSeqLen = 1 << 20;
 
@@ -201,8 +203,14 @@ void write_metrics_line(std::ostream& out, const MetricsRecord& record) {
 }
 
 std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::istringstream in;
+  try {
+    in.str(read_regular_file(path, kMaxMetricsBytes, "metrics log"));
+  } catch (const FileReadError& e) {
+    throw RunFileError(error_text(e));
+  }
   std::vector<MetricsRecord> records;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {

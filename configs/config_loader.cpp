@@ -15,6 +15,7 @@
 #include "configs/run_name.h"
 #include "configs/scalar_value.h"
 #include "configs/utf8.h"
+#include "core/io/file_read.h"
 
 namespace sinklab {
 namespace {
@@ -239,6 +240,9 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   return Loader(source_name, vocab, available_memory_bytes).load(yaml_text, overrides);
 }
 
+// A config is a few kilobytes; this bound keeps /dev/zero or a huge file from being read at all.
+constexpr uint64_t kMaxConfigFileBytes = 1 << 20;
+
 RunConfig load_run_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
                           const ConfigVocabulary& vocab, std::optional<double> available_memory_bytes) {
   const std::string source = file.string();
@@ -249,12 +253,16 @@ RunConfig load_run_config(const std::filesystem::path& file, const std::vector<s
   if (std::filesystem::is_directory(file, ec)) {
     throw ConfigError(source, 0, "", "cannot read the config file: it is a directory");
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(source, 0, "", std::string("cannot open the config file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(source, 0, "", "cannot read the config file: read error");
-  return parse_run_config(text.str(), source, overrides, vocab, available_memory_bytes);
+  std::string text;
+  try {
+    text = read_regular_file(file, kMaxConfigFileBytes, "config file");
+  } catch (const FileReadError& e) {
+    // The reader's message starts with "config file <path>: ", which ConfigError says already.
+    const std::string reason = e.what();
+    const std::string prefix = "config file " + source + ": ";
+    throw ConfigError(source, 0, "", "cannot read the config file: " + (reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason));
+  }
+  return parse_run_config(text, source, overrides, vocab, available_memory_bytes);
 }
 
 }  // namespace sinklab

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "configs/closest_match.h"
+#include "core/io/file_read.h"
 #include "sweep/sweep_error.h"
 #include "sweep/run_naming.h"
 
@@ -215,14 +216,19 @@ SweepSpec parse_sweep_spec(const std::string& yaml_text, const std::filesystem::
   return Parser(source).parse(yaml_text);
 }
 
+// A sweep file is a few kilobytes; the bound keeps /dev/zero or a huge file from being read at all.
+constexpr uint64_t kMaxSweepFileBytes = 1 << 20;
+
 SweepSpec load_sweep_spec(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw SweepError("sweep file '" + path.string() + "' not found");
-  std::ifstream in(path);
-  if (!in) throw SweepError("cannot read sweep file '" + path.string() + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sweep_spec(text.str(), path);
+  if (!std::filesystem::exists(path, ec)) throw SweepError("sweep file '" + path.string() + "' not found");
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSweepFileBytes, "sweep file");
+  } catch (const FileReadError& e) {
+    throw SweepError(e.what());
+  }
+  return parse_sweep_spec(text, path);
 }
 
 }  // namespace sinklab::sweep

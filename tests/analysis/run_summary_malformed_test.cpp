@@ -41,6 +41,15 @@ TEST(MetricsMalformed, NumberOverflowIsAFileErrorWithTheLine) {
     EXPECT_NE(std::string(e.what()).find("metrics.jsonl:2: invalid JSON"), std::string::npos) << e.what();
   }
 }
+TEST(MetricsMalformed, ADeviceIsRefusedWithoutBeingRead) {
+  try {
+    read_metrics("/dev/zero");
+    FAIL() << "/dev/zero read as a metrics log";
+  } catch (const RunFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("metrics log /dev/zero: is not a regular file"), std::string::npos) << e.what();
+  }
+}
+
 // The expected head count in the message was an int product (signed overflow for large counts).
 TEST(RunSummaryMalformed, HugeHeadCountsAreReportedWithoutOverflow) {
   const auto dir = fresh_test_dir();

@@ -2,6 +2,10 @@
 // registry names, cross-key rules. Each check pins the file, the line and the key path.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -243,6 +247,30 @@ TEST(ConfigValidation, DocumentLevelProblems) {
 TEST(ConfigValidation, NameDefaultsToTheFileStem) {
   EXPECT_EQ(parse_run_config("seed: 1\n", "some/dir/my_run.yaml", {}, testing::test_vocab()).name, "my_run");
   EXPECT_EQ(parse("name: custom\n").name, "custom");
+}
+
+}  // namespace
+}  // namespace sinklab
+
+namespace sinklab {
+namespace {
+
+std::string load_error(const std::filesystem::path& file) {
+  try {
+    load_run_config(file, {}, testing::test_vocab());
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConfigFile, DevicesAndHugeFilesAreRefusedWithoutBeingRead) {
+  EXPECT_TRUE(testing::contains(load_error("/dev/zero"), "/dev/zero: cannot read the config file: is not a regular file"))
+      << load_error("/dev/zero");
+  const std::filesystem::path big = std::filesystem::temp_directory_path() / ("sinklab-big-config-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(big) << "# " << std::string(2 << 20, 'x') << "\n";
+  EXPECT_TRUE(testing::contains(load_error(big), "bytes, more than the 1048576")) << load_error(big);
+  std::filesystem::remove(big);
 }
 
 }  // namespace

@@ -149,5 +149,14 @@ TEST_F(SweepSpecTest, DefaultNameFromTheFileIsCheckedToo) {
   }
 }
 
+TEST(SweepFile, ADeviceIsRefusedWithoutBeingRead) {
+  try {
+    load_sweep_spec("/dev/zero");
+    FAIL() << "/dev/zero was accepted as a sweep file";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("sweep file /dev/zero: is not a regular file"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace sinklab::sweep
