@@ -13,25 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/apps/cli_process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Result = sinklab::testing::CliResult;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SINKLAB_BINARY_DIR) + "/sinklab " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run(const std::string& args) { return sinklab::testing::run_sinklab(args); }
 
 class TrainCommand : public ::testing::Test {
  protected:

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_process.h"
+#include "tests/support/run_files_without_timing.h"
 #include "tests/support/small_tmpfs.h"
 #include "train/run_folder_lock.h"
 
@@ -29,22 +30,7 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// metrics.jsonl or summary.json without the wall-clock fields, which no two runs share.
-std::string without_timing(const fs::path& file) {
-  std::ifstream in(file);
-  if (file.extension() == ".json") {
-    nlohmann::json j = nlohmann::json::parse(in);
-    j.erase("wall_seconds");
-    return j.dump(1);
-  }
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::json j = nlohmann::json::parse(line);
-    j.erase("steps_per_second");
-    out += j.dump() + "\n";
-  }
-  return out;
-}
+using testing::without_timing;
 
 class TrainReliability : public ::testing::Test {
  protected:

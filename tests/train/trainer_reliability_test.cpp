@@ -17,6 +17,7 @@
 #include "data/task.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/checkpoint.h"
+#include "tests/support/run_files_without_timing.h"
 #include "train/trainer.h"
 
 namespace sinklab {
@@ -39,18 +40,6 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-// metrics.jsonl without the wall-clock field, which no two runs share.
-std::string metrics_without_timing(const fs::path& file) {
-  std::ifstream in(file);
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::json j = nlohmann::json::parse(line);
-    j.erase("steps_per_second");
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
 RunSummary train(const RunConfig& c, const fs::path& dir, int64_t stop_at = -1, const fs::path& resume = {}) {
   TrainOptions o;
   o.quiet = true;
@@ -70,7 +59,7 @@ TEST(TrainerReliability, ResumeCutsTheMetricsLogBackToItsCheckpoint) {
   std::ofstream(broken / "metrics.jsonl", std::ios::app) << "{\"step\": 20, \"from\": \"the killed run\"}\n";
   const RunSummary resumed = train(c, broken, -1, broken / "checkpoint.bin");
   EXPECT_EQ(resumed.steps, 40);
-  EXPECT_EQ(metrics_without_timing(straight / "metrics.jsonl"), metrics_without_timing(broken / "metrics.jsonl"));
+  EXPECT_EQ(testing::without_timing(straight / "metrics.jsonl"), testing::without_timing(broken / "metrics.jsonl"));
   fs::remove_all(straight);
   fs::remove_all(broken);
 }
@@ -95,7 +84,7 @@ TEST(TrainerReliability, ResumeFromAPeriodicCheckpointIsBitIdentical) {
   EXPECT_EQ(s.steps, 40);
   const auto a = reference.parameters().values(), b = resumed.parameters().values();
   EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "resumed parameters differ";
-  EXPECT_EQ(metrics_without_timing(straight / "metrics.jsonl"), metrics_without_timing(killed / "metrics.jsonl"));
+  EXPECT_EQ(testing::without_timing(straight / "metrics.jsonl"), testing::without_timing(killed / "metrics.jsonl"));
   fs::remove_all(straight);
   fs::remove_all(killed);
 }
