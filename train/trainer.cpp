@@ -198,15 +198,16 @@ void Trainer::resume(const std::filesystem::path& checkpoint) {
   data_rng_.set_state(resumed_.rng);
 }
 
-// Empty when the step left everything finite; otherwise what went non-finite first.
+// Empty when the step left everything finite; otherwise what went non-finite first. Strings are only
+// built on the way out: a healthy step allocates nothing here.
 std::string Trainer::non_finite_after_step(int64_t step, double loss) const {
-  const std::string at = " at step " + std::to_string(step);
-  if (!std::isfinite(loss)) return "training loss is " + non_finite_text(loss) + at;
-  if (!std::isfinite(last_grad_norm_)) return "gradient norm is " + non_finite_text(last_grad_norm_) + at;
+  const auto at = [step] { return " at step " + std::to_string(step); };
+  if (!std::isfinite(loss)) return "training loss is " + non_finite_text(loss) + at();
+  if (!std::isfinite(last_grad_norm_)) return "gradient norm is " + non_finite_text(last_grad_norm_) + at();
   const auto values = params_.values();
   const int64_t bad = kernels::count_non_finite(values.data(), static_cast<int64_t>(values.size()));
-  if (bad > 0) return std::to_string(bad) + " of " + std::to_string(values.size()) + " parameters are non-finite after the update" + at;
-  return "";
+  if (bad > 0) return std::to_string(bad) + " of " + std::to_string(values.size()) + " parameters are non-finite after the update" + at();
+  return {};
 }
 
 void Trainer::log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
