@@ -55,6 +55,10 @@ struct RunSummary {
   static constexpr const char* kStopNonFinite = "non_finite";
 };
 
+// `sinklab train`'s exit status for a diverged run (its summary.json has stop_reason "non_finite"):
+// train exits with it, compare reads it. Such a run is finished, not failed, and not rerun.
+inline constexpr int kTrainExitDiverged = 3;
+
 struct MetricsRecord {
   int64_t step = 0;
   double loss = 0.0;

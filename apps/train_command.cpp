@@ -38,9 +38,6 @@ struct TrainArgs {
 
 namespace fs = std::filesystem;
 
-// The exit status of a run that went non-finite (docs/reliability.md).
-constexpr int kExitDiverged = 3;
-
 ConfigVocabulary vocabulary() { return {normalizer_registry().names(), task_names()}; }
 
 bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed || a.threads; }
@@ -138,7 +135,7 @@ void report_end(const RunSummary& summary, const fs::path& dir) {
     case RunOutcome::diverged:
       std::fprintf(stderr, "sinklab: diverged: %s; summary with null metrics in %s\n", summary.non_finite.c_str(),
                    (dir / "summary.json").c_str());
-      throw CLI::RuntimeError(kExitDiverged);
+      throw CLI::RuntimeError(kTrainExitDiverged);
     case RunOutcome::finished:
       std::printf("%s", format_head_table(summary).c_str());
       std::printf("run directory: %s\n", dir.c_str());

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "analysis/run_summary.h"
 #include "sweep/stop_signals.h"
 #include "sweep/sweep_error.h"
 #include "sweep/train_arguments.h"
@@ -35,7 +36,7 @@ std::optional<nlohmann::json> read_summary(const fs::path& dir) {
 // runner reads summaries loosely and must not throw on an odd one.
 bool summary_diverged(const nlohmann::json& summary) {
   const auto it = summary.find("stop_reason");
-  return it != summary.end() && it->is_string() && it->get<std::string>() == "non_finite";
+  return it != summary.end() && it->is_string() && it->get<std::string>() == RunSummary::kStopNonFinite;
 }
 
 std::string non_finite_text(const nlohmann::json& summary) {

@@ -12,10 +12,6 @@
 
 namespace sinklab::sweep {
 
-// `sinklab train`'s exit status for a run whose loss, gradients or parameters went non-finite; its
-// summary.json then has stop_reason "non_finite". Such a run is finished (not failed, not rerun).
-inline constexpr int kTrainExitDiverged = 3;
-
 struct RunnerOptions {
   std::filesystem::path executable;  // the sinklab binary; empty = /proc/self/exe
   int jobs = 0;                      // children at once; 0 = number of cores
