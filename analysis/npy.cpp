@@ -102,6 +102,8 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
   // Sizes in the header are checked against the file before anything is allocated from them.

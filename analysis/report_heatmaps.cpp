@@ -2,48 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 
 #include "analysis/npy.h"
 
 namespace sinklab {
-namespace {
-
-// The largest map file a report reads: [4096, 4096] float32 plus a header. Bigger is not a map this
-// trainer writes.
-constexpr uintmax_t kMaxMapBytes = (uintmax_t{4096} * 4096 * 4) + (64u << 10);
-
-// Why `path` must not be handed to read_npy, or "". read_npy sizes its buffer from the header's shape,
-// so a corrupt header claiming 10^12 values would allocate before noticing the file is short: check
-// the claim against the file size first.
-std::string implausible_map(const std::filesystem::path& path) {
-  std::error_code ec;
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return path.string() + ": cannot read its size: " + ec.message();
-  if (size > kMaxMapBytes)
-    return path.string() + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxMapBytes) +
-           " of a [4096, 4096] map";
-  std::ifstream in(path, std::ios::binary);
-  std::string head(static_cast<size_t>(std::min<uintmax_t>(size, 64u << 10)), '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  const auto at = head.find("'shape':");
-  const auto open = at == std::string::npos ? at : head.find('(', at);
-  const auto close = open == std::string::npos ? open : head.find(')', open);
-  if (close == std::string::npos) return "";  // read_npy names what is wrong with the header
-  uintmax_t values = 1;
-  const std::regex number("[0-9]+");
-  const auto first = head.cbegin() + static_cast<std::ptrdiff_t>(open);
-  const auto last = head.cbegin() + static_cast<std::ptrdiff_t>(close);
-  for (auto it = std::sregex_iterator(first, last, number); it != std::sregex_iterator(); ++it) {
-    const std::string digits = it->str();
-    if (digits.size() > 12 || __builtin_mul_overflow(values, std::stoull(digits), &values) || values > size / 4)
-      return path.string() + ": its header declares more values than the file's " + std::to_string(size) + " bytes hold";
-  }
-  return "";
-}
-
-}  // namespace
 
 std::vector<std::pair<int, int>> find_attention_maps(const std::filesystem::path& run_dir, AttentionMapKind kind) {
   std::vector<std::pair<int, int>> found;
@@ -67,10 +30,6 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
   int64_t seq_len = 0;
   for (const auto& panel : panels) {
     NpyArray map;
-    if (const std::string why = implausible_map(panel.npy); !why.empty()) {
-      log << "figure " << name << " skipped: " << why << "\n";
-      return false;
-    }
     try {
       map = read_npy(panel.npy);
     } catch (const NpyError& e) {
