@@ -5,7 +5,7 @@
 #include <string>
 
 #include "apps/commands.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "sweep/compare_sweep.h"
 #include "sweep/sweep_error.h"

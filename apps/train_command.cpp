@@ -13,7 +13,7 @@
 #include "apps/commands.h"
 #include "configs/config_loader.h"
 #include "core/io/file_write.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/head_table.h"
 #include "train/interrupt.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "configs/config_loader.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
 
@@ -22,7 +22,7 @@ sinklab::RunConfig load(const std::string& file, int threads) {
 // Matmul FLOPs of one training step (forward x 3: backward costs two products per forward one).
 double step_flops(const sinklab::RunConfig& c) {
   const double B = c.train.batch_size, T = c.task.seq_len, d = c.model.d_model, H = c.model.heads;
-  const double D = sinklab::resolved_head_dim(c.model), hidden = c.model.mlp_hidden, io = c.task.dim;
+  const double D = sinklab::resolved_head_dim(c.model), hidden = c.model.mlp_hidden, io = sinklab::task_shape_of(c.task, c.model.residual).input_dim;
   double forward = c.model.layers * (4 * 2 * B * T * d * H * D      // Q, K, V, O projections
                                      + 2 * 2 * B * H * T * T * D    // scores and weights x V
                                      + 2 * 2 * B * T * d * hidden);  // MLP

@@ -4,6 +4,7 @@
 
 #include "configs/closest_match.h"
 #include "configs/config_schema.h"
+#include "data/task_registry.h"
 
 namespace sinklab {
 namespace {
@@ -41,38 +42,42 @@ void check_model(const ModelConfig& m, const KeyLocations& where) {
   }
 }
 
-// The trigger-conditional task's shapes are known here, so a model that cannot read or produce them is
-// caught before anything is built. Other tasks are checked against the model when they are built.
-void check_trigger_task(const RunConfig& c, const KeyLocations& where) {
+// Builds the task (its own checks name their keys) and checks that the model can read its inputs and
+// produce its outputs, before anything big is allocated.
+void check_task(const RunConfig& c, const KeyLocations& where) {
   const TaskConfig& t = c.task;
   const ModelConfig& m = c.model;
-  const int last = t.seq_len - 1;
-  const int trigger_max = resolved_trigger_max(t);
-  if (trigger_max < t.trigger_min || trigger_max > last) {
-    throw where.error_at_first_set({"task.trigger_max", "task.trigger_min", "task.seq_len"},
-                                   "training triggers need trigger_min <= trigger_max <= seq_len - 1, but "
-                                   "trigger_min is " + str(t.trigger_min) + ", trigger_max " +
-                                       str(t.trigger_max) + " and seq_len - 1 is " + str(last));
+  TaskShape s;
+  try {
+    s = task_shape_of(t, m.residual);
+  } catch (const TaskError& e) {
+    if (e.keys().empty()) throw where.error("task.name", e.what());
+    throw where.error_at_first_set(e.keys(), e.what());
   }
-  if (t.eval_trigger > last) {
-    throw where.error_at_first_set({"task.eval_trigger", "task.seq_len"},
-                                   "eval_trigger must be in 1 .. seq_len - 1 = " + str(last) + ", got " +
-                                       str(t.eval_trigger));
-  }
-  if (m.input == InputKind::tokens) {
+  const std::string& width = s.width_key;
+  if (s.input == TaskInput::vectors && m.input == InputKind::tokens) {
     throw where.error_at_first_set({"model.input", "task.name"},
-                                   "the trigger_conditional task produces vectors; use input: vectors");
+                                   "the " + t.name + " task produces vectors; use input: vectors");
   }
-  if (!m.input_projection && m.d_model != t.dim) {
-    throw where.error_at_first_set({"model.d_model", "task.dim", "model.input_projection"},
+  if (s.input == TaskInput::tokens && m.input == InputKind::vectors) {
+    throw where.error_at_first_set({"model.input", "task.name"},
+                                   "the " + t.name + " task produces token ids; use input: tokens");
+  }
+  if (s.input == TaskInput::vectors && !m.input_projection && m.d_model != s.input_dim) {
+    throw where.error_at_first_set({"model.d_model", width, "model.input_projection"},
                                    "with input: vectors and no input_projection, d_model (" + str(m.d_model) +
-                                       ") must equal task.dim (" + str(t.dim) +
+                                       ") must equal " + width + " (" + str(s.input_dim) +
                                        "); set model.input_projection: true or make them equal");
   }
-  if (!m.output_head && m.d_model != t.dim) {
-    throw where.error_at_first_set({"model.output_head", "model.d_model", "task.dim"},
+  if (s.input == TaskInput::tokens && m.vocab_size != s.input_dim) {
+    throw where.error_at_first_set({"model.vocab_size", width},
+                                   "the embedding needs one row per token id: model.vocab_size must equal " + width +
+                                       " (" + str(s.input_dim) + "), got " + str(m.vocab_size));
+  }
+  if (!m.output_head && m.d_model != s.output_dim) {
+    throw where.error_at_first_set({"model.output_head", "model.d_model", width},
                                    "without output_head the model's output width is d_model (" + str(m.d_model) +
-                                       ") but the task's target width is task.dim (" + str(t.dim) +
+                                       ") but the task's target width is " + width + " (" + str(s.output_dim) +
                                        "); set model.output_head: true");
   }
 }
@@ -109,7 +114,7 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
                    "normalizer", where);
   check_registered("task.name", config.task.name, vocab.tasks, "task", where);
   check_model(config.model, where);
-  if (config.task.name == "trigger_conditional") check_trigger_task(config, where);
+  check_task(config, where);
   check_optimizer(config, where);
   if (config.analysis.eval_attention_samples > config.task.eval_samples) {
     throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},

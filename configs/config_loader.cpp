@@ -12,6 +12,7 @@
 #include "configs/config_consistency.h"
 #include "configs/config_schema.h"
 #include "configs/key_locations.h"
+#include "configs/plugin_fields.h"
 #include "configs/run_name.h"
 #include "configs/scalar_value.h"
 #include "configs/utf8.h"
@@ -86,6 +87,7 @@ class Loader {
       default_name();
     }
     check_consistency(config_, where_, vocab_);
+    resolve_plugin_defaults(config_);  // the resolved config.yaml lists every option of the chosen plug-ins
     check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes
     return config_;
   }

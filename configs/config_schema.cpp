@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "configs/closest_match.h"
+#include "configs/plugin_fields.h"
 #include "configs/scalar_value.h"
 
 namespace sinklab {
@@ -13,7 +14,7 @@ namespace {
 // the memory estimate (memory_estimate.h) is what refuses a combination that cannot fit; these stop
 // absurd single values (and int overflow in the sizes derived from them) with the key named.
 constexpr double kMaxThreads = 256;          // OpenMP threads: a large many-core server, oversubscribed
-constexpr double kMaxWidth = 65536;          // d_model, head width, task.dim
+constexpr double kMaxWidth = 65536;          // d_model, head width
 constexpr double kMaxLayersOrHeads = 1024;
 constexpr double kMaxSeqLen = 65536;
 constexpr double kMaxMlpHidden = 1 << 20;
@@ -167,17 +168,6 @@ FieldSpec head_dim_field() {
   return f;
 }
 
-// Normalizer options belong to one normalizer name each; this is the place to add options for new ones.
-FieldSpec only_for_normalizer(FieldSpec f, std::string name) {
-  f.misplaced = [name](const RunConfig& c) -> std::string {
-    const std::string& actual = c.model.attention.normalizer.name;
-    if (actual == name) return "";
-    return "is an option of normalizer '" + name + "' only, but the normalizer is '" + actual + "'";
-  };
-  f.doc += " (" + name + " only)";
-  return f;
-}
-
 std::vector<FieldSpec> build_fields() {
   using B = Bound;
   std::vector<FieldSpec> t;
@@ -239,42 +229,16 @@ std::vector<FieldSpec> build_fields() {
                            NameList::normalizers, "a registered normalizer",
                            "row normalizer of the attention logits, by registry name; "
                            "`normalizer: relu` is short for `normalizer: {name: relu}`"));
-  t.push_back(only_for_normalizer(
-      enum_field<RowDivisor>("model.attention.normalizer.divisor",
-                             [](RunConfig& c) -> RowDivisor& { return c.model.attention.normalizer.divisor; },
-                             "what row i is divided by: visible_non_bos = max(i, 1) (the paper's), "
-                             "visible = i + 1, seq_len = L, none = 1"),
-      "relu"));
-  t.push_back(only_for_normalizer(
-      number_field("model.attention.normalizer.temperature",
-                   [](RunConfig& c) -> double& { return c.model.attention.normalizer.temperature; },
-                   B::closed(kMinTemperature, kMaxTemperature),
-                   "softmax of logits / temperature"),
-      "softmax"));
+  // Options of the normalizer plug-ins, from their registrations.
+  for (auto& f : normalizer_option_fields()) t.push_back(std::move(f));
 
   t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
                            "a registered task", "the task, by name"));
-  t.push_back(int_field("task.dim", [](RunConfig& c) -> int& { return c.task.dim; }, B::at_least(4).up_to(kMaxWidth),
-                        "token vector width: BOS flag, trigger flag, dim - 3 content dims, ordinary flag"));
   t.push_back(int_field("task.seq_len", [](RunConfig& c) -> int& { return c.task.seq_len; },
                         B::at_least(3).up_to(kMaxSeqLen),
                         "sequence length, BOS included"));
-  t.push_back(int_field("task.trigger_min", [](RunConfig& c) -> int& { return c.task.trigger_min; },
-                        B::at_least(1).up_to(kMaxSeqLen - 1),
-                        "smallest training trigger position (0-indexed, inclusive)"));
-  auto trigger_max = int_field("task.trigger_max", [](RunConfig& c) -> int& { return c.task.trigger_max; },
-                               B::at_least(-1).up_to(kMaxSeqLen - 1),
-                               "largest training trigger position (inclusive); -1 = seq_len - 1");
-  trigger_max.allowed = "-1, or trigger_min .. seq_len - 1";
-  t.push_back(trigger_max);
-  auto eval_trigger = int_field("task.eval_trigger", [](RunConfig& c) -> int& { return c.task.eval_trigger; },
-                                B::at_least(1).up_to(kMaxSeqLen - 1),
-                                "the fixed trigger position of the evaluation set (0-indexed)");
-  eval_trigger.allowed = "1 .. seq_len - 1";
-  t.push_back(eval_trigger);
-  t.push_back(enum_field<TargetKind>("task.target", [](RunConfig& c) -> TargetKind& { return c.task.target; },
-                                     "auto = residual when model.residual, else mean; mean: the prefix mean at "
-                                     "the trigger and 0 elsewhere; residual: x_i plus the mean at the trigger"));
+  // Options of the task plug-ins, from their registrations.
+  for (auto& f : task_option_fields()) t.push_back(std::move(f));
   t.push_back(int_field("task.eval_samples", [](RunConfig& c) -> int& { return c.task.eval_samples; },
                         B::at_least(1).up_to(kMaxEvalSamples), "size of the fixed evaluation set"));
   t.push_back(unsigned_field("task.eval_seed", [](RunConfig& c) -> uint64_t& { return c.task.eval_seed; },
@@ -396,14 +360,6 @@ std::vector<std::string> child_keys(std::string_view section_path) {
     for (std::string_view p = f.path; !p.empty(); p = parent_of(p)) add(p);
   }
   return keys;
-}
-
-std::string format_number(double value) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, value);
-  std::string out(buf, r.ptr);
-  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";  // keep numbers looking like numbers
-  return out;
 }
 
 }  // namespace sinklab

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "configs/run_config.h"
+#include "core/options/bound.h"  // format_number
 
 namespace sinklab {
 
@@ -62,8 +63,5 @@ std::vector<std::string> child_keys(std::string_view section_path);
 
 // The key reference table (markdown) that docs/config.md embeds verbatim.
 std::string config_reference_markdown();
-
-// Shortest text that reads back to exactly the same double ("0.001", "1e-08", "5.0").
-std::string format_number(double value);
 
 }  // namespace sinklab

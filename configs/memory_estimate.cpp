@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "data/task_registry.h"
+
 namespace sinklab {
 namespace {
 
@@ -19,16 +21,20 @@ constexpr double kProcessBytes = 32.0 * 1024 * 1024;
 
 struct Sizes {
   double B, T, d, L, H, D, mlp, in, out, eval;
+  double io;  // floats of inputs and targets per position (a token id or class id counts as one)
   bool bias, norm, rope;
+  std::string width_key;  // the task key that sets in and out
 };
 
 Sizes sizes_of(const RunConfig& c) {
   const ModelConfig& m = c.model;
-  // The trigger-conditional task (the one registered task) reads and writes task.dim-wide vectors.
-  return {static_cast<double>(c.train.batch_size), static_cast<double>(c.task.seq_len), static_cast<double>(m.d_model),
+  const TaskShape t = task_shape_of(c.task, m.residual);
+  const double in = t.input_dim, out = t.output_dim;
+  const double io = (t.input == TaskInput::tokens ? 1 : in) + (t.loss == TaskLoss::cross_entropy ? 1 : out);
+  return {static_cast<double>(c.train.batch_size), static_cast<double>(t.seq_len), static_cast<double>(m.d_model),
           static_cast<double>(m.layers), static_cast<double>(m.heads), static_cast<double>(resolved_head_dim(m)),
-          static_cast<double>(m.mlp_hidden), static_cast<double>(c.task.dim), static_cast<double>(c.task.dim),
-          static_cast<double>(c.task.eval_samples), m.bias, m.norm != NormKind::none, m.positional == Positional::rope};
+          static_cast<double>(m.mlp_hidden), in, out, static_cast<double>(c.task.eval_samples), io, m.bias,
+          m.norm != NormKind::none, m.positional == Positional::rope, t.width_key};
 }
 
 // Floats of learnable parameters (layers/transformer.cpp and the blocks it builds).
@@ -72,8 +78,8 @@ double forward_floats(const RunConfig& c, const Sizes& s, double n) {
   return total;
 }
 
-std::string key_value(const char* key, double v) {
-  return std::string(key) + "=" + std::to_string(static_cast<long long>(v));
+std::string key_value(const std::string& key, double v) {
+  return key + "=" + std::to_string(static_cast<long long>(v));
 }
 
 }  // namespace
@@ -89,7 +95,7 @@ MemoryEstimate estimate_memory(const RunConfig& c) {
   const double eval = forward_floats(c, s, std::min(kEvalChunk, s.eval));
   e.activations = kFloat * std::max(train, eval);
   // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
-  e.eval_set = (s.eval + s.B) * s.T * (kFloat * (s.in + s.out) + 1);
+  e.eval_set = (s.eval + s.B) * s.T * (kFloat * s.io + 1);
   // Mean and M2 in double, sample0 in float, for each (layer, head) T x T map.
   e.attention_maps = s.L * s.H * s.T * s.T * (2 * kDouble + kFloat);
   e.process = kProcessBytes;
@@ -115,7 +121,7 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
   // The keys that drive the largest part, in the order a user would shrink them.
   std::vector<std::string> keys;
   std::vector<std::string> shown;
-  const auto add = [&](const char* key, double value) {
+  const auto add = [&](const std::string& key, double value) {
     keys.emplace_back(key);
     shown.push_back(key_value(key, value));
   };
@@ -131,7 +137,7 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
   } else if (largest == e.eval_set) {
     add("task.eval_samples", s.eval);
     add("task.seq_len", s.T);
-    add("task.dim", s.in);
+    add(s.width_key, s.in);
   } else if (largest == e.attention_maps) {
     add("model.layers", s.L);
     add("model.heads", s.H);

@@ -3,9 +3,9 @@
 // Because a task's samples are drawn one after another from one generator, the set is the same whether
 // it is later read whole or in sub-ranges.
 #include <cstdint>
-#include <vector>
 
 #include "data/task.h"
+#include "data/task_config.h"
 
 namespace sinklab {
 
@@ -15,26 +15,18 @@ class EvalSet {
   // samples = config.eval_samples, seed = config.eval_seed.
   EvalSet(const Task& task, const TaskConfig& config);
 
-  int size() const { return samples_; }
-  int seq_len() const { return seq_len_; }
-  int input_dim() const { return input_dim_; }
-  int output_dim() const { return output_dim_; }
+  int size() const { return buffers_.batch; }
+  const TaskShape& shape() const { return buffers_.shape; }
+  int seq_len() const { return shape().seq_len; }
+  int input_dim() const { return shape().input_dim; }
+  int output_dim() const { return shape().output_dim; }
 
   // Samples first .. first + count - 1; throws TaskError when the range is outside 0 .. size().
   ConstBatchView view(int first, int count) const;
-  ConstBatchView all() const { return view(0, samples_); }
+  ConstBatchView all() const { return view(0, size()); }
 
  private:
-  void check_range(int first, int count) const;
-
-  int samples_;
-  int seq_len_;
-  int input_dim_;
-  int output_dim_;
-  std::vector<float> inputs_;
-  std::vector<float> targets_;
-  std::vector<TokenRole> roles_;
-  std::vector<int32_t> trigger_positions_;
+  BatchBuffers buffers_;
 };
 
 }  // namespace sinklab

@@ -1,39 +1,39 @@
 #include "data/task.h"
 
-#include "data/trigger_conditional_task.h"
-
 namespace sinklab {
-
-// The one list of tasks: make_task() and task_names() both read it, so they cannot disagree.
 namespace {
 
-struct TaskEntry {
-  const char* name;
-  std::unique_ptr<Task> (*make)(const TaskConfig&, bool residual_model);
-};
+template <typename T>
+std::vector<T> sized(bool used, std::size_t n) {
+  return used ? std::vector<T>(n) : std::vector<T>();
+}
 
-constexpr TaskEntry kTasks[] = {
-    {"trigger_conditional",
-     [](const TaskConfig& c, bool residual) -> std::unique_ptr<Task> {
-       return std::make_unique<TriggerConditionalTask>(c, residual);
-     }},
-};
+template <typename T>
+T* data_or_null(std::vector<T>& v) {
+  return v.empty() ? nullptr : v.data();
+}
 
 }  // namespace
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kTasks) names.emplace_back(entry.name);
-  return names;
+BatchBuffers::BatchBuffers(const TaskShape& s, int b) : shape(s), batch(b) {
+  const auto positions = static_cast<std::size_t>(b) * static_cast<std::size_t>(s.seq_len);
+  const bool vectors = s.input == TaskInput::vectors, mse = s.loss == TaskLoss::mse;
+  inputs = sized<float>(vectors, positions * static_cast<std::size_t>(s.input_dim));
+  input_ids = sized<int32_t>(!vectors, positions);
+  targets = sized<float>(mse, positions * static_cast<std::size_t>(s.output_dim));
+  target_ids = sized<int32_t>(!mse, positions);
+  roles.resize(positions);
 }
 
-std::unique_ptr<Task> make_task(const TaskConfig& config, bool residual_model) {
-  for (const auto& entry : kTasks) {
-    if (config.name == entry.name) return entry.make(config, residual_model);
-  }
-  std::string known;
-  for (const auto& name : task_names()) known += (known.empty() ? "" : ", ") + name;
-  throw TaskError("unknown task '" + config.name + "'; known tasks: " + known);
+BatchView BatchBuffers::view() {
+  return {data_or_null(inputs), data_or_null(input_ids), data_or_null(targets), data_or_null(target_ids), roles.data()};
+}
+
+ConstBatchView BatchBuffers::view(int first, int) const {
+  const auto positions = static_cast<std::size_t>(first) * static_cast<std::size_t>(shape.seq_len);
+  const auto offset = [&](const auto& v, std::size_t width) { return v.empty() ? nullptr : v.data() + positions * width; };
+  return {offset(inputs, static_cast<std::size_t>(shape.input_dim)), offset(input_ids, 1),
+          offset(targets, static_cast<std::size_t>(shape.output_dim)), offset(target_ids, 1), roles.data() + positions};
 }
 
 }  // namespace sinklab

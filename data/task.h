@@ -1,58 +1,88 @@
 #pragma once
-// The task interface: a task fills caller-owned batch buffers with freshly sampled sequences, their
-// targets and the role of every position (which sink statistics use to split trigger and other rows).
+// The task contract. A task declares what it feeds the model and how it is scored (TaskShape: input
+// kind and widths, loss), and fills caller-owned batch buffers with freshly sampled sequences, their
+// targets and the role of every position (core/observe/position_roles.h), from which the sink
+// statistics are computed for any task. Tasks are plug-ins: see data/task_registration.h.
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "configs/run_config.h"
 #include "core/rng.h"
 
 namespace sinklab {
 
-enum class TokenRole : uint8_t { bos = 0, trigger = 1, other = 2 };
 enum class Split { train, eval };
+enum class TaskInput : uint8_t { vectors, tokens };
+// mse: mean squared error against target vectors (metrics: MSE, max |pred - y|);
+// cross_entropy: next-token cross-entropy against target ids over the output_dim classes, positions
+// with target -1 not scored (metrics: loss in nats, accuracy).
+enum class TaskLoss : uint8_t { mse, cross_entropy };
 
-// Caller-owned buffers, row-major.
+struct TaskShape {
+  TaskInput input = TaskInput::vectors;
+  int seq_len = 0;     // positions per sample, BOS included
+  int input_dim = 0;   // vector width, or the number of token ids for token inputs
+  int output_dim = 0;  // target vector width, or the number of classes for cross_entropy
+  TaskLoss loss = TaskLoss::mse;
+  std::string width_key;  // the config key that sets input_dim / output_dim, for messages ("task.dim")
+};
+
+// Caller-owned buffers, row-major; a pointer the shape does not use is null.
 struct BatchView {
-  float* inputs;               // [batch, seq_len, input_dim]
-  float* targets;              // [batch, seq_len, output_dim]
-  TokenRole* roles;            // [batch, seq_len]
-  int32_t* trigger_positions;  // [batch]; -1 when a task has no trigger
+  float* inputs;        // [batch, seq_len, input_dim] for vector inputs
+  int32_t* input_ids;   // [batch, seq_len] for token inputs
+  float* targets;       // [batch, seq_len, output_dim] for mse
+  int32_t* target_ids;  // [batch, seq_len] for cross_entropy; -1 = not scored
+  uint8_t* roles;       // [batch, seq_len] position_role flags
 };
 
 // The read-only twin, for data owned by someone else (EvalSet).
 struct ConstBatchView {
   const float* inputs;
+  const int32_t* input_ids;
   const float* targets;
-  const TokenRole* roles;
-  const int32_t* trigger_positions;
+  const int32_t* target_ids;
+  const uint8_t* roles;
 };
 
-// A task built from a bad TaskConfig, or asked for something it cannot do.
+// A task built from bad options, or asked for something it cannot do. `keys` names the config keys
+// involved (the loader reports the first one the user set).
 class TaskError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit TaskError(const std::string& message, std::vector<std::string> keys = {})
+      : std::runtime_error(message), keys_(std::move(keys)) {}
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  std::vector<std::string> keys_;
 };
 
 class Task {
  public:
   virtual ~Task() = default;
   virtual std::string_view name() const = 0;
-  virtual int seq_len() const = 0;
-  virtual int input_dim() const = 0;
-  virtual int output_dim() const = 0;
-  // Fills `batch` fresh samples; Split::eval uses the fixed evaluation trigger. Sample b only depends
-  // on the generator state after samples 0..b-1, so one call of 2n equals two calls of n.
+  virtual TaskShape shape() const = 0;
+  // Fills `batch` fresh samples. Sample b only depends on the generator state after samples 0..b-1,
+  // so one call of 2n equals two calls of n. Allocates nothing.
   virtual void sample(int batch, Rng& rng, Split split, BatchView out) const = 0;
+
+  int seq_len() const { return shape().seq_len; }
+  int input_dim() const { return shape().input_dim; }
+  int output_dim() const { return shape().output_dim; }
 };
 
-// Builds the task `config.name`; an unknown name throws TaskError listing the known ones.
-// `residual_model` resolves `target: auto`.
-std::unique_ptr<Task> make_task(const TaskConfig& config, bool residual_model);
-std::vector<std::string> task_names();
+// Buffers for `batch` samples of a task's shape, with a view onto them (training batches, eval sets).
+struct BatchBuffers {
+  BatchBuffers(const TaskShape& shape, int batch);
+  BatchView view();
+  ConstBatchView view(int first, int count) const;  // samples first .. first + count - 1, unchecked
+  TaskShape shape;
+  int batch;
+  std::vector<float> inputs, targets;
+  std::vector<int32_t> input_ids, target_ids;
+  std::vector<uint8_t> roles;
+};
 
 }  // namespace sinklab

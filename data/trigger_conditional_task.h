@@ -1,5 +1,5 @@
 #pragma once
-// The trigger-conditional task of Ran-Milo 2026 (docs: /work/shared/papers/trigger-sinks.md section 2).
+// The trigger-conditional task of Ran-Milo 2026 (docs/reproducing-sinks.md; the task section of docs/tasks.md).
 //
 // A sequence of seq_len vectors of width d; position 0 is BOS = e_0. Exactly one position j >= 1 is the
 // trigger: coordinate 1 set, content U(-1, 1) in coordinates 2..d-2. Every other position i >= 1 is an
@@ -17,20 +17,31 @@
 // 1..seq_len-1 in order, and within a position for coordinates 2..d-2 in order. Per-sample streams
 // let eight samples draw at once (core/rng_lanes.h), so generation stays a small part of the step.
 // sample() writes straight into the caller's buffers and allocates nothing.
-#include "data/task.h"
+// Roles: BOS is the sink key, the trigger row the active row, every other row a no-op row.
+#include "data/task_registration.h"
 
 namespace sinklab {
 
+enum class TargetKind : uint8_t { automatic, mean, residual };  // `automatic` is spelled "auto" in YAML
+
+// The task's own options (config keys task.dim, task.trigger_min, ...), as plain values.
+struct TriggerTaskSettings {
+  int dim = 16;
+  int seq_len = 16;  // BOS included
+  int trigger_min = 2;
+  int trigger_max = -1;  // -1 = seq_len - 1
+  int eval_trigger = 7;
+  TargetKind target = TargetKind::automatic;
+};
+
 class TriggerConditionalTask final : public Task {
  public:
-  // Throws TaskError when the config is inconsistent (dim < 4, seq_len < 3, trigger bounds outside
-  // 1..seq_len-1, ...).
-  TriggerConditionalTask(const TaskConfig& config, bool residual_model);
+  // Throws TaskError naming the keys when the settings are inconsistent (dim < 4, seq_len < 3, trigger
+  // bounds outside 1..seq_len-1, ...). `residual_model` resolves target: auto.
+  TriggerConditionalTask(const TriggerTaskSettings& settings, bool residual_model);
 
   std::string_view name() const override { return "trigger_conditional"; }
-  int seq_len() const override { return seq_len_; }
-  int input_dim() const override { return dim_; }
-  int output_dim() const override { return dim_; }
+  TaskShape shape() const override;
   void sample(int batch, Rng& rng, Split split, BatchView out) const override;
 
   int trigger_min() const { return trigger_min_; }
@@ -39,7 +50,7 @@ class TriggerConditionalTask final : public Task {
   bool residual_target() const { return residual_target_; }
 
  private:
-  void finish_sample(int trigger, float* x, float* y, TokenRole* roles) const;
+  void finish_sample(int trigger, float* x, float* y, uint8_t* roles) const;
 
   int dim_;
   int seq_len_;
@@ -48,5 +59,7 @@ class TriggerConditionalTask final : public Task {
   int eval_trigger_;
   bool residual_target_;
 };
+
+TaskRegistration trigger_conditional_task_registration();
 
 }  // namespace sinklab

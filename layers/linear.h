@@ -1,6 +1,6 @@
 #pragma once
 // y = x W^T + b with W [out, in] (PyTorch's layout, so golden files map 1:1).
-#include "configs/run_config.h"
+#include "layers/model_config.h"
 #include "core/graph.h"
 #include "layers/module.h"
 

@@ -7,7 +7,7 @@
 // (full, the paper's) or fixed.
 #include <memory>
 
-#include "configs/run_config.h"
+#include "layers/model_config.h"
 #include "layers/attention_observer.h"
 #include "layers/linear.h"
 #include "layers/normalizers/normalizer.h"

@@ -1,6 +1,6 @@
 #pragma once
 // LayerNorm or RMSNorm over the last axis, with a learned gain (and, for LayerNorm, a bias).
-#include "configs/run_config.h"
+#include "layers/model_config.h"
 #include "core/graph.h"
 #include "layers/module.h"
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "configs/run_config.h"
+#include "layers/model_config.h"
 #include "layers/attention_observer.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"

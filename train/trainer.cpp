@@ -16,7 +16,7 @@
 #include "core/io/file_read.h"  // FileReadError
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
-#include "core/ops/losses.h"
+#include "data/task_registry.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
@@ -44,7 +44,9 @@ std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? 
 Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
-      data_rng_(stream(config.seed, 1)) {
+      data_rng_(stream(config.seed, 1)),
+      objective_(task_->shape()),
+      batch_(task_->shape(), config.train.batch_size) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
 #ifdef SINKLAB_HAVE_OPENMP
   omp_set_num_threads(config.threads);
@@ -56,11 +58,6 @@ Trainer::Trainer(const RunConfig& config)
   model_->initialize(init);
   optimizer_ = make_optimizer(config.optimizer);
 
-  const size_t B = static_cast<size_t>(config.train.batch_size), T = static_cast<size_t>(task_->seq_len());
-  inputs_.resize(B * T * static_cast<size_t>(task_->input_dim()));
-  targets_.resize(B * T * static_cast<size_t>(task_->output_dim()));
-  roles_.resize(B * T);
-  triggers_.resize(B);
   eval_set_ = std::make_unique<EvalSet>(*task_, config.task.eval_samples, config.task.eval_seed);
   train_stats_ = std::make_unique<SinkStatisticsAccumulator>(config.model.layers, config.model.heads, task_->seq_len(),
                                                              config.analysis.sink_eps);
@@ -68,31 +65,34 @@ Trainer::Trainer(const RunConfig& config)
 
 Trainer::~Trainer() = default;
 
+StopRule Trainer::stop_rule_met(double error, double loss) const {
+  const TrainConfig& tc = config_.train;
+  if (tc.stop_max_abs_error > 0 && error < tc.stop_max_abs_error) return StopRule::max_abs_error;
+  if (tc.stop_loss > 0 && loss < tc.stop_loss) return StopRule::loss;
+  return StopRule::none;
+}
+
 double Trainer::train_step(int64_t step, bool collect_stats) {
-  const int64_t B = config_.train.batch_size, T = task_->seq_len();
-  task_->sample(static_cast<int>(B), data_rng_, Split::train,
-                BatchView{inputs_.data(), targets_.data(), roles_.data(), triggers_.data()});
+  const int B = config_.train.batch_size;
+  task_->sample(B, data_rng_, Split::train, batch_.view());
   graph_.reset();
   params_.zero_grads();
-  const Tensor x(inputs_.data(), nullptr, Shape{B, T, task_->input_dim()});
-  const Tensor y(targets_.data(), nullptr, Shape{B, T, task_->output_dim()});
 
   SinkObserver observer(train_stats_.get(), nullptr);
-  observer.set_triggers(triggers_.data());
   std::optional<AttentionObservers::Registration> registration;
   if (collect_stats) {
+    observer.begin_batch(batch_.view(0, B), B);
     train_stats_->reset();
     registration.emplace(model_->observers().observe(observer));
   }
-  const Tensor pred = model_->forward(graph_, x);
+  const BatchScore score = objective_.run(graph_, *model_, batch_.view(0, B), B);
   registration.reset();
-  const Tensor loss = mse_loss(graph_, pred, y);
-  last_max_abs_error_ = max_abs_error(pred, y);
-  const double loss_value = loss.data()[0];
-  const bool stop_now = config_.train.stop_max_abs_error > 0 && last_max_abs_error_ < config_.train.stop_max_abs_error;
-  if (stop_now) return loss_value;  // the step's own predictions meet the rule: no further update
+  last_error_ = score.error();
+  const double loss_value = score.loss.data()[0];
+  last_stop_ = stop_rule_met(last_error_, loss_value);
+  if (last_stop_ != StopRule::none) return loss_value;  // the step's own batch meets a rule: no update
 
-  graph_.backward(loss);
+  graph_.backward(score.loss);
   last_grad_norm_ = config_.optimizer.clip_grad_norm > 0 ? clip_gradient_norm(params_, config_.optimizer.clip_grad_norm)
                                                          : gradient_norm(params_);
   optimizer_->step(params_, static_cast<float>(learning_rate(config_.optimizer, step, config_.train.max_steps)));
@@ -100,35 +100,14 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
-  const int64_t T = task_->seq_len();
-  SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, static_cast<int>(T), config_.analysis.sink_eps);
+  SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, task_->seq_len(), config_.analysis.sink_eps);
   SinkObserver observer(&stats, maps);
-  std::optional<AttentionObservers::Registration> registration(model_->observers().observe(observer));
-  NoGradGuard no_grad(graph_);
-  double sq_sum = 0, max_err = 0;
-  const int n = eval_set_->size();
-  // Attention statistics and maps use the first eval_attention_samples inputs; the error uses all.
-  const int with_attention = std::min(n, config_.analysis.eval_attention_samples);
-  for (int begin = 0; begin < n;) {
-    if (begin >= with_attention) registration.reset();
-    const int limit = begin < with_attention ? with_attention : n;
-    const int count = std::min(kEvalChunk, limit - begin);
-    const ConstBatchView v = eval_set_->view(begin, count);
-    observer.set_triggers(v.trigger_positions);
-    graph_.reset();
-    // Inputs without gradients are never written: the const_cast only adapts to Tensor's float*.
-    const Tensor x(const_cast<float*>(v.inputs), nullptr, Shape{count, T, task_->input_dim()});
-    const Tensor y(const_cast<float*>(v.targets), nullptr, Shape{count, T, task_->output_dim()});
-    const Tensor pred = model_->forward(graph_, x);
-    const Tensor loss = mse_loss(graph_, pred, y);
-    sq_sum += static_cast<double>(loss.data()[0]) * static_cast<double>(pred.numel());
-    const double chunk_err = max_abs_error(pred, y);
-    if (!(chunk_err <= max_err)) max_err = chunk_err;  // unlike std::max, keeps a NaN
-    begin += count;
-  }
-  graph_.reset();
-  const double entries = static_cast<double>(n) * static_cast<double>(T) * task_->output_dim();
-  return {sq_sum / entries, max_err, stats.finish()};
+  BatchObserver* const observers[] = {&observer};
+  EvalOptions options;
+  options.chunk = kEvalChunk;
+  options.attention_samples = config_.analysis.eval_attention_samples;
+  const EvalMetrics metrics = evaluate_model(graph_, *model_, objective_, *eval_set_, observers, options);
+  return {metrics, stats.finish()};
 }
 
 // What the step loop carries between steps and hands to the summary.
@@ -215,17 +194,18 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   MetricsRecord r;
   r.step = step;
   r.loss = loss;
-  r.max_abs_error = last_max_abs_error_;
+  r.max_abs_error = last_error_;
   r.lr = learning_rate(config_.optimizer, step, tc.max_steps);
   r.grad_norm = last_grad_norm_;
   r.steps_per_second = steps_per_second;
   r.heads = train_stats_->finish();
   if (tc.eval_every > 0 && step % tc.eval_every == 0) {
-    const EvalResult e = evaluate(nullptr);
+    const EvalMetrics e = evaluate(nullptr).metrics;
     r.eval_mse = e.mse;
     r.eval_max_abs_error = e.max_abs_error;
-    if (state.non_finite.empty() && !std::isfinite(e.mse))
-      state.non_finite = "evaluation error is " + non_finite_text(e.mse) + " at step " + std::to_string(step);
+    const double checked = objective_.shape().loss == TaskLoss::mse ? e.mse : e.loss;
+    if (state.non_finite.empty() && !std::isfinite(checked))
+      state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
   }
   log.write(r);
 }
@@ -246,8 +226,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     const bool log_now = step % tc.log_every == 0;
     state.loss = train_step(step, log_now);
     ++window_steps;
-    if (tc.stop_max_abs_error > 0 && last_max_abs_error_ < tc.stop_max_abs_error) state.stop = StopRule::max_abs_error;
-    else if (tc.stop_loss > 0 && state.loss < tc.stop_loss) state.stop = StopRule::loss;
+    state.stop = last_stop_;
     state.non_finite = non_finite_after_step(step, state.loss);
     if (log_now || state.stop != StopRule::none) {
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
@@ -257,10 +236,10 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     }
     if (log_now) {
       log_step(step, state.loss, steps_per_second, log, state);
-      progress.update({step, tc.max_steps, state.loss, last_max_abs_error_, steps_per_second});
+      progress.update({step, tc.max_steps, state.loss, last_error_, steps_per_second});
     }
     if (!state.non_finite.empty()) return;
-    // A met stop rule ends the run at this step (its update was not applied: train_step's rule).
+    // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
     if (state.stop != StopRule::none) return;
     const bool by_steps = tc.checkpoint_every > 0 && (step + 1) % tc.checkpoint_every == 0;
     const bool by_time =
@@ -283,7 +262,13 @@ RunSummary Trainer::summary_of(const LoopState& state) const {
   s.layers = config_.model.layers;
   s.heads_per_layer = config_.model.heads;
   s.seq_len = task_->seq_len();
-  s.eval_trigger = config_.task.eval_trigger;
+  // The task's fixed evaluation trigger when it has one (the trigger task), else -1.
+  s.eval_trigger = -1;
+  if (const TaskRegistration* r = find_task(config_.task.name)) {
+    for (const auto& option : r->options)
+      if (option.key == "eval_trigger")
+        s.eval_trigger = static_cast<int>(PluginOptions(r->options, config_.task.options).integer("eval_trigger"));
+  }
   s.sink_eps = config_.analysis.sink_eps;
   s.uniform_baseline = uniform_causal_baseline(task_->seq_len());
   s.threads = config_.threads;
@@ -337,14 +322,16 @@ RunSummary Trainer::run(const TrainOptions& options) {
   EvalResult eval;
   if (state.non_finite.empty()) {
     eval = evaluate(&maps);
-    if (!std::isfinite(eval.mse) || !std::isfinite(eval.max_abs_error))
-      state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(eval.mse) ? eval.max_abs_error : eval.mse) +
+    const bool mse = objective_.shape().loss == TaskLoss::mse;
+    const double first = mse ? eval.metrics.mse : eval.metrics.loss, second = mse ? eval.metrics.max_abs_error : first;
+    if (!std::isfinite(first) || !std::isfinite(second))
+      state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(first) ? second : first) +
                          " after step " + std::to_string(state.step);
   }
   RunSummary s = summary_of(state);
   if (!s.diverged()) {
-    s.eval_mse = eval.mse;
-    s.eval_max_abs_error = eval.max_abs_error;
+    s.eval_mse = eval.metrics.mse;
+    s.eval_max_abs_error = eval.metrics.max_abs_error;
     s.sink_rate = sink_rate(eval.heads);
     s.heads = eval.heads;
   }

@@ -1,7 +1,8 @@
 #pragma once
-// The training loop of one run: task batches -> model -> MSE -> backward -> clip -> optimizer, with
-// stop rules, periodic metrics (including per-head sink statistics of the training batch),
-// evaluation on the fixed evaluation set, checkpoints and the run directory.
+// The training loop of one run: task batches -> model -> the task's loss (models/task_objective.h) ->
+// backward -> clip -> optimizer, with stop rules, periodic metrics (including per-head sink statistics
+// of the training batch), evaluation on the fixed evaluation set (models/evaluation.h), checkpoints
+// and the run directory.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,8 @@
 #include "data/eval_set.h"
 #include "data/task.h"
 #include "layers/transformer.h"
+#include "models/evaluation.h"
+#include "models/task_objective.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
@@ -35,7 +38,7 @@ enum class RunOutcome { finished, interrupted, diverged };
 RunOutcome outcome_of(const RunSummary& summary);
 
 struct EvalResult {
-  double mse = 0, max_abs_error = 0;
+  EvalMetrics metrics;
   std::vector<HeadSinkStats> heads;
 };
 
@@ -50,8 +53,10 @@ class Trainer {
   RunSummary run(const TrainOptions& options);
   // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
   EvalResult evaluate(AttentionMapAccumulator* maps);
-  // One optimization step on a fresh batch; returns the loss before the update. Exposed for benchmarks.
+  // One optimization step on a fresh batch; returns the loss before the update. When the batch meets a
+  // stop rule the update is not applied (last_stop() says which rule). Exposed for benchmarks.
   double train_step(int64_t step, bool collect_stats);
+  StopRule last_stop() const { return last_stop_; }
 
   ParameterStore& parameters() { return params_; }
   const Transformer& model() const { return *model_; }
@@ -64,6 +69,8 @@ class Trainer {
   void log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
   std::string non_finite_after_step(int64_t step, double loss) const;
   RunSummary summary_of(const LoopState& state) const;
+  // The one place stop rules are decided, on the step's own batch before its update.
+  StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
 
   RunConfig config_;
@@ -73,13 +80,12 @@ class Trainer {
   std::unique_ptr<Optimizer> optimizer_;
   Rng data_rng_;
   Graph graph_;
-  // One training batch, reused every step.
-  std::vector<float> inputs_, targets_;
-  std::vector<TokenRole> roles_;
-  std::vector<int32_t> triggers_;
+  TaskObjective objective_;
+  BatchBuffers batch_;  // one training batch, reused every step
   std::unique_ptr<EvalSet> eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
-  double last_max_abs_error_ = 0, last_grad_norm_ = 0;
+  double last_error_ = 0, last_grad_norm_ = 0;
+  StopRule last_stop_ = StopRule::none;
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
 };
 

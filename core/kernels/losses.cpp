@@ -72,17 +72,25 @@ float cross_entropy_forward(const float* logits, const int32_t* targets, float* 
     lse[r] = m + std::log(s);
   }
   double total = 0.0;  // rows in order: reproducible whatever the thread count
-  for (int64_t r = 0; r < rows; ++r) total += static_cast<double>(lse[r]) - logits[r * cols + targets[r]];
-  return rows == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(rows));
+  int64_t scored = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] == kIgnoredTarget) continue;
+    total += static_cast<double>(lse[r]) - logits[r * cols + targets[r]];
+    ++scored;
+  }
+  return scored == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(scored));
 }
 
 void cross_entropy_backward(const float* logits, const int32_t* targets, const float* lse, float g, float* dlogits,
                             int64_t rows, int64_t cols) {
-  if (rows == 0) return;
-  const float c = g / static_cast<float>(rows);
+  int64_t scored = 0;
+  for (int64_t r = 0; r < rows; ++r) scored += targets[r] != kIgnoredTarget;
+  if (scored == 0) return;
+  const float c = g / static_cast<float>(scored);
   [[maybe_unused]] const bool parallel = rows > 1 && rows * cols >= kParallelMinElements;
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] == kIgnoredTarget) continue;
     const float* xr = logits + r * cols;
     float* dr = dlogits + r * cols;
     const float l = lse[r];

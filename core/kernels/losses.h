@@ -13,10 +13,14 @@ float mse_loss_forward(const float* pred, const float* target, const Elementwise
 void mse_loss_backward(const float* pred, const float* target, float g, float* dpred, float* dtarget,
                        const ElementwiseLayout& l);
 
-// logits: [rows, cols] contiguous; targets: [rows], each in [0, cols); lse: [rows] (written: each row's
-// log-sum-exp). Returns mean over rows of lse - logits[target].
+// A target id that marks a row as not scored (a position a task has nothing to predict for).
+inline constexpr int32_t kIgnoredTarget = -1;
+
+// logits: [rows, cols] contiguous; targets: [rows], each in [0, cols) or kIgnoredTarget; lse: [rows]
+// (written: each row's log-sum-exp). Returns the mean over scored rows of lse - logits[target] (0 when
+// no row is scored).
 float cross_entropy_forward(const float* logits, const int32_t* targets, float* lse, int64_t rows, int64_t cols);
-// dlogits: [rows, cols] += (g / rows) * (softmax(row) - onehot(target))
+// dlogits: [rows, cols] += (g / scored rows) * (softmax(row) - onehot(target)) on scored rows
 void cross_entropy_backward(const float* logits, const int32_t* targets, const float* lse, float g, float* dlogits,
                             int64_t rows, int64_t cols);
 

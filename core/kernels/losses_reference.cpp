@@ -28,7 +28,10 @@ void mse_loss_backward_reference(const float* pred, const float* target, float g
 
 float cross_entropy_forward_reference(const float* logits, const int32_t* targets, int64_t rows, int64_t cols) {
   double total = 0.0;
+  int64_t scored = 0;
   for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] == kIgnoredTarget) continue;
+    ++scored;
     // -log softmax(row)[target], with the softmax computed directly (max-shifted) in double.
     const float* xr = logits + r * cols;
     double m = xr[0];
@@ -37,12 +40,15 @@ float cross_entropy_forward_reference(const float* logits, const int32_t* target
     for (int64_t k = 0; k < cols; ++k) s += std::exp(xr[k] - m);
     total += -std::log(std::exp(xr[targets[r]] - m) / s);
   }
-  return rows == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(rows));
+  return scored == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(scored));
 }
 
 void cross_entropy_backward_reference(const float* logits, const int32_t* targets, float g, float* dlogits,
                                       int64_t rows, int64_t cols) {
+  int64_t scored = 0;
+  for (int64_t r = 0; r < rows; ++r) scored += targets[r] != kIgnoredTarget;
   for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] == kIgnoredTarget) continue;
     const float* xr = logits + r * cols;
     double m = xr[0];
     for (int64_t k = 1; k < cols; ++k) m = std::max(m, static_cast<double>(xr[k]));
@@ -50,7 +56,7 @@ void cross_entropy_backward_reference(const float* logits, const int32_t* target
     for (int64_t k = 0; k < cols; ++k) s += std::exp(xr[k] - m);
     for (int64_t k = 0; k < cols; ++k) {
       const double p = std::exp(xr[k] - m) / s;
-      dlogits[r * cols + k] += static_cast<float>(g * (p - (k == targets[r] ? 1.0 : 0.0)) / static_cast<double>(rows));
+      dlogits[r * cols + k] += static_cast<float>(g * (p - (k == targets[r] ? 1.0 : 0.0)) / static_cast<double>(scored));
     }
   }
 }

@@ -58,7 +58,7 @@ Tensor cross_entropy(Graph& g, const Tensor& logits, const int32_t* targets) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   if (!targets) op_checks::fail("cross_entropy", "targets pointer is null");
   for (int64_t r = 0; r < rows; ++r)
-    if (targets[r] < 0 || targets[r] >= cols)
+    if ((targets[r] < 0 && targets[r] != kernels::kIgnoredTarget) || targets[r] >= cols)
       throw std::range_error("cross_entropy: target " + std::to_string(targets[r]) + " of row " + std::to_string(r) +
                              " is out of range for " + std::to_string(cols) + " classes");
   Tensor y = g.new_tensor(Shape{1}, g.needs_grad({logits}));

@@ -10,9 +10,10 @@ namespace sinklab {
 // a silent broadcast here would hide a data bug) and may be strided views. Both get gradients if tracked.
 Tensor mse_loss(Graph& g, const Tensor& pred, const Tensor& target);
 
-// logits: [N, V] contiguous; targets: N class ids in [0, V) (caller-owned, valid until backward has
-// run). Mean over rows of -log softmax(logits)[target], via a stable log-sum-exp. An id outside
-// [0, V) throws std::range_error naming the row.
+// logits: [N, V] contiguous; targets: N class ids in [0, V), or -1 for a row that is not scored
+// (caller-owned, valid until backward has run). Mean over scored rows of -log softmax(logits)[target],
+// via a stable log-sum-exp (0 with no gradient when no row is scored). Any other id throws
+// std::range_error naming the row.
 Tensor cross_entropy(Graph& g, const Tensor& logits, const int32_t* targets);
 
 // max |pred - target| over all entries (same shape, any strides); no graph, no gradient. NaN when any

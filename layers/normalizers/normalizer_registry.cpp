@@ -1,46 +1,54 @@
 #include "layers/normalizers/normalizer_registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "layers/normalizers/relu2_normalizer.h"
 #include "layers/normalizers/relu_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
 
 namespace sinklab {
 
-void NormalizerRegistry::add(const std::string& name, Factory factory, const std::string& description) {
-  if (!entries_.emplace(name, Entry{factory, description}).second)
-    throw std::logic_error("normalizer '" + name + "' registered twice");
+void NormalizerRegistry::add(NormalizerRegistration registration) {
+  if (find(registration.name)) throw std::logic_error("normalizer '" + registration.name + "' registered twice");
+  entries_.push_back(std::move(registration));
+}
+
+const NormalizerRegistration* NormalizerRegistry::find(const std::string& name) const {
+  for (const auto& r : entries_)
+    if (r.name == name) return &r;
+  return nullptr;
 }
 
 std::unique_ptr<Normalizer> NormalizerRegistry::create(const NormalizerConfig& config) const {
-  auto it = entries_.find(config.name);
-  if (it == entries_.end()) {
+  const NormalizerRegistration* r = find(config.name);
+  if (!r) {
     std::string known;
-    for (const auto& [name, entry] : entries_) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& name : names()) known += (known.empty() ? "" : ", ") + name;
     throw std::invalid_argument("unknown attention normalizer '" + config.name + "'; known: " + known);
   }
-  return it->second.factory(config);
+  check_option_values(r->options, config.options, "normalizer '" + r->name + "'");
+  return r->make(PluginOptions(r->options, config.options));
 }
 
 std::vector<std::string> NormalizerRegistry::names() const {
   std::vector<std::string> out;
-  for (const auto& [name, entry] : entries_) out.push_back(name);
+  for (const auto& r : entries_) out.push_back(r.name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
-const std::string& NormalizerRegistry::description(const std::string& name) const { return entries_.at(name).description; }
+const std::string& NormalizerRegistry::description(const std::string& name) const {
+  const NormalizerRegistration* r = find(name);
+  if (!r) throw std::invalid_argument("unknown attention normalizer '" + name + "'");
+  return r->doc;
+}
 
 void register_builtin_normalizers(NormalizerRegistry& registry) {
-  registry.add(
-      "softmax",
-      [](const NormalizerConfig& c) -> std::unique_ptr<Normalizer> {
-        return std::make_unique<SoftmaxNormalizer>(static_cast<float>(c.temperature));
-      },
-      "softmax(s / temperature) over the visible keys");
-  registry.add(
-      "relu",
-      [](const NormalizerConfig& c) -> std::unique_ptr<Normalizer> { return std::make_unique<ReluNormalizer>(c.divisor); },
-      "ReLU(s) / c_i, c_i chosen by `divisor` (the paper's: max(i, 1))");
+  // One line per normalizer plug-in.
+  registry.add(softmax_normalizer_registration());
+  registry.add(relu_normalizer_registration());
+  registry.add(relu2_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

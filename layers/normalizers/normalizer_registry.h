@@ -1,31 +1,29 @@
 #pragma once
-// Normalizers are built by name from the config. The registry is filled by one explicit function,
-// register_builtin_normalizers() (static self-registration would be dropped by the linker).
-#include <map>
+// The one list of normalizer plug-ins (normalizer_registry.cpp: one registration line each). Builds a
+// normalizer by name with its options; the config schema reads the registrations' options.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "configs/run_config.h"
-#include "layers/normalizers/normalizer.h"
+#include "layers/model_config.h"
+#include "layers/normalizers/normalizer_registration.h"
 
 namespace sinklab {
 
 class NormalizerRegistry {
  public:
-  using Factory = std::unique_ptr<Normalizer> (*)(const NormalizerConfig&);
-  void add(const std::string& name, Factory factory, const std::string& description);
-  // Throws std::invalid_argument listing the known names when `config.name` is unknown.
+  // Throws std::logic_error for a name registered twice.
+  void add(NormalizerRegistration registration);
+  // Throws std::invalid_argument listing the known names when `config.name` is unknown, and
+  // std::logic_error for options the normalizer does not declare (the config loader checks those first).
   std::unique_ptr<Normalizer> create(const NormalizerConfig& config) const;
-  std::vector<std::string> names() const;
+  const NormalizerRegistration* find(const std::string& name) const;
+  std::vector<std::string> names() const;  // sorted
   const std::string& description(const std::string& name) const;
+  const std::vector<NormalizerRegistration>& registrations() const { return entries_; }
 
  private:
-  struct Entry {
-    Factory factory;
-    std::string description;
-  };
-  std::map<std::string, Entry> entries_;
+  std::vector<NormalizerRegistration> entries_;  // registration order
 };
 
 void register_builtin_normalizers(NormalizerRegistry& registry);

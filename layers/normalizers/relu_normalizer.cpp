@@ -8,16 +8,6 @@
 
 namespace sinklab {
 
-float ReluNormalizer::divisor_for(const RowSpec& row) const {
-  switch (divisor_) {
-    case RowDivisor::visible_non_bos: return static_cast<float>(std::max(row.query, 1));
-    case RowDivisor::visible: return static_cast<float>(row.visible);
-    case RowDivisor::seq_len: return static_cast<float>(row.seq_len);
-    case RowDivisor::none: return 1.0f;
-  }
-  return 1.0f;
-}
-
 // scores, probs: [visible]
 void ReluNormalizer::forward_row(const float* scores, float* probs, const RowSpec& row, const float*, float*) const {
   const float inv = 1.0f / divisor_for(row);
@@ -73,6 +63,13 @@ void ReluNormalizer::backward_block(const float* scores, const float* probs, con
   }
 #endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
+}
+
+NormalizerRegistration relu_normalizer_registration() {
+  return {"relu", "ReLU(s) / c_i, c_i chosen by `divisor` (the paper's: max(i, 1))", {row_divisor_option()},
+          [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
+            return std::make_unique<ReluNormalizer>(row_divisor_of(o));
+          }};
 }
 
 }  // namespace sinklab

@@ -1,9 +1,8 @@
 #pragma once
-// ReLU attention without normalization: a_ik = ReLU(s_ik) / c_i (trigger-sinks.md section 3).
-// c_i by divisor: visible_non_bos = max(i, 1) (the paper's: non-BOS keys row i sees), visible = i + 1
-// (Guo et al.), seq_len = T (Wortsman et al.), none = 1.
-#include "configs/run_config.h"
-#include "layers/normalizers/normalizer.h"
+// ReLU attention without normalization: a_ik = ReLU(s_ik) / c_i, with the relu family's row divisor
+// c_i (layers/normalizers/row_divisor.h; the paper's is max(i, 1)).
+#include "layers/normalizers/normalizer_registration.h"
+#include "layers/normalizers/row_divisor.h"
 
 namespace sinklab {
 
@@ -19,10 +18,12 @@ class ReluNormalizer final : public Normalizer {
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
                       int head, const float* head_params, float* dhead_params, float* scratch) const override;
-  float divisor_for(const RowSpec& row) const;
+  float divisor_for(const RowSpec& row) const { return row_divisor(divisor_, row); }
 
  private:
   RowDivisor divisor_;
 };
+
+NormalizerRegistration relu_normalizer_registration();
 
 }  // namespace sinklab

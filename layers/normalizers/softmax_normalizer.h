@@ -1,6 +1,6 @@
 #pragma once
 // softmax(s / T) over the visible keys, computed stably (the row max is subtracted).
-#include "layers/normalizers/normalizer.h"
+#include "layers/normalizers/normalizer_registration.h"
 
 namespace sinklab {
 
@@ -20,5 +20,7 @@ class SoftmaxNormalizer final : public Normalizer {
  private:
   float inv_temperature_;
 };
+
+NormalizerRegistration softmax_normalizer_registration();
 
 }  // namespace sinklab

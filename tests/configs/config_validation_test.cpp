@@ -9,6 +9,9 @@
 #include <string>
 #include <utility>
 
+#include "configs/plugin_fields.h"
+#include "data/task_registry.h"
+#include "data/trigger_conditional_task.h"
 #include "tests/configs/config_test_util.h"
 
 namespace sinklab {
@@ -78,6 +81,7 @@ TEST(ConfigValidation, NullSectionKeepsDefaults) {
   RunConfig expected;
   expected.name = std::string("x");
   expected.seed = 5;
+  resolve_plugin_defaults(expected);  // a loaded config lists its plug-ins' options, defaults included
   EXPECT_EQ(c, expected);
 }
 
@@ -108,7 +112,7 @@ TEST(ConfigValidation, TemperaturesKeepTheirInverseFiniteInFloat32) {
   EXPECT_EQ(e.key(), "model.attention.temperature");
   for (const char* ok : {"1e-20", "0.5", "1e20"}) {
     EXPECT_EQ(parse("seed: 1\n", {std::string("model.attention.normalizer.temperature=") + ok})
-                  .model.attention.normalizer.temperature,
+                  .model.attention.normalizer.options.get<double>("temperature"),
               std::stod(ok));
   }
 }
@@ -166,10 +170,10 @@ TEST(ConfigValidation, EmptyVocabularySkipsRegistryChecks) {
 TEST(ConfigValidation, NormalizerMapFormAndOptionsThatDoNotBelong) {
   const RunConfig relu = parse("model:\n  attention:\n    normalizer: {name: relu, divisor: seq_len}\n");
   EXPECT_EQ(relu.model.attention.normalizer.name, "relu");
-  EXPECT_EQ(relu.model.attention.normalizer.divisor, RowDivisor::seq_len);
+  EXPECT_EQ(relu.model.attention.normalizer.options.get<std::string>("divisor"), "seq_len");
   auto e = parse_error("model:\n  attention:\n    normalizer:\n      name: softmax\n      divisor: visible\n");
   EXPECT_STREQ(e.what(),
-               "configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizer 'relu' only, "
+               "configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2' only, "
                "but the normalizer is 'softmax'");
   e = parse_error("model:\n  attention:\n    normalizer:\n      temperature: 2.0\n      name: relu\n");
   EXPECT_EQ(e.line(), 4);
@@ -227,7 +231,7 @@ TEST(ConfigValidation, TriggerBounds) {
   EXPECT_EQ(e.line(), 3);
   EXPECT_TRUE(contains(e.what(), "must be in 1 .. seq_len - 1 = 5, got 6")) << e.what();
   const RunConfig ok = parse("task:\n  seq_len: 8\n  trigger_min: 1\n  trigger_max: -1\n  eval_trigger: 7\n");
-  EXPECT_EQ(resolved_trigger_max(ok.task), 7);
+  EXPECT_EQ(dynamic_cast<const TriggerConditionalTask&>(*make_task(ok.task, false)).trigger_max(), 7);
 }
 
 TEST(ConfigValidation, DocumentLevelProblems) {

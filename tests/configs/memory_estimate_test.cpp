@@ -50,7 +50,7 @@ TEST(MemoryEstimate, TheLargestAllowedValuesDoNotOverflow) {
   c.model.heads = 1024;
   c.model.mlp_hidden = 1 << 20;
   c.task.seq_len = 65536;
-  c.task.dim = 65536;
+  c.task.options.set("dim", int64_t{65536});
   c.task.eval_samples = 10000000;
   c.train.batch_size = 1 << 20;
   const double total = estimate_memory(c).total();

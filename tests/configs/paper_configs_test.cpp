@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "configs/config_schema.h"
+#include "data/task_registry.h"
+#include "data/trigger_conditional_task.h"
 #include "tests/configs/config_test_util.h"
 
 namespace sinklab {
@@ -48,16 +50,18 @@ TEST_P(PaperConfig, HasThePapersValues) {
   EXPECT_EQ(c.model.attention.scale, ScaleKind::none);
   EXPECT_EQ(c.model.attention.normalizer.name, run.normalizer);
   if (std::string(run.normalizer) == "relu") {
-    EXPECT_EQ(c.model.attention.normalizer.divisor, RowDivisor::visible_non_bos);
+    EXPECT_EQ(c.model.attention.normalizer.options.get<std::string>("divisor"), "visible_non_bos");
   }
   // Task (section 2).
   EXPECT_EQ(c.task.name, "trigger_conditional");
-  EXPECT_EQ(c.task.dim, 16);
+  EXPECT_EQ(c.task.options.get<int64_t>("dim"), 16);
   EXPECT_EQ(c.task.seq_len, 16);
-  EXPECT_EQ(c.task.trigger_min, 2);
-  EXPECT_EQ(resolved_trigger_max(c.task), 15);
-  EXPECT_EQ(c.task.eval_trigger, 7);
-  EXPECT_EQ(resolved_target(c.task, c.model.residual), single ? TargetKind::mean : TargetKind::residual);
+  const auto task = make_task(c.task, c.model.residual);
+  const auto& trigger_task = dynamic_cast<const TriggerConditionalTask&>(*task);
+  EXPECT_EQ(trigger_task.trigger_min(), 2);
+  EXPECT_EQ(trigger_task.trigger_max(), 15);
+  EXPECT_EQ(trigger_task.eval_trigger(), 7);
+  EXPECT_EQ(trigger_task.residual_target(), !single);
   // Training (section 4).
   EXPECT_EQ(c.optimizer.name, OptimizerKind::adam);
   EXPECT_EQ(c.optimizer.lr, single ? 1e-3 : 1e-4);
@@ -95,7 +99,7 @@ TEST(ExampleConfig, TinyBlockIsAConventionalPreLnModel) {
   EXPECT_TRUE(c.model.residual);
   EXPECT_TRUE(c.model.input_projection);
   EXPECT_TRUE(c.model.output_head);
-  EXPECT_EQ(c.task.dim, 16);
+  EXPECT_EQ(c.task.options.get<int64_t>("dim"), 16);
 }
 
 TEST(ConfigFiles, MissingFileAndDirectory) {

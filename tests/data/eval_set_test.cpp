@@ -5,16 +5,17 @@
 
 #include <cstring>
 
-#include "data/task.h"
+#include "core/observe/position_roles.h"
+#include "data/task_registry.h"
 
 namespace sinklab {
 namespace {
 
 TaskConfig small_config() {
   TaskConfig c;
-  c.dim = 8;
+  c.options.set("dim", int64_t{8});
   c.seq_len = 10;
-  c.eval_trigger = 4;
+  c.options.set("eval_trigger", int64_t{4});
   c.eval_samples = 50;
   c.eval_seed = 77;
   return c;
@@ -30,15 +31,14 @@ TEST(EvalSet, EqualsOneEvalBatchFromTheSeed) {
   EXPECT_EQ(set.output_dim(), 8);
 
   std::vector<float> x(50 * 10 * 8), y(50 * 10 * 8);
-  std::vector<TokenRole> roles(50 * 10);
-  std::vector<int32_t> triggers(50);
+  std::vector<uint8_t> roles(50 * 10);
   Rng rng(77);
-  task->sample(50, rng, Split::eval, {x.data(), y.data(), roles.data(), triggers.data()});
+  task->sample(50, rng, Split::eval, {x.data(), nullptr, y.data(), nullptr, roles.data()});
   const ConstBatchView all = set.all();
   EXPECT_EQ(0, std::memcmp(all.inputs, x.data(), x.size() * sizeof(float)));
   EXPECT_EQ(0, std::memcmp(all.targets, y.data(), y.size() * sizeof(float)));
   EXPECT_EQ(0, std::memcmp(all.roles, roles.data(), roles.size()));
-  for (int s = 0; s < 50; ++s) EXPECT_EQ(all.trigger_positions[s], 4);
+  for (int s = 0; s < 50; ++s) EXPECT_EQ(all.roles[s * 10 + 4], position_role::kActiveRow);
 }
 
 TEST(EvalSet, SameSeedSameSetOtherSeedOtherSet) {
@@ -58,8 +58,7 @@ TEST(EvalSet, ViewsAreSubRanges) {
   EXPECT_EQ(part.inputs, set.all().inputs + 20 * 10 * 8);
   EXPECT_EQ(part.targets, set.all().targets + 20 * 10 * 8);
   EXPECT_EQ(part.roles, set.all().roles + 20 * 10);
-  EXPECT_EQ(part.trigger_positions, set.all().trigger_positions + 20);
-  EXPECT_EQ(part.roles[4], TokenRole::trigger);
+  EXPECT_EQ(part.roles[4], position_role::kActiveRow);
   EXPECT_NO_THROW(set.view(50, 0));
   EXPECT_THROW(set.view(46, 5), TaskError);
   EXPECT_THROW(set.view(-1, 2), TaskError);
@@ -67,15 +66,15 @@ TEST(EvalSet, ViewsAreSubRanges) {
 }
 
 TEST(TaskFactory, BuildsByNameAndListsNamesOnError) {
-  EXPECT_EQ(task_names(), std::vector<std::string>{"trigger_conditional"});
+  EXPECT_EQ(task_names(), (std::vector<std::string>{"trigger_conditional", "copy"}));
   TaskConfig c = small_config();
   EXPECT_EQ(make_task(c, false)->name(), "trigger_conditional");
-  c.name = std::string("copy");
+  c.name = std::string("no_such_task");
   try {
     make_task(c, false);
     FAIL() << "no error";
   } catch (const TaskError& e) {
-    EXPECT_STREQ(e.what(), "unknown task 'copy'; known tasks: trigger_conditional");
+    EXPECT_STREQ(e.what(), "unknown task 'no_such_task'; known tasks: trigger_conditional, copy");
   }
 }
 

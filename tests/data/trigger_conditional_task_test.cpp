@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "core/observe/position_roles.h"
 #include "tests/data/allocation_counter.h"
 
 namespace sinklab {
@@ -26,19 +27,27 @@ struct Batch {
         targets(static_cast<std::size_t>(batch) * t * task.output_dim()),
         roles(static_cast<std::size_t>(batch) * t),
         triggers(static_cast<std::size_t>(batch)) {}
-  BatchView view() { return {inputs.data(), targets.data(), roles.data(), triggers.data()}; }
+  BatchView view() { return {inputs.data(), nullptr, targets.data(), nullptr, roles.data()}; }
+  // The trigger of each sample: its active row (-1 if none).
+  void find_triggers() {
+    for (std::size_t b = 0; b < triggers.size(); ++b) {
+      triggers[b] = -1;
+      for (int i = 0; i < t; ++i)
+        if (roles[b * t + i] == position_role::kActiveRow) triggers[b] = i;
+    }
+  }
   float x(int b, int i, int c) const { return inputs[(static_cast<std::size_t>(b) * t + i) * d + c]; }
   float y(int b, int i, int c) const { return targets[(static_cast<std::size_t>(b) * t + i) * d + c]; }
-  TokenRole role(int b, int i) const { return roles[static_cast<std::size_t>(b) * t + i]; }
+  uint8_t role(int b, int i) const { return roles[static_cast<std::size_t>(b) * t + i]; }
 
   int t, d;
   std::vector<float> inputs, targets;
-  std::vector<TokenRole> roles;
+  std::vector<uint8_t> roles;
   std::vector<int32_t> triggers;
 };
 
-TaskConfig config(int dim = 16, int seq_len = 16) {
-  TaskConfig c;
+TriggerTaskSettings config(int dim = 16, int seq_len = 16) {
+  TriggerTaskSettings c;
   c.dim = dim;
   c.seq_len = seq_len;
   return c;
@@ -48,6 +57,7 @@ Batch sample(const Task& task, int batch, uint64_t seed, Split split) {
   Batch out(task, batch);
   Rng rng(seed);
   task.sample(batch, rng, split, out.view());
+  out.find_triggers();
   return out;
 }
 
@@ -67,17 +77,17 @@ TEST(TriggerConditionalTask, TokensFollowTheTable) {
   float lo = 1, hi = -1;
   for (int s = 0; s < 256; ++s) {
     // BOS is e_0.
-    EXPECT_EQ(b.role(s, 0), TokenRole::bos);
+    EXPECT_EQ(b.role(s, 0), position_role::kSinkKey);
     EXPECT_EQ(b.x(s, 0, 0), 1.0f);
     for (int c = 1; c < d; ++c) ASSERT_EQ(b.x(s, 0, c), 0.0f);
     int triggers = 0;
     for (int i = 1; i < 16; ++i) {
-      const bool is_trigger = b.role(s, i) == TokenRole::trigger;
+      const bool is_trigger = b.role(s, i) == position_role::kActiveRow;
       triggers += is_trigger;
       if (is_trigger) {
         EXPECT_EQ(b.triggers[s], i);
       }
-      ASSERT_NE(b.role(s, i), TokenRole::bos);
+      ASSERT_EQ(b.role(s, i), is_trigger ? position_role::kActiveRow : position_role::kNoOpRow);
       EXPECT_EQ(b.x(s, i, 0), 0.0f);
       EXPECT_EQ(b.x(s, i, 1), is_trigger ? 1.0f : 0.0f);
       EXPECT_EQ(b.x(s, i, d - 1), is_trigger ? 0.0f : 1.0f);
@@ -98,7 +108,7 @@ TEST(TriggerConditionalTask, TokensFollowTheTable) {
 
 TEST(TriggerConditionalTask, TrainTriggersCoverExactlyTheConfiguredRange) {
   for (const auto& [lo, hi] : {std::pair{2, -1}, std::pair{3, 5}, std::pair{1, 1}}) {
-    TaskConfig c = config(8, 10);
+    TriggerTaskSettings c = config(8, 10);
     c.trigger_min = lo;
     c.trigger_max = hi;
     const TriggerConditionalTask task(c, false);
@@ -111,13 +121,13 @@ TEST(TriggerConditionalTask, TrainTriggersCoverExactlyTheConfiguredRange) {
 }
 
 TEST(TriggerConditionalTask, EvalUsesTheFixedTrigger) {
-  TaskConfig c = config();
+  TriggerTaskSettings c = config();
   c.eval_trigger = 11;
   const TriggerConditionalTask task(c, false);
   const Batch b = sample(task, 64, 3, Split::eval);
   for (int s = 0; s < 64; ++s) {
     EXPECT_EQ(b.triggers[s], 11);
-    EXPECT_EQ(b.role(s, 11), TokenRole::trigger);
+    EXPECT_EQ(b.role(s, 11), position_role::kActiveRow);
   }
 }
 
@@ -156,7 +166,7 @@ TEST(TriggerConditionalTask, ResidualTargetAddsTheMeanToTheInput) {
 }
 
 TEST(TriggerConditionalTask, ExplicitTargetOverridesAuto) {
-  TaskConfig c = config();
+  TriggerTaskSettings c = config();
   c.target = TargetKind::mean;
   EXPECT_FALSE(TriggerConditionalTask(c, true).residual_target());
   c.target = TargetKind::residual;
@@ -164,7 +174,7 @@ TEST(TriggerConditionalTask, ExplicitTargetOverridesAuto) {
 }
 
 TEST(TriggerConditionalTask, DrawOrderIsTriggerSeedThenContentRowByRow) {
-  TaskConfig c = config(6, 5);
+  TriggerTaskSettings c = config(6, 5);
   c.trigger_min = 1;
   c.eval_trigger = 3;
   const TriggerConditionalTask task(c, false);
@@ -193,8 +203,8 @@ TEST(TriggerConditionalTask, SameSeedSameBitsAndChunkingDoesNotMatter) {
   BatchView v = chunked.view();
   task.sample(15, rng, Split::train, v);
   const std::size_t done = 15 * 16 * 16;
-  task.sample(25, rng, Split::train,
-              {v.inputs + done, v.targets + done, v.roles + 15 * 16, v.trigger_positions + 15});
+  task.sample(25, rng, Split::train, {v.inputs + done, nullptr, v.targets + done, nullptr, v.roles + 15 * 16});
+  chunked.find_triggers();
   EXPECT_EQ(chunked.inputs, a.inputs);
   EXPECT_EQ(chunked.targets, a.targets);
   EXPECT_EQ(chunked.triggers, a.triggers);
@@ -229,7 +239,7 @@ TEST(TriggerConditionalTask, SamplingDoesNotAllocate) {
 }
 
 TEST(TriggerConditionalTask, InconsistentConfigsThrowTaskError) {
-  TaskConfig c = config();
+  TriggerTaskSettings c = config();
   c.dim = 3;
   EXPECT_THROW(TriggerConditionalTask(c, false), TaskError);
   c = config();
@@ -241,7 +251,7 @@ TEST(TriggerConditionalTask, InconsistentConfigsThrowTaskError) {
   {
     const TriggerConditionalTask task(config(), false);
     Rng rng(1);
-    EXPECT_THROW(task.sample(-1, rng, Split::train, {nullptr, nullptr, nullptr, nullptr}), TaskError);
+    EXPECT_THROW(task.sample(-1, rng, Split::train, {nullptr, nullptr, nullptr, nullptr, nullptr}), TaskError);
   }
   c = config();
   c.eval_trigger = 16;
@@ -249,7 +259,7 @@ TEST(TriggerConditionalTask, InconsistentConfigsThrowTaskError) {
     TriggerConditionalTask task(c, false);
     FAIL() << "no error";
   } catch (const TaskError& e) {
-    EXPECT_STREQ(e.what(), "trigger_conditional task: eval_trigger must be in 1 .. seq_len - 1, got 16");
+    EXPECT_STREQ(e.what(), "eval_trigger must be in 1 .. seq_len - 1 = 15, got 16");
   }
 }
 

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "configs/config_loader.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
 

@@ -30,7 +30,7 @@ ModelConfig paper_model(const std::string& normalizer) {
   m.residual = true;
   m.attention.scale = ScaleKind::none;
   m.attention.normalizer.name = normalizer;
-  m.attention.normalizer.divisor = RowDivisor::visible_non_bos;
+  if (normalizer == "relu") m.attention.normalizer.options.set("divisor", std::string("visible_non_bos"));
   return m;
 }
 

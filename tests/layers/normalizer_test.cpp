@@ -165,7 +165,7 @@ TEST(NormalizerRegistry, UnknownNameListsKnownNames) {
 TEST(ReluNormalizer, VisibleNonBosDivisorOnHandComputedExample) {
   NormalizerConfig c;
   c.name = "relu";
-  c.divisor = RowDivisor::visible_non_bos;
+  c.options.set("divisor", std::string("visible_non_bos"));
   const auto norm = normalizer_registry().create(c);
   std::vector<float> s = {
       2.0f,  9.0f, 9.0f,  9.0f,   // row 0: only BOS visible -> 2 / 1
@@ -181,11 +181,11 @@ TEST(ReluNormalizer, VisibleNonBosDivisorOnHandComputedExample) {
 
 TEST(ReluNormalizer, OtherDivisors) {
   RowSpec row{3, 4, 16, 0, nullptr};
-  for (auto [divisor, expected] : {std::pair{RowDivisor::visible, 4.0f}, {RowDivisor::seq_len, 16.0f}, {RowDivisor::none, 1.0f},
-                                   {RowDivisor::visible_non_bos, 3.0f}}) {
+  for (auto [divisor, expected] : {std::pair{"visible", 4.0f}, {"seq_len", 16.0f}, {"none", 1.0f},
+                                   {"visible_non_bos", 3.0f}}) {
     NormalizerConfig c;
     c.name = "relu";
-    c.divisor = divisor;
+    c.options.set("divisor", std::string(divisor));
     const auto norm = normalizer_registry().create(c);
     const float s[4] = {1.0f, 2.0f, -1.0f, 8.0f};
     float p[4];

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "configs/config_loader.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/checkpoint.h"
 #include "tests/support/run_files_without_timing.h"

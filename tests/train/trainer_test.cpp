@@ -13,7 +13,7 @@
 
 #include "configs/config_loader.h"
 #include "core/kernels/matmul.h"
-#include "data/task.h"
+#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"

@@ -1,0 +1,25 @@
+#pragma once
+// The one list of task plug-ins (task_registry.cpp): builds a task by name from its config.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/task_config.h"
+#include "data/task_registration.h"
+
+namespace sinklab {
+
+const std::vector<TaskRegistration>& task_registrations();
+// nullptr for an unknown name.
+const TaskRegistration* find_task(std::string_view name);
+std::vector<std::string> task_names();
+
+// Builds the task `config.name` with its options (defaults for unset ones); an unknown name throws
+// TaskError listing the known ones, an inconsistent config TaskError naming its keys.
+// `residual_model` resolves targets that depend on the model (the trigger task's `target: auto`).
+std::unique_ptr<Task> make_task(const TaskConfig& config, bool residual_model);
+// make_task(config, residual_model)->shape().
+TaskShape task_shape_of(const TaskConfig& config, bool residual_model);
+
+}  // namespace sinklab

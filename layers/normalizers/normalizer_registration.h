@@ -1,0 +1,22 @@
+#pragma once
+// What a normalizer plug-in registers, in one place next to its code: its name, one doc line, its
+// options and its factory. The config schema and docs/config.md are generated from the options
+// (configs/plugin_fields.cpp); normalizer_registry.cpp holds the one list of registrations.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/options/option_spec.h"
+#include "layers/normalizers/normalizer.h"
+
+namespace sinklab {
+
+struct NormalizerRegistration {
+  std::string name;
+  std::string doc;
+  std::vector<OptionSpec> options;
+  // Builds the normalizer from its resolved options (defaults filled in for unset keys).
+  std::unique_ptr<Normalizer> (*make)(const PluginOptions& options) = nullptr;
+};
+
+}  // namespace sinklab
