@@ -75,7 +75,7 @@ TEST_F(CompareSweepTest, FailedRunsGiveExitOneAndAReportOnStderr) {
   EXPECT_EQ(compare(fake), 1);
   EXPECT_TRUE(std::filesystem::exists(dir / "out/sweep.json"));
   EXPECT_NE(err.str().find("1 run failed"), std::string::npos) << err.str();
-  EXPECT_NE(err.str().find("- relu_seed=0 (relu seed=0): exit 3"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("- relu_seed=0 (relu, seed=0): exit 3"), std::string::npos) << err.str();
   EXPECT_EQ(compare({}), 0);  // the retry runs only the failed one
   EXPECT_NE(out.str().find("resume: 3 of 4 runs already finished"), std::string::npos) << out.str();
   EXPECT_EQ(err.str(), "");
@@ -148,7 +148,7 @@ TEST_F(CompareSweepTest, DivergedRunsFinishTheSweepWithExitZeroAndAreCounted) {
   fake.diverge_when_out_contains = "relu_seed=1";
   EXPECT_EQ(compare(fake), 0);
   EXPECT_EQ(err.str(), "");
-  EXPECT_NE(out.str().find("relu seed=1 diverged (loss is nan at step 11)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("relu, seed=1 diverged (loss is nan at step 11)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("finished 4 of 4 runs (1 diverged), 0 failed"), std::string::npos) << out.str();
   EXPECT_EQ(compare({}), 0);  // nothing is rerun
   EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished (1 diverged)"), std::string::npos) << out.str();

@@ -37,7 +37,7 @@ TEST(SweepManifest, ListsEveryRunWithVariantSeedDirOverridesAndConfig) {
   ASSERT_EQ(list.size(), 8u);
   const auto& r = list[7];
   EXPECT_EQ(r.at("id"), "relu_lr=3e-4_seed=1");
-  EXPECT_EQ(r.at("variant"), "relu lr=3e-4");
+  EXPECT_EQ(r.at("variant"), "relu, lr=3e-4");
   EXPECT_EQ(r.at("seed"), 1);
   EXPECT_EQ(r.at("dir"), "runs/relu_lr=3e-4_seed=1");
   EXPECT_EQ(r.at("overrides"),
