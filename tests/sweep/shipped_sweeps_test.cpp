@@ -31,6 +31,7 @@ TEST(ShippedSweeps, PaperReproductionIsSixRunsTimesFiveSeeds) {
 
 TEST(ShippedSweeps, LearningRateSweepIsLabelledByTheRateAlone) {
   const SweepSpec spec = load_sweep_spec(kConfigs / "sweeps/lr_1x1_softmax.yaml");
+  EXPECT_EQ(spec.title, "lr-1x1-softmax");
   const auto runs = expand_sweep(spec);
   ASSERT_EQ(runs.size(), 9u);
   EXPECT_EQ(runs[0].label, "lr=0.003");  // was "1x1_softmax lr=0.003": one config, so only lr differs

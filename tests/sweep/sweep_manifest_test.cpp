@@ -33,6 +33,7 @@ TEST(SweepManifest, ListsEveryRunWithVariantSeedDirOverridesAndConfig) {
   ASSERT_TRUE(manifest.has_value());
   EXPECT_FALSE(std::filesystem::exists(dir / "out/sweep.json.tmp"));
   EXPECT_EQ(manifest->at("name"), "demo");
+  EXPECT_EQ(manifest->at("title"), "demo");
   const auto& list = manifest->at("runs");
   ASSERT_EQ(list.size(), 8u);
   const auto& r = list[7];
