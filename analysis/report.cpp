@@ -235,10 +235,10 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
     failed += r.ok() ? 0 : 1;
     diverged += r.diverged() ? 1 : 0;
   }
-  b.finish("Sweep " + runs.name, {"Sweep directory: " + sweep_dir.string(),
-                                  std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
-                                      " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
-                                      " diverged."});
+  b.finish(runs.title, {"Sweep directory: " + sweep_dir.string(),
+                        std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
+                            " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
+                            " diverged."});
 }
 
 void write_report(const std::filesystem::path& dir, ReportOptions options) {

@@ -72,6 +72,9 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   try {
     using namespace json_fields;
     out.name = get_string(j, "name", "");
+    // sweep.json files written before compare recorded a title have only the name.
+    out.title = j.contains("title") ? get_string(j, "title", "") : "";
+    if (out.title.empty()) out.title = out.name;
     const nlohmann::json& runs = get_array(j, "runs", "");
     for (size_t i = 0; i < runs.size(); ++i) {
       const std::string where = "runs[" + std::to_string(i) + "]";

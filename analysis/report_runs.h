@@ -1,8 +1,8 @@
 #pragma once
 // Loading the runs a report covers. A run directory holds config.yaml, summary.json,
 // metrics.jsonl and attention/*.npy; a sweep directory holds sweep.json
-//   {"name": ..., "runs": [{"id": ..., "variant": ..., "seed": ..., "dir": "runs/<id>"}]}
-// and one run directory per entry. A run whose summary.json is missing or corrupt is kept, marked
+//   {"name": ..., "title": ..., "runs": [{"id": ..., "variant": ..., "seed": ..., "dir": "runs/<id>"}]}
+// ("title" optional) and one run directory per entry. A run whose summary.json is missing or corrupt is kept, marked
 // failed with the reason, so one bad run never hides the others.
 #include <cstdint>
 #include <filesystem>
@@ -35,6 +35,7 @@ struct ReportRun {
 
 struct ReportRuns {
   std::string name;  // sweep name, or the run's name
+  std::string title;  // a sweep report's title: sweep.json's "title", else its name
   bool is_sweep = false;
   std::vector<ReportRun> runs;
   std::vector<std::string> variants;  // in order of first appearance

@@ -38,7 +38,10 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
                     {"overrides", overrides},
                     {"config", fs::absolute(run.config).lexically_normal().string()}});
   }
-  return {{"name", spec.name}, {"source", fs::absolute(spec.source).lexically_normal().string()}, {"runs", list}};
+  return {{"name", spec.name},
+          {"title", spec.title},
+          {"source", fs::absolute(spec.source).lexically_normal().string()},
+          {"runs", list}};
 }
 
 // Type-checks every field that compare reads back, so that a hand-edited or foreign sweep.json is

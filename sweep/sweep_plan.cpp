@@ -69,6 +69,10 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
   std::vector<PlannedRun> runs;
   runs.reserve(count);
   std::map<std::string, std::string> owner_of_id;  // id -> description, to explain collisions
+  // A label says what differs between variants: with a single variant its name is the same for every
+  // run, and so is the value of a one-value grid axis; both are left out (the name stays when nothing
+  // else is left).
+  const bool name_in_label = spec.variants.size() > 1;
   for (const auto& variant : spec.variants) {
     std::vector<std::size_t> choice(spec.grid.size(), 0);  // odometer over the grid axes
     do {
@@ -76,7 +80,7 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
       run.variant_name = variant.name;
       run.config = variant.config;
       run.overrides = variant.set;
-      run.label = variant.name;
+      std::string values;  // non-seed grid values, "lr=3e-4, layers=2"
       std::string id = variant.name;
       for (const auto& o : variant.set)
         if (o.key == kSeedKey) run.seed = parse_seed(o.value);
@@ -91,9 +95,11 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
           continue;
         }
         const std::string part = names[a] + "=" + compact_value(value);
-        run.label += " " + part;
-        id += "_" + part;
+        if (axis.values.size() > 1) values += (values.empty() ? "" : ", ") + part;
+        id += "_" + part;  // ids keep what labels drop: run folders of earlier sweeps must still match
       }
+      if (values.empty()) run.label = variant.name;
+      else run.label = name_in_label ? variant.name + ", " + values : values;
       if (run.seed) seed_text = std::to_string(*run.seed);
       if (!seed_text.empty()) id += "_seed=" + seed_text;
       run.id = sanitize_for_path(id);
@@ -102,7 +108,7 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
                          ": the run folder name '" + run.id + "' has " + std::to_string(run.id.size()) +
                          " bytes; run folder names (variant name, grid values and seed) may have at most " +
                          std::to_string(kMaxNameBytes) + " bytes: shorten the variant name or the grid values");
-      const std::string description = run.label + (seed_text.empty() ? "" : " seed=" + seed_text);
+      const std::string description = run.label + (seed_text.empty() ? "" : ", seed=" + seed_text);
       if (auto [it, fresh] = owner_of_id.emplace(run.id, description); !fresh)
         throw SweepError(spec.source.string() + ": runs '" + it->second + "' and '" + description +
                          "' would share the run folder '" + run.id + "'; make their values distinct");

@@ -12,7 +12,9 @@ namespace sinklab::sweep {
 
 struct PlannedRun {
   std::string id;            // unique, filesystem-safe: label parts and seed joined by '_'
-  std::string label;         // aggregation label: variant name + every non-seed grid value
+  std::string label;         // aggregation label: "name, k=v, ..." (variant name, then the value of every
+                             // non-seed grid axis with more than one value); just "k=v, ..." when the
+                             // sweep has one variant
   std::string variant_name;  // the sweep variant it comes from
   std::optional<std::int64_t> seed;  // from the grid or the variant's set; empty if neither sets it
   std::vector<Override> overrides;   // the variant's set, then one value per grid axis

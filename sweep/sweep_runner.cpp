@@ -81,7 +81,7 @@ std::string counter_text(std::size_t done, std::size_t total) {
 }
 
 std::string run_title(const PlannedRun& run) {
-  return run.label + (run.seed ? " seed=" + std::to_string(*run.seed) : "");
+  return run.label + (run.seed ? ", seed=" + std::to_string(*run.seed) : "");  // same list form as the label
 }
 
 // Step count for the progress line; summaries from the trainer carry it as "steps".

@@ -25,6 +25,15 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return match ? " (did you mean '" + *match + "'?)" : "";
 }
 
+// "normalizers_1x1.yaml" -> "normalizers 1x1". Only '_' (and control characters, which would break
+// the report's Markdown heading) become spaces: '-' is part of numbers (3e-4).
+std::string readable_stem(const fs::path& file) {
+  std::string text = file.stem().string();
+  for (char& c : text)
+    if (c == '_' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return text;
+}
+
 class Parser {
  public:
   explicit Parser(fs::path source) : source_(std::move(source)) {}
@@ -41,6 +50,7 @@ class Parser {
     SweepSpec spec;
     spec.source = source_;
     spec.name = sanitize_for_path(source_.stem().string());
+    spec.title = readable_stem(source_);
     // std::optional because a default YAML::Node counts as a defined null value.
     std::optional<YAML::Node> base, variants, grid;
     std::set<std::string> seen;
@@ -50,6 +60,7 @@ class Parser {
       if (key == "name") {
         spec.name = scalar(kv.second, "name");
         check_name(spec.name, line_of(kv.second));
+        spec.title = spec.name;
       } else if (key == "base") {
         base = kv.second;
       } else if (key == "variants") {

@@ -30,7 +30,8 @@ struct GridAxis {
 };
 
 struct SweepSpec {
-  std::string name;
+  std::string name;              // names the output folder: `name:`, else the file's stem made path-safe
+  std::string title;             // for people (report title): `name:`, else the file's stem, '_' as spaces
   std::filesystem::path source;  // the sweep file itself
   std::vector<Variant> variants; // never empty after parsing (a lone `base` becomes one variant)
   std::vector<GridAxis> grid;    // document order

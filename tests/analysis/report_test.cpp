@@ -309,6 +309,36 @@ TEST(Report, ReportFilesReplaceASymlinkInsteadOfWritingThroughIt) {
               contains(read_text(dir / "run" / "report" / "summary.md"), "1x1_softmax"));
 }
 
+// The sweep's title heads the report as it is, with no "Sweep " in front (a sweep.yaml without
+// `name:` used to give "Sweep sweep"); a sweep.json without a title falls back to its name.
+TEST(Report, SweepReportIsTitledBySweepJsonTitleElseName) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir, "sweep", {{"sm0", spec("softmax", 1, 1, 0)}});
+  std::ostringstream log;
+  const ReportOptions options{.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log};
+  write_sweep_report(dir, options);
+  std::string md = read_text(dir / "report" / "summary.md");
+  EXPECT_EQ(md.rfind("# sweep\n", 0), 0u) << md;
+  EXPECT_FALSE(contains(md, "Sweep sweep")) << md;
+
+  nlohmann::json j = nlohmann::json::parse(read_text(dir / "sweep.json"));
+  j["title"] = "normalizers 1x1";
+  write_text(dir / "sweep.json", j.dump());
+  write_sweep_report(dir, options);
+  md = read_text(dir / "report" / "summary.md");
+  EXPECT_EQ(md.rfind("# normalizers 1x1\n", 0), 0u) << md;
+  EXPECT_TRUE(contains(read_text(dir / "report" / "index.html"), "<title>normalizers 1x1</title>"));
+
+  j["title"] = 3;
+  write_text(dir / "sweep.json", j.dump());
+  try {
+    write_sweep_report(dir, options);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "sweep.json: title: expected a string")) << e.what();
+  }
+}
+
 TEST(Report, MistypedSweepJsonFieldIsNamed) {
   const auto dir = fresh_test_dir();
   write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": 7, "variant": "v", "seed": 0, "dir": "runs/a"}]})");

@@ -37,7 +37,7 @@ class CompareSweepTest : public ::testing::Test {
   }
   int compare(const FakeTrainOptions& fake, bool dry_run = false, bool report = false) {
     CompareOptions options;
-    options.sweep_file = dir / "s.yaml";
+    options.sweep_file = dir / sweep_file_name;
     options.out_dir = dir / "out";
     options.jobs = 2;
     options.dry_run = dry_run;
@@ -48,7 +48,26 @@ class CompareSweepTest : public ::testing::Test {
     err.str("");
     return compare_sweep(options, out, err);
   }
+  // A summary.json the report can read, written by every fake run.
+  FakeTrainOptions readable_summaries() {
+    RunSummary summary;
+    summary.name = "fake";
+    summary.steps = 42;
+    summary.stop_reason = "max_abs_error";
+    summary.reached_stop_rule = true;
+    summary.normalizer = "softmax";
+    summary.layers = 1;
+    summary.heads_per_layer = 1;
+    summary.seq_len = 16;
+    summary.heads.resize(1);
+    summary.heads[0].bos_mass_nontrigger_mean = 0.99;
+    write_file(dir / "summary.json", nlohmann::json(summary).dump());
+    FakeTrainOptions fake;
+    fake.summary_file = dir / "summary.json";
+    return fake;
+  }
   ScratchDir dir;
+  std::string sweep_file_name = "s.yaml";
   std::ostringstream out, err;
 };
 
@@ -75,7 +94,7 @@ TEST_F(CompareSweepTest, FailedRunsGiveExitOneAndAReportOnStderr) {
   EXPECT_EQ(compare(fake), 1);
   EXPECT_TRUE(std::filesystem::exists(dir / "out/sweep.json"));
   EXPECT_NE(err.str().find("1 run failed"), std::string::npos) << err.str();
-  EXPECT_NE(err.str().find("- relu_seed=0 (relu seed=0): exit 3"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("- relu_seed=0 (relu, seed=0): exit 3"), std::string::npos) << err.str();
   EXPECT_EQ(compare({}), 0);  // the retry runs only the failed one
   EXPECT_NE(out.str().find("resume: 3 of 4 runs already finished"), std::string::npos) << out.str();
   EXPECT_EQ(err.str(), "");
@@ -100,20 +119,7 @@ TEST_F(CompareSweepTest, RunsWhoseOverridesChangedAreRedone) {
 }
 
 TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
-  RunSummary summary;
-  summary.name = "fake";
-  summary.steps = 42;
-  summary.stop_reason = "max_abs_error";
-  summary.reached_stop_rule = true;
-  summary.normalizer = "softmax";
-  summary.layers = 1;
-  summary.heads_per_layer = 1;
-  summary.seq_len = 16;
-  summary.heads.resize(1);
-  summary.heads[0].bos_mass_nontrigger_mean = 0.99;
-  write_file(dir / "summary.json", nlohmann::json(summary).dump());
-  FakeTrainOptions fake;
-  fake.summary_file = dir / "summary.json";
+  FakeTrainOptions fake = readable_summaries();
   fake.fail_when_out_contains = "relu_seed=1";
 
   EXPECT_EQ(compare(fake, false, /*report=*/true), 1);  // one run failed, the report still comes
@@ -123,6 +129,47 @@ TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
   EXPECT_NE(text.find("report: " + index.string()), std::string::npos) << text;
   EXPECT_NE(text.find("soft"), text.rfind("relu")) << text;
   EXPECT_NE(text.find("FAILED relu_seed=1"), std::string::npos) << text;
+}
+
+// A grid over one config in a file without `name:`: the labels are the grid values alone and the
+// report is titled by the file (it used to read "Sweep sweep" with labels "a normalizer=relu").
+TEST_F(CompareSweepTest, AGridOverOneConfigIsLabelledByItsValuesAndTitledByItsFile) {
+  sweep_file_name = "sweep.yaml";
+  write_file(dir / sweep_file_name, "base: a.yaml\ngrid:\n  model.attention.normalizer: [softmax, relu]\n  seed: [0]\n");
+  ASSERT_EQ(compare(readable_summaries(), false, /*report=*/true), 0) << err.str();
+  const nlohmann::json manifest = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
+  EXPECT_EQ(manifest.at("title"), "sweep");
+  EXPECT_EQ(manifest.at("runs").at(1).at("variant"), "normalizer=relu");
+  EXPECT_EQ(manifest.at("runs").at(1).at("id"), "a_normalizer=relu_seed=0");  // folder names as before
+
+  const std::string md = read_file(dir / "out/report/summary.md");
+  EXPECT_EQ(md.rfind("# sweep\n", 0), 0u) << md;
+  EXPECT_NE(md.find("| normalizer=softmax |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| normalizer=relu |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("a normalizer="), std::string::npos) << md;
+  EXPECT_NE(read_file(dir / "out/report/index.html").find("<title>sweep</title>"), std::string::npos);
+  EXPECT_NE(out.str().find("normalizer=relu"), std::string::npos) << out.str();  // the terminal table
+
+  EXPECT_EQ(compare(readable_summaries()), 0);
+  EXPECT_NE(out.str().find("resume: 2 of 2 runs already finished"), std::string::npos) << out.str();
+}
+
+// Run folders of a sweep started before labels and titles changed are found and kept: only the
+// labels in sweep.json change, and the report follows them.
+TEST_F(CompareSweepTest, ASweepJsonWithOlderLabelsStillResumes) {
+  write_file(dir / "s.yaml", "base: a.yaml\ngrid:\n  model.attention.normalizer: [softmax, relu]\n  seed: [0]\n");
+  ASSERT_EQ(compare(readable_summaries()), 0);
+  nlohmann::json old = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
+  old.erase("title");
+  for (auto& run : old.at("runs")) run["variant"] = "a " + run.at("variant").get<std::string>();
+  write_file(dir / "out/sweep.json", old.dump());
+  ASSERT_EQ(compare(readable_summaries(), false, /*report=*/true), 0) << err.str();
+  EXPECT_NE(out.str().find("resume: 2 of 2 runs already finished"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("changed since the last invocation"), std::string::npos) << out.str();
+  const nlohmann::json now = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
+  EXPECT_EQ(now.at("title"), "s");
+  EXPECT_EQ(now.at("runs").at(0).at("variant"), "normalizer=softmax");
+  EXPECT_EQ(read_file(dir / "out/report/summary.md").rfind("# s\n", 0), 0u);
 }
 
 TEST_F(CompareSweepTest, AReportProblemIsReportedWithoutLosingTheRuns) {
@@ -148,7 +195,7 @@ TEST_F(CompareSweepTest, DivergedRunsFinishTheSweepWithExitZeroAndAreCounted) {
   fake.diverge_when_out_contains = "relu_seed=1";
   EXPECT_EQ(compare(fake), 0);
   EXPECT_EQ(err.str(), "");
-  EXPECT_NE(out.str().find("relu seed=1 diverged (loss is nan at step 11)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("relu, seed=1 diverged (loss is nan at step 11)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("finished 4 of 4 runs (1 diverged), 0 failed"), std::string::npos) << out.str();
   EXPECT_EQ(compare({}), 0);  // nothing is rerun
   EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished (1 diverged)"), std::string::npos) << out.str();

@@ -29,6 +29,16 @@ TEST(ShippedSweeps, PaperReproductionIsSixRunsTimesFiveSeeds) {
   EXPECT_EQ(runs[7].config.filename(), "1x1_relu.yaml");
 }
 
+TEST(ShippedSweeps, LearningRateSweepIsLabelledByTheRateAlone) {
+  const SweepSpec spec = load_sweep_spec(kConfigs / "sweeps/lr_1x1_softmax.yaml");
+  EXPECT_EQ(spec.title, "lr-1x1-softmax");
+  const auto runs = expand_sweep(spec);
+  ASSERT_EQ(runs.size(), 9u);
+  EXPECT_EQ(runs[0].label, "lr=0.003");  // was "1x1_softmax lr=0.003": one config, so only lr differs
+  EXPECT_EQ(runs[8].label, "lr=3e-4");
+  EXPECT_EQ(runs[0].id, "1x1_softmax_lr=0.003_seed=0");
+}
+
 TEST(ShippedSweeps, EveryExampleExpandsAndValidates) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kConfigs / "sweeps")) {

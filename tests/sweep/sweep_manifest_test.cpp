@@ -33,11 +33,12 @@ TEST(SweepManifest, ListsEveryRunWithVariantSeedDirOverridesAndConfig) {
   ASSERT_TRUE(manifest.has_value());
   EXPECT_FALSE(std::filesystem::exists(dir / "out/sweep.json.tmp"));
   EXPECT_EQ(manifest->at("name"), "demo");
+  EXPECT_EQ(manifest->at("title"), "demo");
   const auto& list = manifest->at("runs");
   ASSERT_EQ(list.size(), 8u);
   const auto& r = list[7];
   EXPECT_EQ(r.at("id"), "relu_lr=3e-4_seed=1");
-  EXPECT_EQ(r.at("variant"), "relu lr=3e-4");
+  EXPECT_EQ(r.at("variant"), "relu, lr=3e-4");
   EXPECT_EQ(r.at("seed"), 1);
   EXPECT_EQ(r.at("dir"), "runs/relu_lr=3e-4_seed=1");
   EXPECT_EQ(r.at("overrides"),

@@ -50,7 +50,7 @@ TEST_F(SweepPlanTest, VariantsCrossTheGridInFileOrderLastAxisFastest) {
       "soft_lr=0.001_seed=0", "soft_lr=3e-4_seed=0", "soft_lr=0.001_seed=1", "soft_lr=3e-4_seed=1",
       "relu_lr=0.001_seed=0", "relu_lr=3e-4_seed=0", "relu_lr=0.001_seed=1", "relu_lr=3e-4_seed=1"};
   for (std::size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].id, ids[i]) << i;
-  EXPECT_EQ(runs[5].label, "relu lr=3e-4");
+  EXPECT_EQ(runs[5].label, "relu, lr=3e-4");  // several variants: the name, then the grid values
   EXPECT_EQ(runs[5].variant_name, "relu");
   EXPECT_EQ(runs[5].seed, 0);
   EXPECT_EQ(runs[6].seed, 1);
@@ -81,9 +81,44 @@ TEST_F(SweepPlanTest, WithoutGridOneRunPerVariant) {
 }
 
 TEST_F(SweepPlanTest, LabelsUseFullKeysWhenLastComponentsClash) {
-  const auto runs = expand("base: paper/a.yaml\ngrid:\n  model.dim: [2]\n  task.dim: [3]\n");
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].label, "a model.dim=2 task.dim=3");
+  const auto runs = expand("base: paper/a.yaml\ngrid:\n  model.dim: [2, 4]\n  task.dim: [3, 5]\n");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].label, "model.dim=2, task.dim=3");
+}
+
+TEST_F(SweepPlanTest, OneBaseConfigIsLabelledByItsGridValuesAlone) {
+  const auto runs = expand(
+      "base: paper/a.yaml\n"
+      "grid:\n"
+      "  model.attention.normalizer: [softmax, relu]\n"
+      "  seed: [0, 1]\n"
+      "  model.layers: [1, 2]\n");
+  ASSERT_EQ(runs.size(), 8u);
+  EXPECT_EQ(runs[0].label, "normalizer=softmax, layers=1");
+  EXPECT_EQ(runs[7].label, "normalizer=relu, layers=2");
+  EXPECT_EQ(runs[7].variant_name, "a");
+  // Run folder names keep the config's name, so folders of sweeps run before labels changed resume.
+  EXPECT_EQ(runs[0].id, "a_normalizer=softmax_layers=1_seed=0");
+  EXPECT_EQ(runs[7].id, "a_normalizer=relu_layers=2_seed=1");
+}
+
+TEST_F(SweepPlanTest, OneValueGridAxesAreLeftOutOfLabelsNotIds) {
+  const auto runs = expand("base: paper/a.yaml\ngrid:\n  train.max_steps: [30]\n  model.attention.normalizer: [softmax, relu]\n");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].label, "normalizer=relu");  // every run has max_steps=30: it does not tell them apart
+  EXPECT_EQ(runs[1].id, "a_max_steps=30_normalizer=relu");
+  EXPECT_EQ(expand("base: paper/a.yaml\ngrid:\n  train.max_steps: 30\n")[0].label, "a");
+}
+
+TEST_F(SweepPlanTest, OneVariantWithOnlySeedsKeepsItsName) {
+  auto runs = expand("base: paper/a.yaml\ngrid:\n  seed: [0, 1]\n");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].label, "a");  // nothing else differs, yet the variant needs a name
+  EXPECT_EQ(runs[1].id, "a_seed=1");
+  runs = expand("base: paper/a.yaml\nvariants:\n  - name: fast\n    set: {train.max_steps: 9}\n"
+                "grid:\n  optimizer.lr: [1e-3, 3e-4]\n");
+  EXPECT_EQ(runs[0].label, "lr=0.001");  // a single named variant is the same for every run too
+  EXPECT_EQ(runs[0].id, "fast_lr=0.001");
 }
 
 TEST_F(SweepPlanTest, IdsThatCollideAfterNormalizationAreAnError) {

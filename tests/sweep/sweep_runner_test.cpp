@@ -52,7 +52,7 @@ TEST_F(SweepRunnerTest, RunsEveryRunAndPassesConfigOverridesAndThreads) {
   EXPECT_EQ(read_file(run_path("a_lr=0.001_seed=1") / "omp.txt"), "1\n");
   EXPECT_NE(read_file(run_path("a_lr=0.001_seed=1") / "train.log").find("step 42"), std::string::npos);
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1].rfind("[2/2] a lr=0.001 seed=", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[1].rfind("[2/2] a, seed=", 0), 0u) << lines[1];  // label and seed; lr=0.001 is every run's
   EXPECT_NE(lines[1].find(" done in "), std::string::npos) << lines[1];
   EXPECT_NE(lines[1].find(" s, steps 42"), std::string::npos) << lines[1];
 }
@@ -127,12 +127,12 @@ TEST_F(SweepRunnerTest, FailuresAreCollectedWithStatusAndLogTail) {
 
   const std::string report = format_failure_report(outcome.failed);
   EXPECT_NE(report.find("1 run failed"), std::string::npos) << report;
-  EXPECT_NE(report.find("- a_seed=1 (a seed=1): exit 2"), std::string::npos) << report;
+  EXPECT_NE(report.find("- a_seed=1 (a, seed=1): exit 2"), std::string::npos) << report;
   EXPECT_NE(report.find("log: " + (run_path("a_seed=1") / "train.log").string()), std::string::npos) << report;
   EXPECT_NE(report.find("  | step 10 loss 0.5\n  | error: loss became NaN at step 11\n"), std::string::npos)
       << report;
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("a seed=1 FAILED (exit 2)") != std::string::npos;
+    return l.find("a, seed=1 FAILED (exit 2)") != std::string::npos;
   }));
 }
 
@@ -219,7 +219,7 @@ TEST_F(SweepRunnerTest, DivergedRunsCountAsFinishedNotFailedAndAreNotRerun) {
   EXPECT_EQ(first.completed.size(), 2u);
   EXPECT_EQ(first.diverged, (std::vector<std::string>{"a_seed=1"}));
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("a seed=1 diverged (loss is nan at step 11)") != std::string::npos;
+    return l.find("a, seed=1 diverged (loss is nan at step 11)") != std::string::npos;
   })) << ::testing::PrintToString(lines);
 
   lines.clear();
@@ -266,7 +266,7 @@ TEST_F(SweepRunnerTest, UnfinishedRunWithACheckpointIsResumedOthersStartOver) {
   EXPECT_EQ(restarted.find("--resume"), std::string::npos) << restarted;
   EXPECT_FALSE(std::filesystem::exists(run_path("a_seed=1") / "metrics.jsonl"));  // started over from scratch
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("a seed=0 done in") != std::string::npos && l.find("resumed") != std::string::npos;
+    return l.find("a, seed=0 done in") != std::string::npos && l.find("resumed") != std::string::npos;
   })) << ::testing::PrintToString(lines);
 }
 

@@ -45,6 +45,7 @@ TEST_F(SweepSpecTest, ReadsVariantsGridAndResolvesPathsAgainstTheSweepFile) {
       "  model.layers: [1, 2, 4]\n",
       dir / "sweeps/s.yaml");
   EXPECT_EQ(spec.name, "demo");
+  EXPECT_EQ(spec.title, "demo");  // `name:` titles the report as written
   ASSERT_EQ(spec.variants.size(), 2u);
   EXPECT_EQ(spec.variants[0].config, (dir / "paper/a.yaml").lexically_normal());
   EXPECT_EQ(spec.variants[1].config, (dir / "paper/b.yaml").lexically_normal());
@@ -63,6 +64,17 @@ TEST_F(SweepSpecTest, BaseAloneIsOneVariantNamedAfterIt) {
   EXPECT_EQ(spec.variants[0].name, "a");
   EXPECT_EQ(spec.name, "s");  // default: the sweep file's stem
   EXPECT_EQ(spec.grid[0].values, std::vector<std::string>{"3"});
+}
+
+TEST_F(SweepSpecTest, WithoutANameTheTitleIsTheFileStemReadably) {
+  auto spec = parse_sweep_spec("base: ../paper/a.yaml\n", dir / "sweeps/normalizers_1x1.yaml");
+  EXPECT_EQ(spec.name, "normalizers_1x1");  // the folder name is unchanged
+  EXPECT_EQ(spec.title, "normalizers 1x1");
+  spec = parse_sweep_spec("base: ../paper/a.yaml\n", dir / "sweeps/lr 3e-4.yaml");
+  EXPECT_EQ(spec.name, "lr-3e-4");
+  EXPECT_EQ(spec.title, "lr 3e-4");
+  spec = parse_sweep_spec("base: ../paper/a.yaml\n", dir / "sweeps/sweep.yaml");
+  EXPECT_EQ(spec.title, "sweep");  // the report used to call this "Sweep sweep"
 }
 
 TEST_F(SweepSpecTest, UnknownTopLevelKeyIsNamedWithLineAndSuggestion) {
