@@ -97,6 +97,8 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
                      {"threads", s.threads},
                      {"git_revision", s.git_revision},
                      {"heads", s.heads}};
+  if (s.eval_loss) j["eval_loss"] = *s.eval_loss;
+  if (s.eval_accuracy) j["eval_accuracy"] = *s.eval_accuracy;
 }
 
 void from_json(const nlohmann::json& j, RunSummary& s) {
@@ -110,6 +112,8 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.train_loss = get_double(j, "train_loss", "");
   r.eval_mse = get_double(j, "eval_mse", "");
   r.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
+  if (j.contains("eval_loss")) r.eval_loss = get_double(j, "eval_loss", "");
+  if (j.contains("eval_accuracy")) r.eval_accuracy = get_double(j, "eval_accuracy", "");
   r.wall_seconds = get_double(j, "wall_seconds", "");
   r.normalizer = get_string(j, "normalizer", "");
   r.layers = get_small_int(j, "layers", "");
@@ -156,6 +160,9 @@ void to_json(nlohmann::json& j, const MetricsRecord& r) {
                      {"heads", r.heads}};
   if (r.eval_mse) j["eval_mse"] = *r.eval_mse;
   if (r.eval_max_abs_error) j["eval_max_abs_error"] = *r.eval_max_abs_error;
+  if (r.accuracy) j["accuracy"] = *r.accuracy;
+  if (r.eval_loss) j["eval_loss"] = *r.eval_loss;
+  if (r.eval_accuracy) j["eval_accuracy"] = *r.eval_accuracy;
 }
 
 void from_json(const nlohmann::json& j, MetricsRecord& r) {
@@ -169,6 +176,9 @@ void from_json(const nlohmann::json& j, MetricsRecord& r) {
   m.heads = parse_heads(j, "");
   if (j.contains("eval_mse")) m.eval_mse = get_double(j, "eval_mse", "");
   if (j.contains("eval_max_abs_error")) m.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
+  if (j.contains("accuracy")) m.accuracy = get_double(j, "accuracy", "");
+  if (j.contains("eval_loss")) m.eval_loss = get_double(j, "eval_loss", "");
+  if (j.contains("eval_accuracy")) m.eval_accuracy = get_double(j, "eval_accuracy", "");
   r = std::move(m);
 }
 

@@ -38,6 +38,9 @@ struct RunSummary {
   double train_loss = 0.0;
   double eval_mse = 0.0;
   double eval_max_abs_error = 0.0;
+  // Token tasks (next-token cross-entropy) only: eval loss in nats over scored positions and the share
+  // predicted correctly; absent from the JSON of vector tasks, whose eval_mse / eval_max_abs_error are then null.
+  std::optional<double> eval_loss, eval_accuracy;
   double wall_seconds = 0.0;
   std::string normalizer;
   int layers = 0;
@@ -67,8 +70,10 @@ struct MetricsRecord {
   double grad_norm = 0.0;
   double steps_per_second = 0.0;
   std::vector<HeadSinkStats> heads;  // computed on this step's training batch
+  std::optional<double> accuracy;            // token tasks: share of scored training tokens predicted right
   std::optional<double> eval_mse;            // only on lines where an evaluation ran
   std::optional<double> eval_max_abs_error;
+  std::optional<double> eval_loss, eval_accuracy;  // ... of a token task
 };
 
 void to_json(nlohmann::json& j, const HeadSinkStats& s);

@@ -1,15 +1,22 @@
 #include "train/head_table.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace sinklab {
 
 std::string format_head_table(const RunSummary& s) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%s  seed %llu  %s after %lld steps  eval mse %.3e  max err %.3e  (%.1f s)\n",
-                s.name.c_str(), static_cast<unsigned long long>(s.seed), s.stop_reason.c_str(), static_cast<long long>(s.steps),
-                s.eval_mse, s.eval_max_abs_error, s.wall_seconds);
+  char eval[96];
+  if (s.eval_loss) {  // a token task
+    std::snprintf(eval, sizeof eval, "eval loss %.3e nats  accuracy %.4f", *s.eval_loss, s.eval_accuracy.value_or(std::numeric_limits<double>::quiet_NaN()));
+  } else {
+    std::snprintf(eval, sizeof eval, "eval mse %.3e  max err %.3e", s.eval_mse, s.eval_max_abs_error);
+  }
+  std::snprintf(line, sizeof line, "%s  seed %llu  %s after %lld steps  %s  (%.1f s)\n", s.name.c_str(),
+                static_cast<unsigned long long>(s.seed), s.stop_reason.c_str(), static_cast<long long>(s.steps), eval,
+                s.wall_seconds);
   out += line;
   out += "layer head  BOS@non-trig (mean / min)  row mass  trig BOS  trig keys (mean, max dev)  alpha_0  sink  entropy\n";
   for (const HeadSinkStats& h : s.heads) {
@@ -19,8 +26,10 @@ std::string format_head_table(const RunSummary& s) {
                   h.entropy_nontrigger);
     out += line;
   }
-  std::snprintf(line, sizeof line, "(eval trigger j = %d, T = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
-                s.eval_trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
+  char trigger[48] = "";
+  if (s.eval_trigger >= 0) std::snprintf(trigger, sizeof trigger, "eval trigger j = %d, ", s.eval_trigger);
+  std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
+                trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
   return out;
 }

@@ -17,13 +17,15 @@ void ProgressReporter::update(const ProgressSnapshot& s) {
   if (terminal_) {
     constexpr int kWidth = 24;
     const int filled = std::clamp(static_cast<int>(std::lround(frac * kWidth)), 0, kWidth);
-    std::fprintf(out_, "\r[%.*s%*s] step %lld/%lld  loss %.3e  max err %.3e  %.0f steps/s  ETA<=%.0fs\033[K",
+    std::fprintf(out_, "\r[%.*s%*s] step %lld/%lld  loss %.3e  %s %.3e  %.0f steps/s  ETA<=%.0fs\033[K",
                  filled, "########################", kWidth - filled, "", static_cast<long long>(s.step),
-                 static_cast<long long>(s.max_steps), s.loss, s.max_abs_error, s.steps_per_second, eta);
+                 static_cast<long long>(s.max_steps), s.loss, s.token_error ? "token err" : "max err", s.max_abs_error,
+                 s.steps_per_second, eta);
     drawn_ = true;
   } else {
-    std::fprintf(out_, "step %lld/%lld loss %.3e max_err %.3e %.0f steps/s\n", static_cast<long long>(s.step),
-                 static_cast<long long>(s.max_steps), s.loss, s.max_abs_error, s.steps_per_second);
+    std::fprintf(out_, "step %lld/%lld loss %.3e %s %.3e %.0f steps/s\n", static_cast<long long>(s.step),
+                 static_cast<long long>(s.max_steps), s.loss, s.token_error ? "token_err" : "max_err", s.max_abs_error,
+                 s.steps_per_second);
   }
   std::fflush(out_);
 }

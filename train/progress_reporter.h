@@ -10,6 +10,7 @@ namespace sinklab {
 struct ProgressSnapshot {
   int64_t step = 0, max_steps = 0;
   double loss = 0, max_abs_error = 0, steps_per_second = 0;
+  bool token_error = false;  // max_abs_error holds the share of wrong tokens (a token task)
 };
 
 class ProgressReporter {

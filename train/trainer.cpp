@@ -194,7 +194,10 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   MetricsRecord r;
   r.step = step;
   r.loss = loss;
-  r.max_abs_error = last_error_;
+  const bool tokens = objective_.shape().loss == TaskLoss::cross_entropy;
+  // A token task's step error is the share of wrong tokens: logged as accuracy, not as max |pred - y|.
+  r.max_abs_error = tokens ? std::numeric_limits<double>::quiet_NaN() : last_error_;
+  if (tokens) r.accuracy = 1.0 - last_error_;
   r.lr = learning_rate(config_.optimizer, step, tc.max_steps);
   r.grad_norm = last_grad_norm_;
   r.steps_per_second = steps_per_second;
@@ -203,6 +206,10 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
     const EvalMetrics e = evaluate(nullptr).metrics;
     r.eval_mse = e.mse;
     r.eval_max_abs_error = e.max_abs_error;
+    if (tokens) {
+      r.eval_loss = e.loss;
+      r.eval_accuracy = e.accuracy;
+    }
     const double checked = objective_.shape().loss == TaskLoss::mse ? e.mse : e.loss;
     if (state.non_finite.empty() && !std::isfinite(checked))
       state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
@@ -236,7 +243,8 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     }
     if (log_now) {
       log_step(step, state.loss, steps_per_second, log, state);
-      progress.update({step, tc.max_steps, state.loss, last_error_, steps_per_second});
+      progress.update({step, tc.max_steps, state.loss, last_error_, steps_per_second,
+                       objective_.shape().loss == TaskLoss::cross_entropy});
     }
     if (!state.non_finite.empty()) return;
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
@@ -332,6 +340,10 @@ RunSummary Trainer::run(const TrainOptions& options) {
   if (!s.diverged()) {
     s.eval_mse = eval.metrics.mse;
     s.eval_max_abs_error = eval.metrics.max_abs_error;
+    if (objective_.shape().loss == TaskLoss::cross_entropy) {
+      s.eval_loss = eval.metrics.loss;
+      s.eval_accuracy = eval.metrics.accuracy;
+    }
     s.sink_rate = sink_rate(eval.heads);
     s.heads = eval.heads;
   }
