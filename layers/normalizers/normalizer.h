@@ -5,7 +5,7 @@
 // defaults call the row functions on the visible keys 0..visible-1 only and zero the masked keys, so
 // a normalizer written row by row never sees or has to mask them. A normalizer may override the
 // block functions with a kernel over the whole block (softmax and relu do for T <= 16).
-// One interface for the whole planned zoo (../shared/papers/normalizer-zoo.md):
+// One interface for the whole planned zoo of normalizers:
 // - learned per-head scalars (gpt-oss sink logit S_h, SSMax's s_h): params_per_head() > 0; the
 //   attention module declares them as `<attn>.normalizer` [heads, params_per_head] and passes the
 //   head's slice to every row call, and a slice of the gradient to backward_row;

@@ -1,4 +1,4 @@
-// Invariants of the trigger-conditional generator (trigger-sinks.md section 2), its documented draw
+// Invariants of the trigger-conditional generator (docs/tasks.md), its documented draw
 // order, reproducibility, and that sampling does not allocate.
 #include "data/trigger_conditional_task.h"
 

@@ -1,4 +1,4 @@
-// The sink paper's single-layer results, trained for real (trigger-sinks.md sections 4-5):
+// The sink paper's single-layer results, trained for real (Ran-Milo 2026, arXiv 2603.11487, sections 4-5; docs/reproducing-sinks.md):
 // 1x1 softmax reaches the stop rule with BOS mass >= 0.99 on non-trigger rows and a trigger row
 // within 0.02 of 1/7 on keys 1..7; 1x1 relu reaches it with no mass on the content keys of
 // non-trigger rows (<= 1e-3) and at most 1e-3 in total. Three seeds each, from the paper configs.
