@@ -1,6 +1,7 @@
 #pragma once
-// The sinklab subcommands. Each adds itself to the CLI11 app and runs from the callback;
-// a command reports user errors with one clear message and a non-zero exit code.
+// The sinklab subcommands. Each lives in its own apps/<name>_command.cpp, adds itself to the CLI11 app
+// and runs from the callback; a command reports user errors with one clear message and a non-zero
+// exit code. apps/commands.cpp holds the one list main() installs.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -8,9 +9,13 @@
 
 namespace sinklab::apps {
 
-void add_train_command(CLI::App& app);    // apps/train_command.cpp
-void add_compare_command(CLI::App& app);  // apps/compare_command.cpp
-void add_report_command(CLI::App& app);   // apps/report_command.cpp
+struct CommandRegistration {
+  const char* name;
+  void (*add)(CLI::App& app);
+};
+
+// Every subcommand, in the order `sinklab --help` lists them.
+const std::vector<CommandRegistration>& commands();
 
 // The process's own command line, recorded in run.json (set by main).
 const std::vector<std::string>& command_line();

@@ -18,9 +18,7 @@ int main(int argc, char** argv) {
   sinklab::apps::g_command_line.assign(argv, argv + argc);
   CLI::App app{"sinklab: train tiny transformers and measure where attention sinks form"};
   app.require_subcommand(1);
-  sinklab::apps::add_train_command(app);
-  sinklab::apps::add_compare_command(app);
-  sinklab::apps::add_report_command(app);
+  for (const auto& command : sinklab::apps::commands()) command.add(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

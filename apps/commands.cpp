@@ -1,0 +1,20 @@
+#include "apps/commands.h"
+
+namespace sinklab::apps {
+
+// Defined in apps/<name>_command.cpp.
+void add_train_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+
+const std::vector<CommandRegistration>& commands() {
+  // One line per subcommand.
+  static const std::vector<CommandRegistration> list{
+      {"train", add_train_command},
+      {"compare", add_compare_command},
+      {"report", add_report_command},
+  };
+  return list;
+}
+
+}  // namespace sinklab::apps
