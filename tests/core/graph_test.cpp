@@ -158,6 +158,47 @@ TEST(Graph, BackwardErrors) {
   EXPECT_THROW(g.backward(frozen), std::logic_error);
 }
 
+// A payload as large as a node holds, with a pointer, integers and a float.
+struct ScaleSaved {
+  const float* bias;
+  int64_t count, tag;
+  float scale;
+};
+static_assert(sizeof(ScaleSaved) == Node::kPayloadBytes);
+
+// dx += scale * dy + bias[i]: the result shows whether backward read its own node's payload.
+void scale_backward(const Node& n) {
+  const auto& s = n.payload<ScaleSaved>();
+  for (int64_t i = 0; i < s.count; ++i) n.inputs[0].grad()[i] += s.scale * n.output.grad()[i] + s.bias[i] + s.tag;
+}
+
+Tensor record_scale(Graph& g, const Tensor& x, const ScaleSaved& saved) {
+  const Tensor y = g.new_tensor(x.shape(), true);
+  Node n;
+  n.backward = scale_backward;
+  n.op = "test_scale";
+  n.inputs = {x};
+  n.output = y;
+  n.set_payload(saved);
+  g.record(n);
+  return y;
+}
+
+TEST(Graph, EachNodeKeepsItsPayloadWhileTheTapeGrows) {
+  Graph g(/*arena_floats=*/64, /*tape_capacity=*/1);  // the tape moves its nodes as it grows
+  std::vector<float> x = {1.0f, 2.0f}, gx(2, 0.0f);
+  const std::vector<float> bias1 = {0.5f, 0.25f}, bias2 = {4.0f, 8.0f};
+  const Tensor t(x.data(), gx.data(), Shape{2});
+  const Tensor y1 = record_scale(g, t, {bias1.data(), 2, 0, 3.0f});
+  const Tensor y2 = record_scale(g, y1, {bias2.data(), 2, 16, -1.0f});
+  ASSERT_EQ(g.tape_size(), 2u);
+  const std::vector<float> seed = {1.0f, 2.0f};
+  g.backward(y2, seed);
+  // dy1 = -1 * seed + bias2 + 16, then dx = 3 * dy1 + bias1.
+  EXPECT_EQ(std::vector<float>(y1.grad(), y1.grad() + 2), (std::vector<float>{19.0f, 22.0f}));
+  EXPECT_EQ(gx, (std::vector<float>{57.5f, 66.25f}));
+}
+
 // One training-like step: layer norm, gated activation, losses, backward, reset.
 void step(Graph& g, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& target) {
   const Tensor h = layer_norm(g, x, w, b);
