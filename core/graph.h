@@ -12,9 +12,12 @@
 // Node::fresh_grad[k]: the op writes instead of adding. After backward() every gradient buffer holds
 // a defined value (zeros where nothing flowed).
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <initializer_list>
+#include <new>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/arena.h"
@@ -26,14 +29,14 @@ struct Node;
 using BackwardFn = void (*)(const Node&);
 
 struct Node {
+  // What an op keeps for its backward (sizes, constants, pointers to arena values or to state owned
+  // elsewhere) is one struct of its own, stored inline so that recording a node never allocates.
+  static constexpr size_t kPayloadBytes = 32;
+
   BackwardFn backward = nullptr;
   const char* op = "";                 // op name, for debugging
   std::array<Tensor, 4> inputs{};
   Tensor output;
-  std::array<float, 4> scalars{};
-  std::array<int64_t, 4> ints{};
-  const void* context = nullptr;        // read-only op state owned elsewhere (e.g. a normalizer)
-  float* saved = nullptr;               // arena values the forward kept for backward
   // Set by the op: its backward honours fresh_grad (overwrites instead of adding where it is true).
   bool overwrites_fresh_grads = false;
   // Set by the graph just before backward: input k's gradient buffer holds no value yet and this
@@ -42,6 +45,35 @@ struct Node {
   // Graph bookkeeping: which of the graph's gradient buffers the inputs and the output point into.
   std::array<int32_t, 4> input_buffers{-1, -1, -1, -1};
   int32_t output_buffer = -1;
+
+  template <class P>
+  void set_payload(const P& p) {
+    check_payload_type<P>();
+    ::new (static_cast<void*>(payload_.data())) P(p);
+    payload_tag_ = &payload_tag<P>;
+  }
+  // The payload set_payload stored; reading it as another type is a bug (asserted in debug builds).
+  template <class P>
+  const P& payload() const {
+    check_payload_type<P>();
+    assert(payload_tag_ == &payload_tag<P> && "Node::payload read as a type other than the one stored");
+    return *std::launder(reinterpret_cast<const P*>(payload_.data()));
+  }
+
+ private:
+  template <class P>
+  static constexpr void check_payload_type() {
+    // Trivially copyable: a node copy copies the payload's bytes, and no destructor ever runs.
+    static_assert(std::is_trivially_copyable_v<P> && sizeof(P) <= kPayloadBytes &&
+                      alignof(P) <= alignof(std::max_align_t),
+                  "a node payload must be trivially copyable and fit Node::kPayloadBytes");
+  }
+  // One address per payload type, so that a mismatched read is caught.
+  template <class P>
+  static constexpr char payload_tag = 0;
+
+  alignas(std::max_align_t) std::array<std::byte, kPayloadBytes> payload_{};
+  const char* payload_tag_ = nullptr;
 };
 
 class Graph {

@@ -28,21 +28,27 @@ SavedLayout saved_layout(int64_t H, int64_t B, int64_t T, int64_t scratch_len, i
   return l;
 }
 
+struct AttentionWeightsSaved {
+  const Normalizer* normalizer;  // the caller's; it outlives the step
+  float* kept;                   // arena block laid out as SavedLayout says
+};
+
 // scores, probs, dprobs, dscores: [H, B, T, T]; head_params, dparams: [H, P]; dparams_partial: [H, B, P]
 void backward_rows(const Node& n) {
   const Tensor& scores = n.inputs[0];
   const Tensor& params = n.inputs[1];
   const Tensor& probs = n.output;
-  const auto* norm = static_cast<const Normalizer*>(n.context);
+  const auto& payload = n.payload<AttentionWeightsSaved>();
+  const Normalizer* norm = payload.normalizer;
   const auto [H, B, T] = layout_of(scores);
   const int P = norm->params_per_head();
   const bool want_scores = scores.requires_grad();
   const bool want_params = P > 0 && params.requires_grad();
   if (!want_scores && !want_params) return;
   const SavedLayout saved = saved_layout(H, B, T, norm->scratch_per_row(static_cast<int>(T)), P, want_scores);
-  float* scratch = n.saved;
-  float* dparams_partial = n.saved + saved.params_offset;
-  float* dscores_sink = n.saved + saved.sink_offset;
+  float* scratch = payload.kept;
+  float* dparams_partial = payload.kept + saved.params_offset;
+  float* dscores_sink = payload.kept + saved.sink_offset;
   if (want_params) std::fill_n(dparams_partial, B * H * P, 0.0f);
 
 #pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
@@ -91,8 +97,7 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
     n.op = "attention_weights";
     n.inputs = {scores, head_params};
     n.output = probs;
-    n.context = &normalizer;
-    n.saved = scratch;
+    n.set_payload(AttentionWeightsSaved{&normalizer, scratch});
     g.record(n);
   }
   return probs;

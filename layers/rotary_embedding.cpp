@@ -33,12 +33,16 @@ void rotate(const float* x, const int64_t* xs, float* y, const int64_t* ys, int6
       }
 }
 
+struct RopeSaved {
+  float base;
+};
+
 void rope_backward(const Node& n) {
   const Tensor& x = n.inputs[0];
   const Tensor& y = n.output;
   const int64_t xs[4] = {x.stride(0), x.stride(1), x.stride(2), x.stride(3)};
   const int64_t ys[4] = {y.stride(0), y.stride(1), y.stride(2), y.stride(3)};
-  rotate<true>(y.grad(), ys, x.grad(), xs, x.dim(0), x.dim(1), x.dim(2), x.dim(3), n.scalars[0], -1.0f);
+  rotate<true>(y.grad(), ys, x.grad(), xs, x.dim(0), x.dim(1), x.dim(2), x.dim(3), n.payload<RopeSaved>().base, -1.0f);
 }
 
 }  // namespace
@@ -56,7 +60,7 @@ Tensor rotary_embedding(Graph& g, const Tensor& x, float base) {
     n.op = "rotary_embedding";
     n.inputs = {x};
     n.output = y;
-    n.scalars[0] = base;
+    n.set_payload(RopeSaved{base});
     g.record(n);
   }
   return y;

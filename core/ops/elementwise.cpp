@@ -54,13 +54,19 @@ Tensor binary(Graph& g, const char* op, const Tensor& a, const Tensor& b, Binary
   return y;
 }
 
-// Scalar ops record node.scalars = {constant, slope}; the linear ones (add_scalar, mul_scalar, neg)
-// pass slope * dy back.
+// The linear scalar ops (add_scalar, mul_scalar, neg) pass slope * dy back; pow_scalar reads its
+// exponent from `constant`.
+struct ScalarOpSaved {
+  float constant, slope;
+};
+
 void scale_backward(const Node& n) {
-  kernels::mul_scalar_backward(n.output.grad(), n.scalars[1], n.inputs[0].grad(), layout_of(n.inputs[0]));
+  kernels::mul_scalar_backward(n.output.grad(), n.payload<ScalarOpSaved>().slope, n.inputs[0].grad(),
+                               layout_of(n.inputs[0]));
 }
 void pow_backward(const Node& n) {
-  kernels::pow_scalar_backward(n.inputs[0].data(), n.scalars[0], n.output.grad(), n.inputs[0].grad(), layout_of(n.inputs[0]));
+  kernels::pow_scalar_backward(n.inputs[0].data(), n.payload<ScalarOpSaved>().constant, n.output.grad(),
+                               n.inputs[0].grad(), layout_of(n.inputs[0]));
 }
 
 // Records the node of a one-input op when its output tracks a gradient.
@@ -71,7 +77,7 @@ Tensor finish_unary(Graph& g, const char* op, const Tensor& x, const Tensor& y, 
     n.op = op;
     n.inputs = {x};
     n.output = y;
-    n.scalars = {c, slope, 0.0f, 0.0f};
+    n.set_payload(ScalarOpSaved{c, slope});
     g.record(n);
   }
   return y;

@@ -9,11 +9,15 @@
 namespace sinklab {
 namespace {
 
-// node.context = ids; node.ints = {n, dim}.
+struct EmbeddingSaved {
+  const int32_t* ids;  // the caller's, read again in backward
+  int64_t n, dim;
+};
+
 void embedding_backward(const Node& nd) {
   if (!nd.inputs[0].grad()) return;
-  kernels::embedding_backward(static_cast<const int32_t*>(nd.context), nd.output.grad(), nd.inputs[0].grad(), nd.ints[0],
-                              nd.ints[1]);
+  const auto& s = nd.payload<EmbeddingSaved>();
+  kernels::embedding_backward(s.ids, nd.output.grad(), nd.inputs[0].grad(), s.n, s.dim);
 }
 
 }  // namespace
@@ -39,8 +43,7 @@ Tensor embedding(Graph& g, const Tensor& table, const int32_t* ids, const Shape&
     nd.op = "embedding";
     nd.inputs = {table};
     nd.output = y;
-    nd.context = ids;
-    nd.ints = {n, dim, 0, 0};
+    nd.set_payload(EmbeddingSaved{ids, n, dim});
     g.record(nd);
   }
   return y;

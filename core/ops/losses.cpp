@@ -19,12 +19,17 @@ void mse_loss_backward(const Node& n) {
   kernels::mse_loss_backward(p.data(), t.data(), n.output.grad()[0], p.grad(), t.grad(), pair_layout(p, t));
 }
 
-// node.context = targets; node.ints = {rows, cols}; node.saved = log-sum-exp per row.
+struct CrossEntropySaved {
+  const int32_t* targets;  // the caller's, read again in backward
+  const float* lse;        // arena: log-sum-exp per row
+  int64_t rows, cols;
+};
+
 void cross_entropy_backward(const Node& n) {
   const Tensor& logits = n.inputs[0];
   if (!logits.grad()) return;
-  kernels::cross_entropy_backward(logits.data(), static_cast<const int32_t*>(n.context), n.saved, n.output.grad()[0],
-                                  logits.grad(), n.ints[0], n.ints[1]);
+  const auto& s = n.payload<CrossEntropySaved>();
+  kernels::cross_entropy_backward(logits.data(), s.targets, s.lse, n.output.grad()[0], logits.grad(), s.rows, s.cols);
 }
 
 void check_pair(const char* op, const Tensor& pred, const Tensor& target) {
@@ -70,9 +75,7 @@ Tensor cross_entropy(Graph& g, const Tensor& logits, const int32_t* targets) {
     n.op = "cross_entropy";
     n.inputs = {logits};
     n.output = y;
-    n.context = targets;
-    n.ints = {rows, cols, 0, 0};
-    n.saved = lse;
+    n.set_payload(CrossEntropySaved{targets, lse, rows, cols});
     g.record(n);
   }
   return y;

@@ -89,11 +89,15 @@ bool broadcasts_over(const MatmulOperand& x, const MatmulOperand& y) {
   return (x.dims[0] == 1 && y.dims[0] > 1) || (x.dims[1] == 1 && y.dims[1] > 1);
 }
 
+struct MatmulSaved {
+  float alpha;  // c = alpha * a b
+};
+
 void matmul_backward(const Node& n) {
   const Tensor& a = n.inputs[0];
   const Tensor& b = n.inputs[1];
   const Tensor& c = n.output;
-  const float alpha = n.scalars[0];
+  const float alpha = n.payload<MatmulSaved>().alpha;
   // grad_a [.., M, K] (+)= grad_c [.., M, N] x b^T [.., N, K]
   if (a.requires_grad()) {
     const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
@@ -153,7 +157,7 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
     n.overwrites_fresh_grads = true;
     n.inputs = {a, b};
     n.output = c;
-    n.scalars[0] = alpha;
+    n.set_payload(MatmulSaved{alpha});
     g.record(n);
   }
   return c;

@@ -10,21 +10,32 @@
 namespace sinklab {
 namespace {
 
-// node.inputs = {x, weight, bias}; node.ints = {rows, cols}; node.saved = mean[rows] then rstd[rows].
+// Both norms work on x viewed as [rows, cols]; the statistics live in the arena.
+struct LayerNormSaved {
+  const float* stats;  // mean[rows] then rstd[rows]
+  int64_t rows, cols;
+};
+struct RmsNormSaved {
+  const float* rstd;  // [rows]
+  int64_t rows, cols;
+};
+
+// node.inputs = {x, weight, bias}
 void layer_norm_backward(const Node& n) {
   const Tensor& x = n.inputs[0];
   const Tensor& w = n.inputs[1];
   const Tensor& b = n.inputs[2];
-  const int64_t rows = n.ints[0];
-  kernels::layer_norm_backward(x.data(), w.data(), n.saved, n.saved + rows, n.output.grad(), x.grad(), w.grad(), b.grad(),
-                               rows, n.ints[1]);
+  const auto& s = n.payload<LayerNormSaved>();
+  kernels::layer_norm_backward(x.data(), w.data(), s.stats, s.stats + s.rows, n.output.grad(), x.grad(), w.grad(),
+                               b.grad(), s.rows, s.cols);
 }
 
-// node.inputs = {x, weight}; node.saved = rstd[rows].
+// node.inputs = {x, weight}
 void rms_norm_backward(const Node& n) {
   const Tensor& x = n.inputs[0];
   const Tensor& w = n.inputs[1];
-  kernels::rms_norm_backward(x.data(), w.data(), n.saved, n.output.grad(), x.grad(), w.grad(), n.ints[0], n.ints[1]);
+  const auto& s = n.payload<RmsNormSaved>();
+  kernels::rms_norm_backward(x.data(), w.data(), s.rstd, n.output.grad(), x.grad(), w.grad(), s.rows, s.cols);
 }
 
 // Checks x and returns its [rows, cols] view of the last axis.
@@ -50,9 +61,7 @@ Tensor layer_norm(Graph& g, const Tensor& x, const Tensor& weight, const Tensor&
     n.op = "layer_norm";
     n.inputs = {x, weight, bias};
     n.output = y;
-    n.ints = {rows, cols, 0, 0};
-    n.scalars[0] = eps;
-    n.saved = stats;
+    n.set_payload(LayerNormSaved{stats, rows, cols});
     g.record(n);
   }
   return y;
@@ -70,9 +79,7 @@ Tensor rms_norm(Graph& g, const Tensor& x, const Tensor& weight, float eps) {
     n.op = "rms_norm";
     n.inputs = {x, weight};
     n.output = y;
-    n.ints = {rows, cols, 0, 0};
-    n.scalars[0] = eps;
-    n.saved = rstd;
+    n.set_payload(RmsNormSaved{rstd, rows, cols});
     g.record(n);
   }
   return y;

@@ -7,10 +7,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/embedding.h"
 #include "core/ops/losses.h"
-#include "core/ops/masking.h"
 #include "core/ops/normalization.h"
-#include "core/ops/reduce.h"
-#include "core/ops/softmax.h"
 #include "core/ops/unary.h"
 #include "tests/core/test_arrays.h"
 
@@ -25,7 +22,7 @@ struct Result {
   std::vector<float> loss, table_grad, weight_grad, bias_grad;
 };
 
-// Embedding -> layer norm -> masked scores -> softmax -> mixing -> losses, all seeded from `seed`.
+// Embedding -> layer norm -> broadcast pair products -> sigmoid -> losses, all seeded from `seed`.
 Result run(uint64_t seed, int64_t batch, int64_t t, int64_t c) {
   Rng rng(seed);
   const int64_t vocab = 11;
@@ -36,20 +33,21 @@ Result run(uint64_t seed, int64_t batch, int64_t t, int64_t c) {
   rng.fill_uniform(b, -0.1f, 0.1f);
   std::vector<int32_t> ids(static_cast<size_t>(batch * t));
   for (auto& id : ids) id = static_cast<int32_t>(rng.below(static_cast<uint64_t>(vocab)));
-  std::vector<float> target(static_cast<size_t>(batch * t * t));
+  std::vector<float> target(static_cast<size_t>(batch * t * t * c));
   rng.fill_uniform(target, 0.0f, 0.2f);
+  std::vector<float> zeros(static_cast<size_t>(batch * t * c), 0.0f);
 
   Graph g;
   const Tensor tt(table.data(), table_grad.data(), Shape{vocab, c}), tw(w.data(), w_grad.data(), Shape{c}),
       tb(b.data(), b_grad.data(), Shape{c});
   const Tensor x = layer_norm(g, embedding(g, tt, ids.data(), Shape{batch, t}), tw, tb);  // [B, T, C]
   const Tensor h = gelu(g, x);
-  // scores[b, i, j] = sum_c h[b, i, c] * x[b, j, c], via broadcasting and a reduction.
+  // prod[b, i, j, c] = h[b, i, c] * x[b, j, c]: its backward sums over the broadcast axes.
   const Tensor prod = mul(g, h.reshape(Shape{batch, t, 1, c}), x.reshape(Shape{batch, 1, t, c}));
-  const Tensor scores = sum(g, prod, -1);
-  const Tensor probs = softmax(g, causal_mask(g, scores), 2.0f);
-  const Tensor loss = add(g, mse_loss(g, probs, Tensor(target.data(), nullptr, Shape{batch, t, t})),
-                          mul_scalar(g, mean_all(g, tanh(g, x)), 0.1f));
+  const Tensor gates = sigmoid(g, mul_scalar(g, prod, 0.5f));
+  const Tensor penalty = mse_loss(g, tanh(g, x), Tensor(zeros.data(), nullptr, Shape{batch, t, c}));
+  const Tensor loss = add(g, mse_loss(g, gates, Tensor(target.data(), nullptr, Shape{batch, t, t, c})),
+                          mul_scalar(g, penalty, 0.1f));
   g.backward(loss);
   return {{loss.data()[0]}, table_grad, w_grad, b_grad};
 }
