@@ -21,7 +21,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "checkpoint format 3 is little-endian");
 
 constexpr char kMagic[8] = {'S', 'I', 'N', 'K', 'C', 'K', 'P', 'T'};
-constexpr uint32_t kOldestFormat = 2;    // train/checkpoint.cpp's flat block with one hash
+constexpr uint32_t kOldestFormat = 2;  // formats 1-2: one flat parameter block and one config hash
 constexpr size_t kHeaderBytes = 60;
 constexpr size_t kHashedHeaderBytes = 44;  // magic .. data bytes: what the table checksum covers
 constexpr uint32_t kMaxNameBytes = 1024;
@@ -275,7 +275,7 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   Cursor h(header, in.prefix());
   h.take(sizeof kMagic);
   const auto format = h.get<uint32_t>();
-  if (format <= kOldestFormat)
+  if (format >= 1 && format <= kOldestFormat)
     throw in.error("format " + std::to_string(format) + ", written by an older sinklab; rerun the training (this build reads format " +
                    std::to_string(kCheckpointFormat) + ")");
   if (format != kCheckpointFormat)

@@ -216,6 +216,8 @@ TEST_F(CheckpointFile, FormatTwoAndOtherFilesAreRefusedWithTheReason) {
   std::string v9 = v2;
   v9[8] = 9;
   EXPECT_NE(error_of(write("v9.bin", v9), hashes_, CheckpointUse::weights, s).find("format 9, this build reads format 3"), std::string::npos);
+  v9[8] = 0;
+  EXPECT_NE(error_of(write("v0.bin", v9), hashes_, CheckpointUse::weights, s).find("format 0, this build reads format 3"), std::string::npos);
   EXPECT_NE(error_of(write("text.bin", "hello, not a checkpoint at all"), hashes_, CheckpointUse::weights, s).find("bad magic"),
             std::string::npos);
   EXPECT_NE(error_of(write("empty.bin", ""), hashes_, CheckpointUse::weights, s).find("truncated"), std::string::npos);
