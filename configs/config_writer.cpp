@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <string>
+#include <string_view>
+
 #include "configs/config_schema.h"
 
 namespace sinklab {
@@ -27,13 +30,32 @@ std::string to_yaml(const RunConfig& config) {
   return std::string(out.c_str()) + "\n";
 }
 
-uint64_t config_hash(const RunConfig& config) {
+namespace {
+
+uint64_t fnv1a(std::string_view text) {
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  for (const unsigned char ch : to_yaml(config)) {
+  for (const unsigned char ch : text) {
     h ^= ch;
     h *= 0x100000001b3ULL;  // FNV-1a 64 prime
   }
   return h;
+}
+
+}  // namespace
+
+uint64_t config_hash(const RunConfig& config) { return fnv1a(to_yaml(config)); }
+
+uint64_t model_shaping_hash(const RunConfig& config, int input_dim, int output_dim, int seq_len) {
+  std::string text;
+  for (const auto& field : config_fields()) {
+    if (!field.path.starts_with("model.")) continue;
+    if (field.misplaced && !field.misplaced(config).empty()) continue;  // as to_yaml: not part of this model
+    text += field.path + ": " + field.emit(config) + "\n";
+  }
+  // The task's widths and length size the input projection, output head and positions.
+  text += "input_dim: " + std::to_string(input_dim) + "\noutput_dim: " + std::to_string(output_dim) +
+          "\nseq_len: " + std::to_string(seq_len) + "\n";
+  return fnv1a(text);
 }
 
 }  // namespace sinklab

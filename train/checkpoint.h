@@ -1,24 +1,18 @@
 #pragma once
-// Checkpoints: everything needed to resume a run bit-identically.
-// Layout (little-endian): magic "SINKCKPT", u32 version (2), u64 config hash, u64 payload bytes,
-// u64 FNV-1a checksum of the payload, then the payload:
+// Checkpoints of a training run: everything needed to resume it bit-identically. The file is format 3
+// of runs/checkpoint_file.h (parameters and optimizer moments by name, the model-shaping and the config
+// hash); the training state below is its opaque blob, encoded here (little-endian, 74 bytes):
 //   i64 steps done, i64 optimizer steps, RNG state (4 x u64, u8 has_cached, f64 cached),
-//   u64 metrics.jsonl lines, u8 stop rule met, f64 last training loss,
-//   u64 parameter floats, values, u32 moment count, each moment block (same length).
+//   u64 metrics.jsonl lines, u8 stop rule met, f64 last training loss.
 // Written atomically (core/io/file_write.h), so a crash never leaves a half-written checkpoint.
 #include <cstdint>
 #include <filesystem>
-#include <stdexcept>
 
 #include "core/parameter_store.h"
 #include "core/rng.h"
+#include "runs/checkpoint_file.h"  // CheckpointError, CheckpointHashes
 
 namespace sinklab {
-
-class CheckpointError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Which stop rule a run had met when its checkpoint was written (the final checkpoint), so that a run
 // killed between its final checkpoint and its summary finishes as it would have.
@@ -33,9 +27,11 @@ struct TrainingState {
   double last_loss = 0.0;      // training loss of the last step, reported when the run ends
 };
 
-void save_checkpoint(const std::filesystem::path& path, uint64_t config_hash, ParameterStore& params,
+void save_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params,
                      const TrainingState& state);
-// Verifies magic, version, config hash, sizes and checksum; throws CheckpointError naming the file.
-TrainingState load_checkpoint(const std::filesystem::path& path, uint64_t config_hash, ParameterStore& params);
+// For a resume: both hashes must match; restores parameters and optimizer moments. Throws
+// CheckpointError naming the file and the problem. A training state that does not decode is found
+// after the parameters were copied (it passed the data checksum, so only a hand-made file gets there).
+TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params);
 
 }  // namespace sinklab

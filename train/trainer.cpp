@@ -17,6 +17,7 @@
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
 #include "data/task_registry.h"
+#include "models/model_loader.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
@@ -29,13 +30,6 @@ namespace {
 
 constexpr int kEvalChunk = 250;  // evaluation inputs per forward pass
 
-// The seed splits into independent streams, so that model init and data never share draws.
-Rng stream(uint64_t seed, uint64_t which) {
-  Rng root(seed);
-  for (uint64_t i = 0; i < which; ++i) root.next();
-  return root.split();
-}
-
 // "NaN", "inf" or "-inf": std::to_string would print "-nan" for some NaNs.
 std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"); }
 
@@ -44,18 +38,17 @@ std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? 
 Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
-      data_rng_(stream(config.seed, 1)),
+      built_model_(build_model(config)),
+      params_(built_model_->parameters()),
+      model_(&built_model_->transformer()),
+      data_rng_(seed_stream(config.seed, kDataStream)),
       objective_(task_->shape()),
       batch_(task_->shape(), config.train.batch_size) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
+  // (Initialization above draws from one Rng on one thread, so setting it after is the same.)
 #ifdef SINKLAB_HAVE_OPENMP
   omp_set_num_threads(config.threads);
 #endif
-  model_ = std::make_unique<Transformer>(params_, config.model,
-                                         ModelShape{task_->input_dim(), task_->output_dim(), task_->seq_len()});
-  params_.finalize();
-  Rng init = stream(config.seed, 0);
-  model_->initialize(init);
   optimizer_ = make_optimizer(config.optimizer);
 
   eval_set_ = std::make_unique<EvalSet>(*task_, config.task.eval_samples, config.task.eval_seed);
@@ -167,12 +160,12 @@ RunOutcome outcome_of(const RunSummary& summary) {
 }
 
 void Trainer::save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines) {
-  save_checkpoint(path, config_hash(config_), params_,
+  save_checkpoint(path, built_model_->checkpoint_hashes(), params_,
                   TrainingState{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss});
 }
 
 void Trainer::resume(const std::filesystem::path& checkpoint) {
-  resumed_ = load_checkpoint(checkpoint, config_hash(config_), params_);
+  resumed_ = load_checkpoint(checkpoint, built_model_->checkpoint_hashes(), params_);
   optimizer_->set_steps(resumed_.optimizer_steps);
   data_rng_.set_state(resumed_.rng);
 }

@@ -19,6 +19,7 @@
 #include "layers/transformer.h"
 #include "models/evaluation.h"
 #include "models/task_objective.h"
+#include "models/model.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
@@ -48,7 +49,8 @@ class Trainer {
   ~Trainer();
 
   // Loads a checkpoint of this config (parameters, optimizer moments, step, data RNG); run() then
-  // continues from it. Throws CheckpointError naming the file and the problem.
+  // continues from it. Both of the checkpoint's hashes must match (bit-identical resume). Throws
+  // CheckpointError naming the file and the problem.
   void resume(const std::filesystem::path& checkpoint);
   RunSummary run(const TrainOptions& options);
   // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
@@ -75,8 +77,10 @@ class Trainer {
 
   RunConfig config_;
   std::unique_ptr<Task> task_;
-  ParameterStore params_;
-  std::unique_ptr<Transformer> model_;
+  std::unique_ptr<Model> built_model_;  // parameters and network, built by build_model (models/model_loader.h)
+  // built_model_'s parameter store and network, under the names the step code uses.
+  ParameterStore& params_;
+  Transformer* const model_;
   std::unique_ptr<Optimizer> optimizer_;
   Rng data_rng_;
   Graph graph_;

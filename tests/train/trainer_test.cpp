@@ -15,6 +15,7 @@
 #include "core/kernels/matmul.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
+#include "models/model_loader.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -133,7 +134,7 @@ TEST(Checkpoint, CorruptOrForeignFilesAreRejected) {
   { Trainer t(c); t.run(o); }
   const fs::path ckpt = dir / "checkpoint.bin";
   Trainer fresh(c);
-  auto expect_error = [&](const fs::path& path, uint64_t hash, const std::string& fragment) {
+  auto expect_error = [&](const fs::path& path, const CheckpointHashes& hash, const std::string& fragment) {
     try {
       load_checkpoint(path, hash, fresh.parameters());
       ADD_FAILURE() << "expected an error mentioning " << fragment;
@@ -141,9 +142,9 @@ TEST(Checkpoint, CorruptOrForeignFilesAreRejected) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
     }
   };
-  const uint64_t hash = config_hash(c);
+  const CheckpointHashes hash = build_model(c)->checkpoint_hashes();
   EXPECT_NO_THROW(load_checkpoint(ckpt, hash, fresh.parameters()));
-  expect_error(ckpt, hash + 1, "different config");
+  expect_error(ckpt, {hash.model, hash.config + 1}, "different config");
   expect_error(dir / "missing.bin", hash, "cannot open");
   std::string bytes;
   {

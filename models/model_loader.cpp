@@ -1,0 +1,50 @@
+#include "models/model_loader.h"
+
+#include <optional>
+
+#include "configs/config_loader.h"
+#include "data/task_registry.h"
+#include "layers/normalizers/normalizer_registry.h"
+
+namespace sinklab {
+
+Rng seed_stream(uint64_t seed, uint64_t which) {
+  Rng root(seed);
+  for (uint64_t i = 0; i < which; ++i) root.next();
+  return root.split();
+}
+
+ModelShape model_shape_of(const RunConfig& config) {
+  const TaskShape task = task_shape_of(config.task, config.model.residual);
+  return {task.input_dim, task.output_dim, task.seq_len};
+}
+
+std::unique_ptr<Model> build_model(const RunConfig& config) {
+  auto model = std::make_unique<Model>(config, model_shape_of(config));
+  Rng init = seed_stream(config.seed, kInitStream);
+  model->transformer().initialize(init);
+  return model;
+}
+
+void load_weights(Model& model, const std::filesystem::path& checkpoint) {
+  read_checkpoint_file(checkpoint, model.checkpoint_hashes(), CheckpointUse::weights, model.parameters());
+}
+
+std::unique_ptr<Model> load_model(const std::filesystem::path& checkpoint, const RunConfig& config) {
+  // No initialization: load_weights replaces every parameter or fails.
+  auto model = std::make_unique<Model>(config, model_shape_of(config));
+  load_weights(*model, checkpoint);
+  return model;
+}
+
+std::unique_ptr<Model> load_model(const std::filesystem::path& run) {
+  const bool folder = std::filesystem::is_directory(run);
+  std::filesystem::path dir = folder ? run : run.parent_path();
+  if (dir.empty()) dir = ".";
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  // No memory check: the loader's estimate is for training (batches, activations), not for one model.
+  const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+  return load_model(folder ? run / "checkpoint.bin" : run, config);
+}
+
+}  // namespace sinklab
