@@ -292,6 +292,31 @@ RunSummary Trainer::summary_of(const LoopState& state) const {
   return s;
 }
 
+// The final evaluation (attention maps included) of a run that was not interrupted, folded into its
+// summary; a non-finite evaluation makes the run diverged.
+RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& maps) {
+  EvalResult eval;
+  if (state.non_finite.empty()) {
+    eval = evaluate(&maps);
+    const bool mse = objective_.shape().loss == TaskLoss::mse;
+    const double first = mse ? eval.metrics.mse : eval.metrics.loss, second = mse ? eval.metrics.max_abs_error : first;
+    if (!std::isfinite(first) || !std::isfinite(second))
+      state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(first) ? second : first) +
+                         " after step " + std::to_string(state.step);
+  }
+  RunSummary s = summary_of(state);
+  if (s.diverged()) return s;
+  s.eval_mse = eval.metrics.mse;
+  s.eval_max_abs_error = eval.metrics.max_abs_error;
+  if (objective_.shape().loss == TaskLoss::cross_entropy) {
+    s.eval_loss = eval.metrics.loss;
+    s.eval_accuracy = eval.metrics.accuracy;
+  }
+  s.sink_rate = sink_rate(eval.heads);
+  s.heads = eval.heads;
+  return s;
+}
+
 RunSummary Trainer::run(const TrainOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
@@ -320,26 +345,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
   }
 
   AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, task_->seq_len());
-  EvalResult eval;
-  if (state.non_finite.empty()) {
-    eval = evaluate(&maps);
-    const bool mse = objective_.shape().loss == TaskLoss::mse;
-    const double first = mse ? eval.metrics.mse : eval.metrics.loss, second = mse ? eval.metrics.max_abs_error : first;
-    if (!std::isfinite(first) || !std::isfinite(second))
-      state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(first) ? second : first) +
-                         " after step " + std::to_string(state.step);
-  }
-  RunSummary s = summary_of(state);
-  if (!s.diverged()) {
-    s.eval_mse = eval.metrics.mse;
-    s.eval_max_abs_error = eval.metrics.max_abs_error;
-    if (objective_.shape().loss == TaskLoss::cross_entropy) {
-      s.eval_loss = eval.metrics.loss;
-      s.eval_accuracy = eval.metrics.accuracy;
-    }
-    s.sink_rate = sink_rate(eval.heads);
-    s.heads = eval.heads;
-  }
+  RunSummary s = final_summary(state, maps);
   s.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (writes) {
     // A diverged run keeps its last finite checkpoint and writes no attention maps.

@@ -71,6 +71,7 @@ class Trainer {
   void log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
   std::string non_finite_after_step(int64_t step, double loss) const;
   RunSummary summary_of(const LoopState& state) const;
+  RunSummary final_summary(LoopState& state, AttentionMapAccumulator& maps);
   // The one place stop rules are decided, on the step's own batch before its update.
   StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
