@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/attention_block_layout.h"
+#include "core/observe/attention_block_layout.h"
 
 namespace sinklab {
 

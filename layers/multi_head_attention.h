@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "configs/run_config.h"
-#include "layers/attention_observer.h"
+#include "core/observe/attention_observer.h"
 #include "layers/linear.h"
 #include "layers/normalizers/normalizer.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "configs/run_config.h"
-#include "layers/attention_observer.h"
+#include "core/observe/attention_observer.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm_layer.h"

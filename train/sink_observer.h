@@ -5,7 +5,7 @@
 
 #include "analysis/attention_maps.h"
 #include "analysis/sink_statistics.h"
-#include "layers/attention_observer.h"
+#include "core/observe/attention_observer.h"
 
 namespace sinklab {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "layers/attention_block_layout.h"
+#include "core/observe/attention_block_layout.h"
 
 namespace sinklab {
 
