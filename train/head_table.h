@@ -2,7 +2,7 @@
 // The per-head table printed at the end of `sinklab train`.
 #include <string>
 
-#include "analysis/run_summary.h"
+#include "runs/run_summary.h"
 
 namespace sinklab {
 

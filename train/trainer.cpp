@@ -17,12 +17,13 @@
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
 #include "core/ops/losses.h"
+#include "runs/attention_map_files.h"
+#include "stats/sink_observer.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
 #include "train/run_provenance.h"
-#include "train/sink_observer.h"
 
 namespace sinklab {
 namespace {
@@ -353,7 +354,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     // A diverged run keeps its last finite checkpoint and writes no attention maps.
     if (!s.diverged()) {
       save(checkpoint, state, log.sync());
-      maps.write(options.run_dir / "attention");
+      write_attention_maps(options.run_dir / "attention", maps);
     }
     log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished

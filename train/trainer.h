@@ -7,8 +7,6 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/attention_maps.h"
-#include "analysis/run_summary.h"
 #include "configs/run_config.h"
 #include "core/graph.h"
 #include "core/parameter_store.h"
@@ -16,6 +14,8 @@
 #include "data/eval_set.h"
 #include "data/task.h"
 #include "layers/transformer.h"
+#include "runs/run_summary.h"
+#include "stats/attention_maps.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
