@@ -12,17 +12,17 @@ namespace sinklab {
 class SinkObserver final : public AttentionObserver {
  public:
   SinkObserver(SinkStatisticsAccumulator* stats, AttentionMapAccumulator* maps) : stats_(stats), maps_(maps) {}
-  // The trigger positions of the batch being run (caller-owned, [batch]).
-  void set_triggers(const int32_t* triggers) { triggers_ = triggers; }
+  // The position roles of the batch being run (caller-owned, [batch, T], core/observe/position_roles.h).
+  void set_roles(const uint8_t* roles) { roles_ = roles; }
   void on_attention(const AttentionView& v) override {
-    if (stats_) stats_->add(v.layer, v.weights, static_cast<int>(v.batch), triggers_, v.layout);
+    if (stats_) stats_->add(v.layer, v.weights, static_cast<int>(v.batch), roles_, v.layout);
     if (maps_) maps_->add(v.layer, v.weights, static_cast<int>(v.batch), v.layout);
   }
 
  private:
   SinkStatisticsAccumulator* stats_;
   AttentionMapAccumulator* maps_;
-  const int32_t* triggers_ = nullptr;
+  const uint8_t* roles_ = nullptr;
 };
 
 }  // namespace sinklab

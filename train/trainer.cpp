@@ -16,6 +16,7 @@
 #include "core/io/file_read.h"  // FileReadError
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
+#include "core/observe/position_roles.h"
 #include "core/ops/losses.h"
 #include "runs/attention_map_files.h"
 #include "stats/sink_observer.h"
@@ -35,6 +36,19 @@ Rng stream(uint64_t seed, uint64_t which) {
   Rng root(seed);
   for (uint64_t i = 0; i < which; ++i) root.next();
   return root.split();
+}
+
+// TEMPORARY bridge until tasks write position roles next to their inputs (data/task.h): the roles of
+// core/observe/position_roles.h rebuilt from trigger positions. BOS is the sink key, the trigger row
+// the active row, every other row a no-op row.
+std::vector<uint8_t> roles_from_triggers(const int32_t* triggers, int64_t batch, int64_t T) {
+  std::vector<uint8_t> roles(static_cast<size_t>(batch * T), position_role::kNoOpRow);
+  for (int64_t b = 0; b < batch; ++b) {
+    uint8_t* row = roles.data() + b * T;
+    row[0] = position_role::kSinkKey;
+    if (triggers[b] >= 1 && triggers[b] < T) row[triggers[b]] = position_role::kActiveRow;
+  }
+  return roles;
 }
 
 // "NaN", "inf" or "-inf": std::to_string would print "-nan" for some NaNs.
@@ -79,9 +93,11 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
   const Tensor y(targets_.data(), nullptr, Shape{B, T, task_->output_dim()});
 
   SinkObserver observer(train_stats_.get(), nullptr);
-  observer.set_triggers(triggers_.data());
+  std::vector<uint8_t> roles;
   std::optional<AttentionObservers::Registration> registration;
   if (collect_stats) {
+    roles = roles_from_triggers(triggers_.data(), B, T);
+    observer.set_roles(roles.data());
     train_stats_->reset();
     registration.emplace(model_->observers().observe(observer));
   }
@@ -110,12 +126,14 @@ EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
   const int n = eval_set_->size();
   // Attention statistics and maps use the first eval_attention_samples inputs; the error uses all.
   const int with_attention = std::min(n, config_.analysis.eval_attention_samples);
+  std::vector<uint8_t> roles;
   for (int begin = 0; begin < n;) {
     if (begin >= with_attention) registration.reset();
     const int limit = begin < with_attention ? with_attention : n;
     const int count = std::min(kEvalChunk, limit - begin);
     const ConstBatchView v = eval_set_->view(begin, count);
-    observer.set_triggers(v.trigger_positions);
+    roles = roles_from_triggers(v.trigger_positions, count, T);
+    observer.set_roles(roles.data());
     graph_.reset();
     // Inputs without gradients are never written: the const_cast only adapts to Tensor's float*.
     const Tensor x(const_cast<float*>(v.inputs), nullptr, Shape{count, T, task_->input_dim()});

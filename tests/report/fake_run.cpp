@@ -10,6 +10,7 @@
 #include "runs/run_summary.h"
 #include "stats/attention_maps.h"
 #include "stats/sink_statistics.h"
+#include "tests/support/trigger_roles.h"
 
 namespace sinklab::testing {
 namespace {
@@ -49,7 +50,8 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
       std::vector<int32_t> trigger(4);
       for (auto& t : trigger) t = pick(gen);
       SinkStatisticsAccumulator acc(spec.layers, spec.heads, spec.seq_len, 0.3);
-      for (int l = 0; l < spec.layers; ++l) acc.add(l, fake_probs(spec, 4, trigger, gen).data(), 4, trigger.data());
+      const std::vector<uint8_t> roles = trigger_roles(trigger, spec.seq_len);
+      for (int l = 0; l < spec.layers; ++l) acc.add(l, fake_probs(spec, 4, trigger, gen).data(), 4, roles.data());
       MetricsRecord r;
       r.step = step;
       r.loss = 6e-3 / (1.0 + static_cast<double>(step));
@@ -86,11 +88,12 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
 
   const int eval = 16, trigger_pos = spec.seq_len / 2;
   const std::vector<int32_t> trigger(eval, trigger_pos);
+  const std::vector<uint8_t> roles = trigger_roles(trigger, spec.seq_len);
   SinkStatisticsAccumulator stats(spec.layers, spec.heads, spec.seq_len, 0.3);
   AttentionMapAccumulator maps(spec.layers, spec.heads, spec.seq_len);
   for (int l = 0; l < spec.layers; ++l) {
     const std::vector<float> probs = fake_probs(spec, eval, trigger, gen);
-    stats.add(l, probs.data(), eval, trigger.data());
+    stats.add(l, probs.data(), eval, roles.data());
     maps.add(l, probs.data(), eval);
   }
   write_attention_maps(dir / "attention", maps);

@@ -3,12 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
+
+#include "tests/support/trigger_roles.h"
 
 namespace sinklab {
 namespace {
 
 constexpr int B = 2, H = 2, T = 4;
+
+using sinklab::testing::trigger_roles;
 
 float& at(std::vector<float>& p, int b, int h, int i, int k) { return p[((b * H + h) * T + i) * T + k]; }
 
@@ -43,7 +48,7 @@ std::vector<float> tiny_probs() {
 
 TEST(SinkStatistics, HandComputedSoftmaxLikeAndReluLikeHeads) {
   const std::vector<float> probs = tiny_probs();
-  const std::vector<int32_t> trigger = {2, 3};
+  const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator acc(1, H, T, 0.3);
   acc.add(0, probs.data(), B, trigger.data());
   const std::vector<HeadSinkStats> s = acc.finish();
@@ -83,11 +88,11 @@ TEST(SinkStatistics, HandComputedSoftmaxLikeAndReluLikeHeads) {
 
 TEST(SinkStatistics, SplittingTheBatchGivesTheSameAnswer) {
   const std::vector<float> probs = tiny_probs();
-  const std::vector<int32_t> trigger = {2, 3};
+  const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator whole(1, H, T, 0.3), parts(1, H, T, 0.3);
   whole.add(0, probs.data(), B, trigger.data());
   parts.add(0, probs.data(), 1, trigger.data());
-  parts.add(0, probs.data() + H * T * T, 1, trigger.data() + 1);
+  parts.add(0, probs.data() + H * T * T, 1, trigger.data() + T);
   EXPECT_EQ(parts.samples(0), 2);
   const auto a = whole.finish(), b = parts.finish();
   for (size_t i = 0; i < a.size(); ++i) {
@@ -108,7 +113,7 @@ TEST(SinkStatistics, HeadMajorLayoutGivesTheSameAnswer) {
     for (int h = 0; h < H; ++h)
       for (int e = 0; e < T * T; ++e)
         head_major[static_cast<size_t>((h * B + b) * T * T + e)] = batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
-  const std::vector<int32_t> trigger = {2, 3};
+  const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator expected(1, H, T, 0.3), got(1, H, T, 0.3);
   expected.add(0, batch_major.data(), B, trigger.data());
   got.add(0, head_major.data(), B, trigger.data(), layout);
@@ -127,7 +132,7 @@ TEST(SinkStatistics, HeadMajorLayoutGivesTheSameAnswer) {
 
 TEST(SinkStatistics, LayersAreReportedLayerMajorAndResetClears) {
   const std::vector<float> probs = tiny_probs();
-  const std::vector<int32_t> trigger = {2, 3};
+  const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator acc(2, H, T, 0.3);
   acc.add(0, probs.data(), B, trigger.data());
   EXPECT_THROW(acc.finish(), SinkStatisticsError);  // layer 1 has no samples yet
@@ -148,9 +153,9 @@ TEST(SinkStatistics, UniformAttentionScoresTheBaseline) {
   std::vector<float> probs(static_cast<size_t>(t) * t, 0.0f);
   for (int i = 0; i < t; ++i)
     for (int k = 0; k <= i; ++k) probs[static_cast<size_t>(i) * t + k] = 1.0f / static_cast<float>(i + 1);
-  const int32_t trigger = 7;
+  const std::vector<uint8_t> trigger = trigger_roles({7}, t);
   SinkStatisticsAccumulator acc(1, 1, t, 0.3);
-  acc.add(0, probs.data(), 1, &trigger);
+  acc.add(0, probs.data(), 1, trigger.data());
   const auto s = acc.finish();
   EXPECT_NEAR(s[0].sink_score, uniform_causal_baseline(t), 1e-6);
   EXPECT_NEAR(s[0].trigger_keys_max_deviation, 1.0 / 7 - 1.0 / 8, 1e-6);
@@ -171,15 +176,16 @@ TEST(SinkStatistics, BadInputsGiveClearErrors) {
   EXPECT_THROW(SinkStatisticsAccumulator(1, 1, 16, 1.5), SinkStatisticsError);
   const std::vector<float> probs = tiny_probs();
   SinkStatisticsAccumulator acc(1, H, T, 0.3);
-  const std::vector<int32_t> bad = {2, 4};
+  std::vector<uint8_t> bad = trigger_roles({2, 3}, T);
+  bad[T + 3] = 8;  // no such role flag
   try {
     acc.add(0, probs.data(), B, bad.data());
-    FAIL() << "trigger 4 at T = 4 was accepted";
+    FAIL() << "role byte 8 was accepted";
   } catch (const SinkStatisticsError& e) {
-    EXPECT_NE(std::string(e.what()).find("trigger position 4 of sample 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("role byte 8 at position 3 of sample 1"), std::string::npos) << e.what();
   }
   EXPECT_EQ(acc.samples(0), 0);  // nothing was half-added
-  const std::vector<int32_t> ok = {2, 3};
+  const std::vector<uint8_t> ok = trigger_roles({2, 3}, T);
   EXPECT_THROW(acc.add(1, probs.data(), B, ok.data()), SinkStatisticsError);
   EXPECT_THROW(sink_rate({}), SinkStatisticsError);
 }
