@@ -6,6 +6,8 @@
 #include <set>
 #include <string_view>
 
+#include "stats/sink_statistics.h"
+
 namespace sinklab {
 namespace {
 

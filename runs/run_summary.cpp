@@ -24,16 +24,16 @@ HeadSinkStats parse_head(const nlohmann::json& j, const std::string& where) {
   HeadSinkStats s;
   s.layer = get_small_int(j, "layer", where);
   s.head = get_small_int(j, "head", where);
-  s.bos_mass_nontrigger_mean = get_double(j, "bos_mass_nontrigger_mean", where);
-  s.bos_mass_nontrigger_min = get_double(j, "bos_mass_nontrigger_min", where);
-  s.mass_nontrigger_mean = get_double(j, "mass_nontrigger_mean", where);
-  s.nonbos_mass_nontrigger_mean = get_double(j, "nonbos_mass_nontrigger_mean", where);
-  s.trigger_bos = get_double(j, "trigger_bos", where);
-  s.trigger_keys_mean = get_double(j, "trigger_keys_mean", where);
-  s.trigger_keys_max_deviation = get_double(j, "trigger_keys_max_deviation", where);
-  s.sink_score = get_double(j, "sink_score", where);
-  s.sink_head = get_bool(j, "sink_head", where);
-  s.entropy_nontrigger = get_double(j, "entropy_nontrigger", where);
+  for (const HeadStatistic& stat : kHeadStatistics) {
+    if (stat.in_files == InFiles::null_when_absent && j.is_object() && !j.contains(stat.name)) {
+      s.*stat.number = std::numeric_limits<double>::quiet_NaN();  // a file from before the statistic
+      continue;
+    }
+    if (stat.is_flag())
+      s.*stat.flag = get_bool(j, stat.name, where);
+    else
+      s.*stat.number = get_double(j, stat.name, where);
+  }
   return s;
 }
 
@@ -59,18 +59,13 @@ constexpr int kMaxSeqLen = 1 << 20;
 }  // namespace
 
 void to_json(nlohmann::json& j, const HeadSinkStats& s) {
-  j = nlohmann::json{{"layer", s.layer},
-                     {"head", s.head},
-                     {"bos_mass_nontrigger_mean", s.bos_mass_nontrigger_mean},
-                     {"bos_mass_nontrigger_min", s.bos_mass_nontrigger_min},
-                     {"mass_nontrigger_mean", s.mass_nontrigger_mean},
-                     {"nonbos_mass_nontrigger_mean", s.nonbos_mass_nontrigger_mean},
-                     {"trigger_bos", s.trigger_bos},
-                     {"trigger_keys_mean", s.trigger_keys_mean},
-                     {"trigger_keys_max_deviation", s.trigger_keys_max_deviation},
-                     {"sink_score", s.sink_score},
-                     {"sink_head", s.sink_head},
-                     {"entropy_nontrigger", s.entropy_nontrigger}};
+  j = nlohmann::json{{"layer", s.layer}, {"head", s.head}};
+  for (const HeadStatistic& stat : kHeadStatistics) {
+    if (stat.is_flag())
+      j[stat.name] = s.*stat.flag;
+    else
+      j[stat.name] = s.*stat.number;  // NaN is written as null
+  }
 }
 
 void from_json(const nlohmann::json& j, HeadSinkStats& s) { s = parse_head(j, ""); }

@@ -3,8 +3,9 @@
 //   summary.json   one RunSummary, written once when a run ends (atomically: temp file + rename,
 //                  so its presence means the run finished)
 //   metrics.jsonl  one MetricsRecord per logged step
-// Field names are the JSON keys; every HeadSinkStats field appears under its own name.
-// from_json reports a missing or mistyped field by name; NaN/inf numbers are stored as null.
+// Field names are the JSON keys; every per-head statistic appears under its name in
+// stats/head_statistics.h. from_json reports a missing or mistyped field by name; NaN/inf numbers
+// (a statistic whose rows never occurred, a diverged loss) are stored as null.
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -16,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runs/json_fields.h"
-#include "stats/sink_statistics.h"
+#include "stats/head_statistics.h"
 
 namespace sinklab {
 

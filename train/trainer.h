@@ -16,6 +16,7 @@
 #include "layers/transformer.h"
 #include "runs/run_summary.h"
 #include "stats/attention_maps.h"
+#include "stats/sink_statistics.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
