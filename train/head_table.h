@@ -1,5 +1,6 @@
 #pragma once
-// The per-head table printed at the end of `sinklab train`.
+// The per-head table printed at the end of `sinklab train`: one column per statistic of
+// stats/head_statistics.h.
 #include <string>
 
 #include "runs/run_summary.h"
