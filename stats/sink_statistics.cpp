@@ -127,9 +127,7 @@ SinkStatisticsAccumulator::SinkStatisticsAccumulator(int layers, int heads, int 
 }
 
 void SinkStatisticsAccumulator::reset() {
-  Sums init;
-  init.min = std::numeric_limits<double>::infinity();
-  sums_.assign(static_cast<size_t>(layers_) * heads_ * kStatistics, init);
+  sums_.assign(static_cast<size_t>(layers_) * heads_ * kStatistics, Sums{});
   samples_.assign(static_cast<size_t>(layers_), 0);
 }
 
@@ -142,13 +140,12 @@ void SinkStatisticsAccumulator::check_roles(const uint8_t* roles, int batch) con
   for (int b = 0; b < batch; ++b)
     for (int i = 0; i < seq_len_; ++i) {
       const uint8_t role = roles[static_cast<size_t>(b) * seq_len_ + i];
-      const std::string where = " at position " + std::to_string(i) + " of sample " + std::to_string(b);
-      if (role & ~kKnownRoles)
-        throw SinkStatisticsError("sink statistics: role byte " + std::to_string(role) + where +
-                                  " has unknown bits (known: sink key 1, no-op row 2, active row 4)");
-      if ((role & kNoOpRow) && (role & kActiveRow))
-        throw SinkStatisticsError("sink statistics: role byte " + std::to_string(role) + where +
-                                  " is both a no-op row and an active row");
+      const bool unknown = (role & ~kKnownRoles) != 0, both = (role & kNoOpRow) && (role & kActiveRow);
+      if (!unknown && !both) continue;
+      throw SinkStatisticsError("sink statistics: role byte " + std::to_string(role) + " at position " +
+                                std::to_string(i) + " of sample " + std::to_string(b) +
+                                (unknown ? " has unknown bits (known: sink key 1, no-op row 2, active row 4)"
+                                         : " is both a no-op row and an active row"));
     }
 }
 

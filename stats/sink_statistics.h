@@ -5,6 +5,7 @@
 // and sample (core/observe/position_roles.h) that says which keys are sinks and which rows are no-op
 // or active rows. Definitions: docs/analysis.md.
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,7 +49,7 @@ class SinkStatisticsAccumulator {
   struct Sums {  // one per (layer, head, statistic)
     double sum = 0.0;       // mean: sum of the row values; sample means: sum of per-sample means
     double minus = 0.0;     // non_sink_mass: the sink mass summed apart, subtracted at the end
-    double min = 0.0;       // min: the smallest row value
+    double min = std::numeric_limits<double>::infinity();  // min: the smallest row value
     int64_t count = 0;      // rows (or, for sample means, samples) summed
   };
   void check_roles(const uint8_t* roles, int batch) const;
