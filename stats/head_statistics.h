@@ -47,31 +47,31 @@ enum class InFiles : uint8_t { required, null_when_absent };
 
 // NUMBER(name, rows, value, reduction, column, in_files, doc) is a double, FLAG(...) a bool. Keep
 // the names: they are the JSON keys that reports and users read.
-#define SINKLAB_HEAD_STATISTICS(NUMBER, FLAG)                                                                   \
-  NUMBER(bos_mass_nontrigger_mean, no_op, sink_mass, mean, "BOS@non-trig", required,                            \
-         "attention parked on the sink keys by rows that have nothing to do")                                   \
-  NUMBER(bos_mass_nontrigger_min, no_op, sink_mass, min, "BOS min", required,                                   \
-         "the weakest such row: a sink holds on every row only if this is high too")                            \
-  NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required,                                     \
-         "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off") \
-  NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required,                          \
-         "what a no-op row spends on ordinary keys")                                                             \
-  NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required,                                            \
-         "attention the working row still parks on the sink")                                                   \
-  NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required,                                     \
-         "the trigger row averages keys 1..j: ideally 1/j")                                                     \
-  NUMBER(trigger_keys_max_deviation, active, keys_max_deviation, mean, "trig dev", required,                    \
-         "the spread around that ideal average (a mean of per-row maxima)")                                     \
-  NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required,                                         \
-         "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")   \
-  FLAG(sink_head, all, sink_share, above_eps, "sink", required, "`sink_score > eps`")                           \
-  NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required,                                         \
-         "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                             \
-  NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent,                                 \
-         "sink mass over every row, for tasks without no-op rows")                                              \
-  NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent,                                     \
-         "row mass over every row, for tasks without no-op rows")                                               \
-  NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent,                                \
+#define SINKLAB_HEAD_STATISTICS(NUMBER, FLAG)                                                                      \
+  NUMBER(bos_mass_nontrigger_mean, no_op, sink_mass, mean, "BOS@non-trig", required,                               \
+         "attention parked on the sink keys by rows that have nothing to do")                                      \
+  NUMBER(bos_mass_nontrigger_min, no_op, sink_mass, min, "BOS min", required,                                      \
+         "the weakest such row: a sink holds on every row only if this is high too")                               \
+  NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required,                                        \
+         "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off")  \
+  NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required,                             \
+         "what a no-op row spends on ordinary keys")                                                               \
+  NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required,                                               \
+         "attention the working row still parks on the sink")                                                      \
+  NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required,                                        \
+         "the trigger row averages keys 1..j: ideally 1/j")                                                        \
+  NUMBER(trigger_keys_max_deviation, active, keys_max_deviation, mean, "trig dev", required,                       \
+         "the spread around that ideal average (a mean of per-row maxima)")                                        \
+  NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required,                                            \
+         "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")    \
+  FLAG(sink_head, all, sink_share, above_eps, "sink", required, "`sink_score > eps`")                              \
+  NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required,                                            \
+         "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                               \
+  NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent,                                    \
+         "sink mass over every row, for tasks without no-op rows")                                                 \
+  NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent,                                        \
+         "row mass over every row, for tasks without no-op rows")                                                  \
+  NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent,                                   \
          "entropy over every row, for tasks without no-op rows")
 
 struct HeadSinkStats {
@@ -99,10 +99,10 @@ struct HeadStatistic {
 };
 
 inline constexpr std::array kHeadStatistics = {
-#define SINKLAB_NUMBER_ENTRY(name, rows, value, reduction, column, in_files, doc)                               \
+#define SINKLAB_NUMBER_ENTRY(name, rows, value, reduction, column, in_files, doc)                                  \
   HeadStatistic{#name, StatisticRows::rows, RowValue::value, Reduction::reduction, column, InFiles::in_files, doc, \
                 &HeadSinkStats::name, nullptr},
-#define SINKLAB_FLAG_ENTRY(name, rows, value, reduction, column, in_files, doc)                                 \
+#define SINKLAB_FLAG_ENTRY(name, rows, value, reduction, column, in_files, doc)                                    \
   HeadStatistic{#name, StatisticRows::rows, RowValue::value, Reduction::reduction, column, InFiles::in_files, doc, \
                 nullptr, &HeadSinkStats::name},
     SINKLAB_HEAD_STATISTICS(SINKLAB_NUMBER_ENTRY, SINKLAB_FLAG_ENTRY)
