@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/report.h"
 #include "apps/commands.h"
+#include "report/report.h"
 
 namespace sinklab::apps {
 

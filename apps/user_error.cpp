@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "analysis/run_summary.h"
 #include "configs/config_error.h"
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
+#include "run_files/run_summary.h"
 #include "train/checkpoint.h"
 #include "train/run_folder_lock.h"
 

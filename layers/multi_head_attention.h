@@ -7,8 +7,8 @@
 // (full, the paper's) or fixed.
 #include <memory>
 
+#include "core/observe/attention_observer.h"
 #include "layers/model_config.h"
-#include "layers/attention_observer.h"
 #include "layers/linear.h"
 #include "layers/normalizers/normalizer.h"
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/observe/attention_observer.h"
 #include "layers/model_config.h"
-#include "layers/attention_observer.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm_layer.h"

@@ -7,9 +7,9 @@
 namespace sinklab {
 
 EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& objective, const EvalSet& set,
-                           std::span<BatchObserver* const> observers, const EvalOptions& options) {
+                           std::span<AttentionObserver* const> observers, const EvalOptions& options) {
   std::vector<AttentionObservers::Registration> registrations;
-  for (BatchObserver* o : observers) registrations.push_back(model.observers().observe(*o));
+  for (AttentionObserver* o : observers) registrations.push_back(model.observers().observe(*o));
   NoGradGuard no_grad(g);
   const TaskShape& shape = objective.shape();
   double sq_sum = 0, max_err = 0, loss_sum = 0;
@@ -22,7 +22,7 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
     const int count = std::min(options.chunk, limit - begin);
     const ConstBatchView v = set.view(begin, count);
     if (!registrations.empty())
-      for (BatchObserver* o : observers) o->begin_batch(v, count);
+      for (AttentionObserver* o : observers) o->begin_batch(v.roles, count);
     g.reset();
     const BatchScore s = objective.run(g, model, v, count);
     const double loss = s.loss.data()[0];

@@ -1,23 +1,17 @@
 #pragma once
 // Evaluation of a model on a task's fixed evaluation set, outside any training loop: the task's metrics
 // over the whole set, with any attention observers (sink statistics, maps, probes) watching the first
-// `attention_samples` inputs. Observers that need the sample roles get each chunk before it runs.
+// `attention_samples` inputs; each observer gets the roles of every chunk before it runs (begin_batch).
 #include <limits>
 #include <span>
 
 #include "core/graph.h"
 #include "data/eval_set.h"
-#include "layers/attention_observer.h"
+#include "core/observe/attention_observer.h"
 #include "layers/transformer.h"
 #include "models/task_objective.h"
 
 namespace sinklab {
-
-// An attention observer that is told which samples the next forward pass runs (their roles).
-class BatchObserver : public AttentionObserver {
- public:
-  virtual void begin_batch(const ConstBatchView& batch, int samples) = 0;
-};
 
 // A measure the task's loss does not define is NaN (null in JSON), never 0.
 struct EvalMetrics {
@@ -35,6 +29,6 @@ struct EvalOptions {
 
 // Runs with gradients off; resets `g` after each chunk.
 EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& objective, const EvalSet& set,
-                           std::span<BatchObserver* const> observers, const EvalOptions& options);
+                           std::span<AttentionObserver* const> observers, const EvalOptions& options);
 
 }  // namespace sinklab

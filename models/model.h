@@ -7,7 +7,7 @@
 #include "configs/run_config.h"
 #include "core/parameter_store.h"
 #include "layers/transformer.h"
-#include "runs/checkpoint_file.h"
+#include "run_files/checkpoint_file.h"
 
 namespace sinklab {
 

@@ -3,7 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "analysis/report.h"
+#include "report/report.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_manifest.h"
 #include "sweep/sweep_runner.h"

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <fstream>
 
-#include "analysis/json_fields.h"
 #include "core/io/file_write.h"
+#include "run_files/json_fields.h"
 #include "sweep/sweep_error.h"
 
 namespace sinklab::sweep {

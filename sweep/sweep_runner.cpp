@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "analysis/run_summary.h"
+#include "run_files/run_summary.h"
 #include "sweep/stop_signals.h"
 #include "sweep/sweep_error.h"
 #include "sweep/train_arguments.h"
@@ -32,7 +32,7 @@ std::optional<nlohmann::json> read_summary(const fs::path& dir) {
   return json;
 }
 
-// A diverged run's summary (stop_reason "non_finite", analysis/run_summary.h). Checked by type: the
+// A diverged run's summary (stop_reason "non_finite", run_files/run_summary.h). Checked by type: the
 // runner reads summaries loosely and must not throw on an odd one.
 bool summary_diverged(const nlohmann::json& summary) {
   const auto it = summary.find("stop_reason");

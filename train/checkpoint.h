@@ -1,6 +1,6 @@
 #pragma once
 // Checkpoints of a training run: everything needed to resume it bit-identically. The file is format 3
-// of runs/checkpoint_file.h (parameters and optimizer moments by name, the model-shaping and the config
+// of run_files/checkpoint_file.h (parameters and optimizer moments by name, the model-shaping and the config
 // hash); the training state below is its opaque blob, encoded here (little-endian, 74 bytes):
 //   i64 steps done, i64 optimizer steps, RNG state (4 x u64, u8 has_cached, f64 cached),
 //   u64 metrics.jsonl lines, u8 stop rule met, f64 last training loss.
@@ -10,7 +10,7 @@
 
 #include "core/parameter_store.h"
 #include "core/rng.h"
-#include "runs/checkpoint_file.h"  // CheckpointError, CheckpointHashes
+#include "run_files/checkpoint_file.h"  // CheckpointError, CheckpointHashes
 
 namespace sinklab {
 

@@ -1,9 +1,34 @@
 #include "train/head_table.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
+#include "stats/head_statistics.h"
+
 namespace sinklab {
+namespace {
+
+// One column per statistic of stats/head_statistics.h, right-aligned, as wide as its header and
+// at least as wide as "0.0000".
+size_t column_width(const HeadStatistic& stat) { return std::max<size_t>(std::strlen(stat.column), 6); }
+
+std::string right_aligned(const std::string& text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string cell(const HeadSinkStats& h, const HeadStatistic& stat) {
+  if (stat.is_flag()) return h.*stat.flag ? "yes" : "no";
+  const double v = h.*stat.number;
+  if (std::isnan(v)) return "-";  // its rows never occurred
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", v);
+  return text;
+}
+
+}  // namespace
 
 std::string format_head_table(const RunSummary& s) {
   std::string out;
@@ -18,19 +43,21 @@ std::string format_head_table(const RunSummary& s) {
                 static_cast<unsigned long long>(s.seed), s.stop_reason.c_str(), static_cast<long long>(s.steps), eval,
                 s.wall_seconds);
   out += line;
-  out += "layer head  BOS@non-trig (mean / min)  row mass  trig BOS  trig keys (mean, max dev)  alpha_0  sink  entropy\n";
+  out += "layer head";
+  for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(stat.column, column_width(stat));
+  out += '\n';
   for (const HeadSinkStats& h : s.heads) {
-    std::snprintf(line, sizeof line, "%5d %4d  %8.4f / %8.4f      %8.4f  %8.4f  %8.4f  %8.4f         %7.4f  %-4s  %7.4f\n", h.layer,
-                  h.head, h.bos_mass_nontrigger_mean, h.bos_mass_nontrigger_min, h.mass_nontrigger_mean, h.trigger_bos,
-                  h.trigger_keys_mean, h.trigger_keys_max_deviation, h.sink_score, h.sink_head ? "yes" : "no",
-                  h.entropy_nontrigger);
+    std::snprintf(line, sizeof line, "%5d %4d", h.layer, h.head);
     out += line;
+    for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(cell(h, stat), column_width(stat));
+    out += '\n';
   }
   char trigger[48] = "";
   if (s.eval_trigger >= 0) std::snprintf(trigger, sizeof trigger, "eval trigger j = %d, ", s.eval_trigger);
   std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
+  out += "(statistics: docs/analysis.md; - = no such rows)\n";
   return out;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The per-head table printed at the end of `sinklab train`.
+// The per-head table printed at the end of `sinklab train`: one column per statistic of
+// stats/head_statistics.h.
 #include <string>
 
-#include "analysis/run_summary.h"
+#include "run_files/run_summary.h"
 
 namespace sinklab {
 

@@ -18,12 +18,13 @@
 #include "core/kernels/finite_check.h"
 #include "data/task_registry.h"
 #include "models/model_loader.h"
+#include "run_files/attention_map_files.h"
+#include "stats/sink_observer.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
 #include "train/run_provenance.h"
-#include "train/sink_observer.h"
 
 namespace sinklab {
 namespace {
@@ -74,7 +75,7 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
   SinkObserver observer(train_stats_.get(), nullptr);
   std::optional<AttentionObservers::Registration> registration;
   if (collect_stats) {
-    observer.begin_batch(batch_.view(0, B), B);
+    observer.begin_batch(batch_.roles.data(), B);
     train_stats_->reset();
     registration.emplace(model_->observers().observe(observer));
   }
@@ -95,7 +96,7 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
   SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, task_->seq_len(), config_.analysis.sink_eps);
   SinkObserver observer(&stats, maps);
-  BatchObserver* const observers[] = {&observer};
+  AttentionObserver* const observers[] = {&observer};
   EvalOptions options;
   options.chunk = kEvalChunk;
   options.attention_samples = config_.analysis.eval_attention_samples;
@@ -351,7 +352,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     // A diverged run keeps its last finite checkpoint and writes no attention maps.
     if (!s.diverged()) {
       save(checkpoint, state, log.sync());
-      maps.write(options.run_dir / "attention");
+      write_attention_maps(options.run_dir / "attention", maps);
     }
     log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished

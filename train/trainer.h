@@ -8,8 +8,6 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/attention_maps.h"
-#include "analysis/run_summary.h"
 #include "configs/run_config.h"
 #include "core/graph.h"
 #include "core/parameter_store.h"
@@ -18,8 +16,11 @@
 #include "data/task.h"
 #include "layers/transformer.h"
 #include "models/evaluation.h"
-#include "models/task_objective.h"
 #include "models/model.h"
+#include "models/task_objective.h"
+#include "run_files/run_summary.h"
+#include "stats/attention_maps.h"
+#include "stats/sink_statistics.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"

@@ -1,7 +1,7 @@
 #pragma once
 // What the sink statistics need to know about each position of a sample: one byte of flags per
 // position, written by the task next to its inputs (data/task.h) and read by the statistics
-// (analysis/sink_statistics.h), so a statistic is defined by roles, never by one task's layout.
+// (stats/sink_statistics.h), so a statistic is defined by roles, never by one task's layout.
 //   sink key:   a key that attention may park weight on (BOS);
 //   no-op row:  a query row whose head has nothing to do (a non-trigger row of the trigger task);
 //   active row: a query row whose head does the task's work (the trigger row).

@@ -1,5 +1,5 @@
 // Checkpoint reader (`sinklab train --resume`, load_model): arbitrary bytes as checkpoint.bin in
-// format 3 (runs/checkpoint_file.h). A random file rarely passes the FNV-1a checksums, so each input is
+// format 3 (run_files/checkpoint_file.h). A random file rarely passes the FNV-1a checksums, so each input is
 // loaded twice: as written (header checks), then with the data size and both checksums patched to
 // match, which lets the fuzzer reach the table parser, the name and shape check against the model,
 // the data and the training-state decoder (train/checkpoint.cpp). The expected hashes are the file's
@@ -15,7 +15,7 @@
 
 #include "core/parameter_store.h"
 #include "fuzz_support.h"
-#include "runs/checkpoint_file.h"
+#include "run_files/checkpoint_file.h"
 #include "train/checkpoint.h"
 
 namespace {

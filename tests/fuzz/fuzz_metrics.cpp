@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "analysis/run_summary.h"
 #include "fuzz_support.h"
+#include "run_files/run_summary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = sinklab::fuzz::temp_dir() / "metrics.jsonl";

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "analysis/npy.h"
 #include "fuzz_support.h"
+#include "run_files/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = sinklab::fuzz::temp_dir() / "map.npy";

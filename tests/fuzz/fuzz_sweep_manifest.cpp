@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "analysis/report_runs.h"
 #include "fuzz_support.h"
+#include "report/report_runs.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_manifest.h"
 

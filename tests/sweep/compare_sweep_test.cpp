@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "analysis/run_summary.h"
+#include "run_files/run_summary.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_runner.h"
 #include "tests/sweep/sweep_test_files.h"

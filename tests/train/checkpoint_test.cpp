@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "runs/checkpoint_file.h"
+#include "run_files/checkpoint_file.h"
 #include "train/checkpoint.h"
 
 namespace sinklab {

@@ -1,0 +1,78 @@
+#pragma once
+// Observers read attention weights during the forward pass without copies. Attention keeps the
+// post-normalizer weights (head-major [H, B, T, T]) for backward anyway; an observer gets a read-only view that is
+// valid only inside the callback and reduces it to a few numbers (sink statistics, maps).
+// With no observer registered, attention pays one empty() check per layer.
+#include <cstdint>
+#include <vector>
+
+#include "core/observe/attention_block_layout.h"
+
+namespace sinklab {
+
+struct AttentionView {
+  int layer = 0;
+  int64_t batch = 0, heads = 0, seq_len = 0;
+  const float* weights = nullptr;  // a [T, T] block per (batch item, head), masked entries 0
+  const float* scores = nullptr;   // the same blocks of pre-normalizer logits (scaled), or null
+  AttentionBlockLayout layout;     // where each block starts (the same for weights and scores)
+
+  const float* weights_block(int64_t b, int64_t h) const { return layout.block(weights, b, h); }
+  const float* scores_block(int64_t b, int64_t h) const { return layout.block(scores, b, h); }
+};
+
+class AttentionObserver {
+ public:
+  virtual ~AttentionObserver() = default;
+  virtual void on_attention(const AttentionView& view) = 0;
+  // Ask for the pre-normalizer scores as well.
+  virtual bool wants_scores() const { return false; }
+  // Called by whoever runs the model (training, evaluation) before a forward pass over `samples`
+  // samples, with their position roles ([samples, T], core/observe/position_roles.h; caller-owned,
+  // valid until the next call). Observers that need no roles ignore it.
+  virtual void begin_batch(const uint8_t* /*roles*/, int /*samples*/) {}
+};
+
+// The observers of one model, shared by its attention layers.
+class AttentionObservers {
+ public:
+  class Registration {  // RAII: unregisters on destruction
+   public:
+    Registration(AttentionObservers& set, AttentionObserver& o) : set_(&set), observer_(&o) { set.add(o); }
+    ~Registration() {
+      if (set_) set_->remove(*observer_);
+    }
+    Registration(Registration&& other) noexcept : set_(other.set_), observer_(other.observer_) { other.set_ = nullptr; }
+    Registration(const Registration&) = delete;
+    Registration& operator=(const Registration&) = delete;
+    Registration& operator=(Registration&&) = delete;
+
+   private:
+    AttentionObservers* set_;
+    AttentionObserver* observer_;
+  };
+
+  [[nodiscard]] Registration observe(AttentionObserver& o) { return Registration(*this, o); }
+  bool empty() const { return observers_.empty(); }
+  void notify(const AttentionView& view) const {
+    for (AttentionObserver* o : observers_) o->on_attention(view);
+  }
+  bool any_wants_scores() const {
+    for (AttentionObserver* o : observers_)
+      if (o->wants_scores()) return true;
+    return false;
+  }
+
+ private:
+  void add(AttentionObserver& o) { observers_.push_back(&o); }
+  void remove(AttentionObserver& o) {
+    for (auto it = observers_.begin(); it != observers_.end(); ++it)
+      if (*it == &o) {
+        observers_.erase(it);
+        return;
+      }
+  }
+  std::vector<AttentionObserver*> observers_;
+};
+
+}  // namespace sinklab

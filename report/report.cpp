@@ -1,0 +1,261 @@
+#include "report/report.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "report/gnuplot_runner.h"
+#include "report/report_heatmaps.h"
+#include "report/report_html.h"
+#include "report/report_line_plots.h"
+#include "report/report_summary_tables.h"
+
+namespace sinklab {
+namespace {
+
+std::optional<std::vector<MetricsRecord>> load_metrics(const ReportRun& run, std::ostream& log) {
+  const auto path = run.dir / "metrics.jsonl";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  try {
+    return read_metrics(path);
+  } catch (const RunFileError& e) {
+    log << "run " << run.id << ": " << e.what() << " (its loss and BOS-mass plots are skipped)\n";
+    return std::nullopt;
+  }
+}
+
+// One run's maps of one kind in (layer, head) order, titled L{l}H{h}.
+std::vector<HeatmapPanel> run_panels(const ReportRun& run, AttentionMapKind kind) {
+  std::vector<HeatmapPanel> panels;
+  for (const auto& [l, h] : find_attention_maps(run.dir, kind))
+    panels.push_back({head_label(l, h), attention_map_path(run.dir / "attention", l, h, kind)});
+  return panels;
+}
+
+class ReportBuilder {
+ public:
+  ReportBuilder(const std::filesystem::path& dir, const ReportOptions& options, ReportRuns runs)
+      : dir_(dir), out_(report_output_dir(dir, options)), log_(options.log ? *options.log : std::cerr),
+        options_(options), runs_(std::move(runs)), variants_(summarize_variants(runs_)) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_ / "figures", ec);
+    if (ec) throw ReportError((out_ / "figures").string() + ": cannot create: " + ec.message());
+    for (const auto& r : runs_.runs)
+      if (!r.ok()) log_ << "run " << r.id << " failed: " << r.error << "\n";
+      else if (r.diverged()) log_ << "run " << r.id << " diverged: " << r.summary->non_finite << "\n";
+  }
+
+  void add_figure(bool written, const std::string& name, const std::string& caption) {
+    if (written) figures_.push_back({name, caption});
+  }
+  std::filesystem::path fig_dir() const { return out_ / "figures"; }
+  std::ostream& log() { return log_; }
+  const ReportRuns& runs() const { return runs_; }
+
+  void heatmap_grid(const ReportRun& run, AttentionMapKind kind, const std::string& what) {
+    const auto panels = run_panels(run, kind);
+    if (panels.empty()) return;
+    int layers = 0, heads = 0;
+    for (const auto& [l, h] : find_attention_maps(run.dir, kind)) {
+      layers = std::max(layers, l + 1);
+      heads = std::max(heads, h + 1);
+    }
+    const std::string name = std::string("attention_") + attention_map_kind_name(kind);
+    add_figure(write_heatmap_figure(fig_dir(), name, run.variant + ": " + what, layers, heads, panels, log_), name,
+               what + ", layer x head grid (rows: layers, columns: heads); colour scale [0, 1].");
+  }
+
+  void finish(const std::string& title, std::vector<std::string> facts) {
+    const std::vector<Table> variants = variant_tables(runs_, variants_);
+    const Table heads = head_table(variants_);
+    const Table failed = failed_runs_table(runs_);
+    write_report_file(out_ / "summary.csv", run_table(runs_).to_csv());
+    std::string md = "# " + title + "\n\n";
+    for (const auto& t : variants) md += t.to_markdown() + "\n";
+    md += heads.to_markdown();
+    if (!failed.rows.empty()) {
+      md += '\n';
+      md += failed.to_markdown();
+    }
+    write_report_file(out_ / "summary.md", md);
+
+    HtmlPage page;
+    page.title = title;
+    page.facts = std::move(facts);
+    page.tables = variants;
+    page.tables.push_back(heads);
+    if (!failed.rows.empty()) {
+      page.tables.push_back(failed);
+      page.warnings.push_back(std::to_string(failed.rows.size()) + " run(s) failed; see the table \"Failed runs\".");
+    }
+    const auto diverged = std::count_if(runs_.runs.begin(), runs_.runs.end(), [](const ReportRun& r) { return r.diverged(); });
+    if (diverged > 0)
+      page.warnings.push_back(std::to_string(diverged) + " run(s) diverged (loss, gradients or parameters went non-finite): "
+                              "counted per variant, left out of every mean, interval, per-head table and figure; "
+                              "summary.csv says what went non-finite.");
+    if (options_.render) {
+      GnuplotRunner runner(options_.gnuplot, log_);
+      for (const auto& f : figures_) runner.render(fig_dir() / (f.name + ".gp"));
+      if (!runner.available())
+        page.warnings.push_back("Figures are not rendered: gnuplot was not found. Render them with `gnuplot " +
+                                (fig_dir() / "*.gp").string() + "` and reload this page.");
+      else if (runner.failed() > 0)
+        page.warnings.push_back(std::to_string(runner.failed()) + " figure(s) failed to render; see figures/*.log.");
+    } else if (!figures_.empty()) {
+      page.warnings.push_back("Figures were not rendered (render disabled); run `gnuplot " + (fig_dir() / "*.gp").string() + "`.");
+    }
+    page.figures = figures_;
+    write_report_file(out_ / "index.html", render_html(page));
+  }
+
+  const std::vector<VariantSummary>& variants() const { return variants_; }
+
+ private:
+  std::filesystem::path dir_, out_;
+  std::ostream& log_;
+  ReportOptions options_;
+  ReportRuns runs_;
+  std::vector<VariantSummary> variants_;
+  std::vector<Figure> figures_;
+};
+
+}  // namespace
+
+std::filesystem::path report_output_dir(const std::filesystem::path& dir, const ReportOptions& options) {
+  return options.output_dir.empty() ? dir / "report" : options.output_dir;
+}
+
+void write_run_report(const std::filesystem::path& run_dir, ReportOptions options) {
+  if (detect_report_dir(run_dir) != ReportDirKind::run)
+    throw ReportError(run_dir.string() + ": is a sweep directory (has sweep.json), not a run directory");
+  ReportBuilder b(run_dir, options, load_run_dir(run_dir));
+  const ReportRun& run = b.runs().runs.front();
+
+  const auto means = find_attention_maps(run.dir, AttentionMapKind::mean);
+  if (means.size() == 1) {  // the paper's single-layer figure: mean and std side by side
+    const auto [l, h] = means.front();
+    const auto att = run.dir / "attention";
+    std::vector<HeatmapPanel> panels = {{"mean", attention_map_path(att, l, h, AttentionMapKind::mean)}};
+    if (!find_attention_maps(run.dir, AttentionMapKind::stddev).empty())
+      panels.push_back({"std", attention_map_path(att, l, h, AttentionMapKind::stddev)});
+    b.add_figure(write_heatmap_figure(b.fig_dir(), "attention", run.variant + ": attention over evaluation inputs", 1,
+                                      static_cast<int>(panels.size()), panels, b.log()),
+                 "attention", "Attention (query rows x key columns), mean and std over the evaluation inputs; colour scale [0, 1].");
+  } else if (!means.empty()) {
+    b.heatmap_grid(run, AttentionMapKind::mean, "mean attention over evaluation inputs");
+    b.heatmap_grid(run, AttentionMapKind::stddev, "std of attention over evaluation inputs");
+    b.heatmap_grid(run, AttentionMapKind::sample0, "attention on one evaluation input");
+  }
+  if (const auto metrics = load_metrics(run, b.log())) {
+    b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", run.variant + ": loss", {{"train loss", 1, *metrics}}, true),
+                 "loss_vs_step", "Training loss per logged step (log scale); points: evaluation MSE where it ran.");
+    b.add_figure(write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on non-trigger rows", *metrics),
+                 "bos_vs_step", "BOS mass on non-trigger rows of the step's training batch, one line per layer/head.");
+  }
+  std::vector<std::string> facts = {"Run directory: " + run_dir.string()};
+  if (run.diverged())
+    facts.push_back("diverged: " + run.summary->non_finite + " (stop_reason non_finite); no statistics");
+  else if (run.ok())
+    facts.push_back("normalizer " + run.summary->normalizer + ", " + std::to_string(run.summary->layers) + " layer(s) x " +
+                    std::to_string(run.summary->heads_per_layer) + " head(s), seed " + std::to_string(run.seed) + ", " +
+                    std::to_string(run.summary->steps) + " steps, stop: " + run.summary->stop_reason + ", git " +
+                    run.summary->git_revision);
+  b.finish("Run " + run.id, facts);
+}
+
+void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions options) {
+  if (detect_report_dir(sweep_dir) != ReportDirKind::sweep)
+    throw ReportError(sweep_dir.string() + ": not a sweep directory (no sweep.json)");
+  ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
+  const ReportRuns& runs = b.runs();
+
+  // One representative run per variant (its first readable run with attention maps), grouped by
+  // model shape so a softmax variant sits next to the relu variant of the same shape.
+  std::map<std::tuple<int, int, int>, std::vector<const ReportRun*>> groups;
+  std::vector<std::tuple<int, int, int>> group_order;
+  for (const auto& variant : runs.variants)
+    for (const auto& r : runs.runs)
+      if (r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
+        const auto key = std::make_tuple(r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len);
+        if (!groups.count(key)) group_order.push_back(key);
+        groups[key].push_back(&r);
+        break;
+      }
+  for (const auto& key : group_order) {
+    const auto& members = groups[key];
+    const auto [layers, heads, seq_len] = key;
+    const std::string shape = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
+    std::string seeds;
+    for (const auto* r : members) {
+      if (!seeds.empty()) seeds += ", ";
+      seeds += r->variant + " seed " + std::to_string(r->seed);
+    }
+    for (const auto kind : {AttentionMapKind::mean, AttentionMapKind::stddev}) {
+      std::vector<HeatmapPanel> panels;
+      for (int l = 0; l < layers; ++l)
+        for (const auto* r : members)
+          for (int h = 0; h < heads; ++h)
+            panels.push_back({(heads * layers > 1 ? r->variant + " " + head_label(l, h) : r->variant),
+                              attention_map_path(r->dir / "attention", l, h, kind)});
+      const std::string name = "attention_" + shape + "_" + attention_map_kind_name(kind);
+      b.add_figure(write_heatmap_figure(b.fig_dir(), name, std::string("attention ") + attention_map_kind_name(kind) + ", " + shape,
+                                        layers, static_cast<int>(members.size()) * heads, panels, b.log()),
+                   name, std::string("Attention ") + attention_map_kind_name(kind) + " over evaluation inputs (" + seeds +
+                             "); rows: layers, columns: variant x head; colour scale [0, 1].");
+    }
+  }
+
+  std::vector<LossSeries> loss;
+  for (size_t v = 0; v < runs.variants.size(); ++v) {
+    bool first = true, bos_done = false;
+    for (const auto& r : runs.runs) {
+      if (r.variant != runs.variants[v] || !r.usable()) continue;
+      const auto metrics = load_metrics(r, b.log());
+      if (!metrics) continue;
+      loss.push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
+      first = false;
+      if (!bos_done) {
+        const std::string name = "bos_vs_step_" + file_stem(r.variant);
+        b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on non-trigger rows", *metrics),
+                     name, "BOS mass on non-trigger rows during training, " + r.variant + " seed " + std::to_string(r.seed) + ", one line per layer/head.");
+        bos_done = true;
+      }
+    }
+  }
+  b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", "training loss per variant", loss, false), "loss_vs_step",
+               "Training loss vs step (log scale), every seed; one colour per variant.");
+  b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", "BOS mass on non-trigger rows (evaluation)", runs, b.variants()),
+               "bos_dots", "Evaluation BOS mass on non-trigger rows per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
+
+  int failed = 0, diverged = 0;
+  for (const auto& r : runs.runs) {
+    failed += r.ok() ? 0 : 1;
+    diverged += r.diverged() ? 1 : 0;
+  }
+  b.finish(runs.title, {"Sweep directory: " + sweep_dir.string(),
+                        std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
+                            " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
+                            " diverged."});
+}
+
+void write_report(const std::filesystem::path& dir, ReportOptions options) {
+  if (detect_report_dir(dir) == ReportDirKind::sweep) write_sweep_report(dir, std::move(options));
+  else write_run_report(dir, std::move(options));
+}
+
+std::string variant_table_text(const ReportRuns& runs) {
+  std::string out = variant_text_table(summarize_variants(runs)).to_text();
+  for (const auto& note : setting_notes(runs)) out += note + "\n";
+  for (const auto& r : runs.runs)
+    if (!r.ok()) out += "FAILED " + r.id + ": " + r.error + "\n";
+  return out;
+}
+
+std::string variant_table_text(const std::filesystem::path& run_or_sweep_dir) {
+  return variant_table_text(load_report_runs(run_or_sweep_dir));
+}
+
+}  // namespace sinklab

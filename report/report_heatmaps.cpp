@@ -1,0 +1,76 @@
+#include "report/report_heatmaps.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+
+#include "run_files/npy.h"
+
+namespace sinklab {
+
+std::vector<std::pair<int, int>> find_attention_maps(const std::filesystem::path& run_dir, AttentionMapKind kind) {
+  std::vector<std::pair<int, int>> found;
+  const std::filesystem::path dir = run_dir / "attention";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return found;
+  const std::regex pattern(std::string("layer([0-9]+)_head([0-9]+)_") + attention_map_kind_name(kind) + "\\.npy");
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const std::string file = entry.path().filename().string();
+    if (std::regex_match(file, m, pattern)) found.emplace_back(std::stoi(m[1].str()), std::stoi(m[2].str()));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
+                          int rows, int cols, const std::vector<HeatmapPanel>& panels, std::ostream& log) {
+  std::string data = "# " + title + "\n# one [T x T] block per panel (rows = query i, columns = key k), blocks "
+                     "separated by two blank lines; panel order as in " + name + ".gp\n";
+  int64_t seq_len = 0;
+  for (const auto& panel : panels) {
+    NpyArray map;
+    try {
+      map = read_npy(panel.npy);
+    } catch (const NpyError& e) {
+      log << "figure " << name << " skipped: " << e.what() << "\n";
+      return false;
+    }
+    if (map.shape.size() != 2 || map.shape[0] != map.shape[1] || (seq_len != 0 && map.shape[0] != seq_len)) {
+      log << "figure " << name << " skipped: " << panel.npy.string() << " is not a [T, T] map like the others\n";
+      return false;
+    }
+    seq_len = map.shape[0];
+    data += "# " + panel.title + "\n";
+    char buf[32];
+    for (int64_t i = 0; i < seq_len; ++i) {
+      for (int64_t k = 0; k < seq_len; ++k) {
+        std::snprintf(buf, sizeof buf, k ? " %.6g" : "%.6g", static_cast<double>(map.data[static_cast<size_t>(i * seq_len + k)]));
+        data += buf;
+      }
+      data += "\n";
+    }
+    data += "\n\n";
+  }
+  if (panels.empty() || seq_len == 0) return false;
+
+  char lim_text[32];
+  std::snprintf(lim_text, sizeof lim_text, "%g", static_cast<double>(seq_len) - 0.5);
+  const std::string lim = lim_text;
+  std::string body;
+  body += "  set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " + gnuplot_quote(title) + "\n";
+  body += "  set palette defined (0 \"#440154\", 0.25 \"#3b528b\", 0.5 \"#21908d\", 0.75 \"#5dc963\", 1 \"#fde725\")\n";
+  body += "  set cbrange [0:1]\n  set xrange [-0.5:" + lim + "]\n  set yrange [" + lim + ":-0.5]\n";
+  body += "  set colorbox\n  set size ratio -1\n  set xlabel \"key\"\n  set ylabel \"query\"\n  set tics out nomirror\n";
+  for (size_t p = 0; p < panels.size(); ++p) {
+    body += "  set title " + gnuplot_quote(panels[p].title) + "\n";
+    body += "  plot here." + gnuplot_quote(name + ".dat") + " index " + std::to_string(p) + " matrix with image notitle\n";
+  }
+  body += "  unset multiplot\n";
+  const int width = std::max(360, 300 * cols), height = std::max(330, 280 * rows + 40);
+  write_report_file(fig_dir / (name + ".dat"), data);
+  write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, width, height, body));
+  return true;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,141 @@
+#include "report/report_line_plots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "report/gnuplot_script.h"
+
+namespace sinklab {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.8g", v);
+  return buf;
+}
+
+bool log_plottable(double v) { return std::isfinite(v) && v > 0.0; }
+
+
+}  // namespace
+
+bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
+                       const std::vector<LossSeries>& series, bool show_eval) {
+  std::string data = "# " + title + "\n# per series: a block of `step loss`, then a block of `step eval_mse`; "
+                     "blocks separated by two blank lines\n";
+  std::string plots;
+  int block = 0;
+  bool any = false;
+  for (const auto& s : series) {
+    std::string loss_block, eval_block;
+    for (const auto& m : s.metrics) {
+      if (log_plottable(m.loss)) loss_block += std::to_string(m.step) + " " + num(m.loss) + "\n";
+      if (m.eval_mse && log_plottable(*m.eval_mse)) eval_block += std::to_string(m.step) + " " + num(*m.eval_mse) + "\n";
+    }
+    // gnuplot cannot plot an empty block, so a series without points gets none in the script.
+    data += "# " + (s.title.empty() ? std::string("(same variant)") : s.title) + ": loss\n" +
+            (loss_block.empty() ? "nan nan\n" : loss_block) + "\n\n";
+    data += "# eval_mse\n" + (eval_block.empty() ? "nan nan\n" : eval_block) + "\n\n";
+    const std::string lc = " lc " + std::to_string(s.colour);
+    if (!loss_block.empty()) {
+      plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
+               std::to_string(block) + " using 1:2 with lines" + lc + " lw 1.5 " +
+               (s.title.empty() ? "notitle" : "title " + gnuplot_quote(s.title));
+      any = true;
+    }
+    if (show_eval && !eval_block.empty())
+      plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
+               std::to_string(block + 1) + " using 1:2 with points pt 7 ps 0.7" + lc + " " +
+               (s.title.empty() ? "notitle" : "title " + gnuplot_quote(series.size() == 1 ? "evaluation MSE" : s.title + " eval MSE"));
+    block += 2;
+  }
+  if (!any) return false;
+  std::string body = "  set title " + gnuplot_quote(title) + "\n";
+  body += "  set logscale y\n  set format y \"%.0e\"\n  set xlabel \"step\"\n  set ylabel \"MSE\"\n";
+  body += "  set key outside right top\n  set grid\n";
+  body += "  plot " + plots + "\n";
+  write_report_file(fig_dir / (name + ".dat"), data);
+  write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, 900, 480, body));
+  return true;
+}
+
+bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
+                           const std::vector<MetricsRecord>& metrics) {
+  std::vector<std::pair<int, int>> heads;
+  for (const auto& m : metrics)
+    for (const auto& h : m.heads)
+      if (std::find(heads.begin(), heads.end(), std::make_pair(h.layer, h.head)) == heads.end()) heads.emplace_back(h.layer, h.head);
+  std::sort(heads.begin(), heads.end());
+  if (heads.empty()) return false;
+  std::string data = "# " + title + "\n# step";
+  for (const auto& [l, h] : heads) {
+    data += ' ';
+    data += head_label(l, h);
+  }
+  data += "   (bos_mass_nontrigger_mean on the step's training batch; nan = not logged)\n";
+  for (const auto& m : metrics) {
+    data += std::to_string(m.step);
+    for (const auto& key : heads) {
+      const auto it = std::find_if(m.heads.begin(), m.heads.end(),
+                                   [&](const HeadSinkStats& s) { return s.layer == key.first && s.head == key.second; });
+      data += ' ';
+      data += it == m.heads.end() ? std::string("nan") : num(it->bos_mass_nontrigger_mean);
+    }
+    data += "\n";
+  }
+  std::string body = "  set title " + gnuplot_quote(title) + "\n";
+  body += "  set xlabel \"step\"\n  set ylabel \"BOS mass on non-trigger rows\"\n  set yrange [0:1.05]\n";
+  body += "  set key outside right top\n  set grid\n  plot ";
+  for (size_t c = 0; c < heads.size(); ++c)
+    body += std::string(c ? ", \\\n       " : "") + "here." + gnuplot_quote(name + ".dat") + " using 1:" +
+            std::to_string(c + 2) + " with lines lw 1.5 lc " + std::to_string(heads[c].second + 1) + " dt " +
+            std::to_string(heads[c].first % 5 + 1) + " title " +
+            gnuplot_quote(head_label(heads[c].first, heads[c].second));
+  body += "\n";
+  write_report_file(fig_dir / (name + ".dat"), data);
+  write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, 900, 480, body));
+  return true;
+}
+
+bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
+                          const ReportRuns& runs, const std::vector<VariantSummary>& variants) {
+  std::string dots = "# x bos_mass_nontrigger_mean seed   (one dot per run and head)\n";
+  std::string means = "# x mean ci_low ci_high   (mean over seeds with its 95% CI)\n";
+  std::string xtics;
+  bool any = false;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const auto& heads = variants[v].heads;
+    if (heads.empty()) continue;
+    const double width = std::min(0.7 / static_cast<double>(heads.size()), 0.2);
+    std::map<std::pair<int, int>, double> slot;
+    int index = 0;
+    for (const auto& [key, agg] : heads) {
+      const double x = static_cast<double>(v) + (index++ - (static_cast<double>(heads.size()) - 1) / 2) * width;
+      slot[key] = x;
+      const double half = agg.bos.defined() ? agg.bos.half_width : 0.0;
+      means += num(x) + " " + num(agg.bos.mean) + " " + num(agg.bos.mean - half) + " " + num(agg.bos.mean + half) + "\n";
+    }
+    for (const auto& r : runs.runs)
+      if (r.variant == variants[v].variant && r.usable())
+        for (const auto& h : r.summary->heads) {
+          dots += num(slot[{h.layer, h.head}]) + " " + num(h.bos_mass_nontrigger_mean) + " " + std::to_string(r.seed) + "\n";
+          any = true;
+        }
+    xtics += std::string(xtics.empty() ? "" : ", ") + gnuplot_quote(variants[v].variant) + " " + std::to_string(v);
+  }
+  if (!any) return false;
+  std::string data = "# " + title + "\n" + dots + "\n\n" + means;
+  std::string body = "  set title " + gnuplot_quote(title) + "\n";
+  body += "  set ylabel \"BOS mass on non-trigger rows\"\n  set yrange [-0.05:1.05]\n";
+  body += "  set xrange [-0.6:" + num(static_cast<double>(variants.size()) - 0.4) + "]\n";
+  body += "  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
+  body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean ± 95% CI\", \\\n";
+  body += "       here." + gnuplot_quote(name + ".dat") + " index 0 using 1:2 with points pt 7 ps 0.5 lc rgb \"#3b528b\" title \"one seed, one head\"\n";
+  write_report_file(fig_dir / (name + ".dat"), data);
+  write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(variants.size()) + 250), 480, body));
+  return true;
+}
+
+}  // namespace sinklab

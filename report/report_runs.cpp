@@ -1,0 +1,114 @@
+#include "report/report_runs.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "run_files/json_fields.h"
+
+namespace sinklab {
+namespace {
+
+void load_summary(ReportRun& run) {
+  try {
+    run.summary = read_run_summary(run.dir / "summary.json");
+  } catch (const RunFileError& e) {
+    run.summary.reset();
+    run.error = e.what();
+  }
+}
+
+std::vector<std::string> variants_of(const std::vector<ReportRun>& runs) {
+  std::vector<std::string> variants;
+  for (const auto& r : runs)
+    if (std::find(variants.begin(), variants.end(), r.variant) == variants.end()) variants.push_back(r.variant);
+  return variants;
+}
+
+}  // namespace
+
+ReportDirKind detect_report_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw ReportError(dir.string() + ": not a directory (expected a run or sweep directory)");
+  if (std::filesystem::exists(dir / "sweep.json", ec)) return ReportDirKind::sweep;
+  for (const char* marker : {"summary.json", "metrics.jsonl", "config.yaml"})
+    if (std::filesystem::exists(dir / marker, ec)) return ReportDirKind::run;
+  throw ReportError(dir.string() + ": neither a sweep directory (no sweep.json) nor a run directory "
+                    "(no summary.json, metrics.jsonl or config.yaml)");
+}
+
+ReportRuns load_run_dir(const std::filesystem::path& run_dir) {
+  ReportRun run;
+  run.dir = run_dir;
+  std::filesystem::path normal = run_dir.lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();  // "runs/a/" -> "runs/a"
+  run.id = normal.filename().string();
+  if (run.id.empty() || run.id == ".") run.id = std::filesystem::absolute(run_dir).lexically_normal().filename().string();
+  load_summary(run);
+  run.variant = run.ok() ? run.summary->name : run.id;
+  if (run.ok()) run.seed = run.summary->seed;
+  ReportRuns out;
+  out.name = run.variant;
+  out.runs.push_back(std::move(run));
+  out.variants = variants_of(out.runs);
+  return out;
+}
+
+ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
+  const std::filesystem::path path = sweep_dir / "sweep.json";
+  std::ifstream in(path);
+  if (!in) throw ReportError(path.string() + ": cannot open (missing or unreadable)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw ReportError(path.string() + ": invalid JSON: " + e.what());
+  }
+  ReportRuns out;
+  out.is_sweep = true;
+  std::vector<bool> seed_from_summary;
+  try {
+    using namespace json_fields;
+    out.name = get_string(j, "name", "");
+    // sweep.json files written before compare recorded a title have only the name.
+    out.title = j.contains("title") ? get_string(j, "title", "") : "";
+    if (out.title.empty()) out.title = out.name;
+    const nlohmann::json& runs = get_array(j, "runs", "");
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::string where = "runs[" + std::to_string(i) + "]";
+      ReportRun run;
+      run.id = get_string(runs[i], "id", where);
+      run.variant = get_string(runs[i], "variant", where);
+      // compare writes null when no override set the seed: the run's summary then says which it was.
+      seed_from_summary.push_back(member(runs[i], "seed", where).is_null());
+      if (!seed_from_summary.back()) run.seed = get_uint(runs[i], "seed", where);
+      const std::filesystem::path rel = get_string(runs[i], "dir", where);
+      run.dir = rel.is_absolute() ? rel : sweep_dir / rel;
+      out.runs.push_back(std::move(run));
+    }
+  } catch (const JsonFieldError& e) {
+    throw ReportError(path.string() + ": " + e.what());
+  }
+  for (size_t i = 0; i < out.runs.size(); ++i) {
+    load_summary(out.runs[i]);
+    if (seed_from_summary[i] && out.runs[i].ok()) out.runs[i].seed = out.runs[i].summary->seed;
+  }
+  out.variants = variants_of(out.runs);
+  return out;
+}
+
+std::string head_label(int layer, int head) {
+  std::string s = "L";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "L" + std::string
+  s += std::to_string(layer);
+  s += 'H';
+  s += std::to_string(head);
+  return s;
+}
+
+ReportRuns load_report_runs(const std::filesystem::path& dir) {
+  return detect_report_dir(dir) == ReportDirKind::sweep ? load_sweep_dir(dir) : load_run_dir(dir);
+}
+
+}  // namespace sinklab

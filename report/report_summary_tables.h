@@ -1,0 +1,49 @@
+#pragma once
+// The report's tables, built from loaded runs: one row per run (summary.csv), one row per variant
+// with mean +/- 95% CI over seeds (summary.md, index.html, and a compact terminal version), and a
+// long per-head table that stays readable for 4x4 models.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/confidence_interval.h"
+#include "report/report_runs.h"
+#include "report/report_table.h"
+
+namespace sinklab {
+
+struct HeadAggregate {
+  MeanCi bos;            // bos_mass_nontrigger_mean over seeds
+  MeanCi mass;           // mass_nontrigger_mean over seeds
+  MeanCi sink_score;     // alpha_0 over seeds
+  double bos_min = 0.0;  // smallest bos_mass_nontrigger_min of any seed
+  int sink_seeds = 0;    // seeds in which this head is a sink head
+};
+
+struct VariantSummary {
+  std::string variant;
+  std::string normalizer;
+  // runs listed, runs that finished without diverging (all statistics are over these), runs that met
+  // the stop rule, runs that diverged (shown as a count, left out of every statistic)
+  int total = 0, ok = 0, reached = 0, diverged = 0;
+  bool all_diverged() const { return ok == 0 && diverged > 0; }
+  MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds, sink_rate;
+  std::map<std::pair<int, int>, HeadAggregate> heads;  // (layer, head)
+};
+
+std::vector<VariantSummary> summarize_variants(const ReportRuns& runs);
+
+// summary.csv: one row per run, status ok, diverged (what went non-finite in the error column) or failed
+Table run_table(const ReportRuns& runs);
+// One row per variant, one table per model shape (set of heads); eps/T/baseline notes under the last.
+std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<VariantSummary>& variants);
+Table head_table(const std::vector<VariantSummary>& variants);
+Table failed_runs_table(const ReportRuns& runs);  // id, dir, reason; no rows when all are fine
+// The compact terminal table: per-head BOS means on one line per variant ("/" between layers).
+Table variant_text_table(const std::vector<VariantSummary>& variants);
+
+// eps, T and the uniform-causal baseline actually found in the runs, for under every table.
+std::vector<std::string> setting_notes(const ReportRuns& runs);
+
+}  // namespace sinklab

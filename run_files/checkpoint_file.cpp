@@ -1,0 +1,333 @@
+#include "run_files/checkpoint_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "core/io/file_write.h"
+
+namespace sinklab {
+namespace {
+
+// Floats are stored as they are in memory; the format is little-endian.
+static_assert(std::endian::native == std::endian::little, "checkpoint format 3 is little-endian");
+
+constexpr char kMagic[8] = {'S', 'I', 'N', 'K', 'C', 'K', 'P', 'T'};
+constexpr uint32_t kOldestFormat = 2;  // formats 1-2: one flat parameter block and one config hash
+constexpr size_t kHeaderBytes = 60;
+constexpr size_t kHashedHeaderBytes = 44;  // magic .. data bytes: what the table checksum covers
+constexpr uint32_t kMaxNameBytes = 1024;
+constexpr size_t kMaxProblemsListed = 8;
+
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
+uint64_t fnv1a(uint64_t h, std::string_view bytes) {
+  for (const unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string moment_name(int k) { return "moment." + std::to_string(k); }
+
+template <typename T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+void put_name(std::string& out, const std::string& name) {
+  if (name.size() > kMaxNameBytes) throw std::logic_error("checkpoint: name longer than " + std::to_string(kMaxNameBytes) + " bytes: " + name);
+  put(out, static_cast<uint32_t>(name.size()));
+  out += name;
+}
+
+void put_floats(std::string& out, std::span<const float> v) { out.append(reinterpret_cast<const char*>(v.data()), v.size_bytes()); }
+
+// Names from a file may hold any byte: messages show the unprintable ones as \xNN.
+std::string printable(std::string_view s) {
+  std::string out;
+  for (const unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// Bounds-checked reads from a byte string; running off its end throws "<prefix>truncated".
+class Cursor {
+ public:
+  Cursor(std::string_view bytes, std::string error_prefix) : bytes_(bytes), prefix_(std::move(error_prefix)) {}
+  template <typename T>
+  T get() {
+    T v;
+    std::memcpy(&v, take(sizeof(T)).data(), sizeof(T));
+    return v;
+  }
+  std::string_view take(size_t n) {
+    if (n > bytes_.size() - pos_) throw CheckpointError(prefix_ + "truncated");
+    const std::string_view s = bytes_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  bool at_end() const { return pos_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  std::string prefix_;
+  size_t pos_ = 0;
+};
+
+// An open regular file read in pieces: the header and table first, the data only once the table has
+// matched the model. (core/io/file_read.h reads whole files, which would read before checking.)
+class CheckpointInput {
+ public:
+  CheckpointInput(const std::filesystem::path& path, const std::string& name) : name_(name) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw error("cannot open: " + std::string(std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) fail_and_close("cannot stat: " + std::string(std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) fail_and_close("is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) fail_and_close("is not a regular file");
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+  CheckpointInput(const CheckpointInput&) = delete;
+  CheckpointInput& operator=(const CheckpointInput&) = delete;
+  ~CheckpointInput() { ::close(fd_); }
+
+  uint64_t size() const { return size_; }
+  // Bytes [offset, offset + n), which the caller has checked lie within size().
+  std::string read(uint64_t offset, uint64_t n) const {
+    std::string out(n, '\0');
+    uint64_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd_, out.data() + done, n - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw error("read failed: " + std::string(std::strerror(errno)));
+      if (got == 0) throw error("shrank while being read");
+      done += static_cast<uint64_t>(got);
+    }
+    return out;
+  }
+  CheckpointError error(const std::string& problem) const { return CheckpointError(prefix() + problem); }
+  std::string prefix() const { return "checkpoint " + name_ + ": "; }
+
+ private:
+  [[noreturn]] void fail_and_close(const std::string& problem) {
+    ::close(fd_);
+    throw error(problem);
+  }
+  std::string name_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// The most table bytes a checkpoint for `params` can need: its own table, with room for renamed and
+// extra parameters so that such a file is still read far enough to name them.
+uint64_t table_limit(const ParameterStore& params) {
+  uint64_t own = 4 + 4 + 8 + static_cast<uint64_t>(kMaxCheckpointMoments) * (4 + 16);
+  for (const ParameterInfo& p : params.parameters()) own += 4 + p.name.size() + 4 + 8 * static_cast<uint64_t>(p.shape.rank);
+  return 4 * own + (1 << 16);
+}
+
+struct TableEntry {
+  std::string name;
+  Shape shape;
+};
+
+struct Table {
+  std::vector<TableEntry> parameters;
+  std::vector<int> moments;  // ParameterStore moment index of each moment block, in file order
+  uint64_t training_state_bytes = 0;
+};
+
+Table parse_table(std::string_view bytes, const CheckpointInput& in) {
+  const std::string corrupt = "corrupt parameter table: ";
+  const auto fail = [&](const std::string& problem) { return in.error(corrupt + problem); };
+  Cursor c(bytes, in.prefix() + corrupt);
+  Table t;
+  const auto count = c.get<uint32_t>();
+  for (uint32_t i = 0; i < count; ++i) {  // each entry takes >= 8 bytes: the table's size bounds the count
+    const auto name_bytes = c.get<uint32_t>();
+    if (name_bytes == 0 || name_bytes > kMaxNameBytes) throw fail("a parameter name of " + std::to_string(name_bytes) + " bytes");
+    TableEntry e;
+    e.name = std::string(c.take(name_bytes));
+    const auto rank = c.get<uint32_t>();
+    if (rank > static_cast<uint32_t>(kMaxRank))
+      throw fail("parameter " + printable(e.name) + " has rank " + std::to_string(rank) + ", at most " + std::to_string(kMaxRank));
+    e.shape.rank = static_cast<int>(rank);
+    for (uint32_t d = 0; d < rank; ++d) {
+      const auto dim = c.get<int64_t>();
+      if (dim < 0) throw fail("parameter " + printable(e.name) + " has a negative dimension");
+      e.shape.dims[d] = dim;
+    }
+    t.parameters.push_back(std::move(e));
+  }
+  std::unordered_map<std::string_view, size_t> seen;  // views into t.parameters, complete by now
+  for (size_t i = 0; i < t.parameters.size(); ++i)
+    if (!seen.emplace(t.parameters[i].name, i).second) throw fail("parameter " + printable(t.parameters[i].name) + " appears twice");
+  const auto moments = c.get<uint32_t>();
+  if (moments > static_cast<uint32_t>(kMaxCheckpointMoments))
+    throw fail(std::to_string(moments) + " optimizer moment blocks, at most " + std::to_string(kMaxCheckpointMoments) + " exist");
+  for (uint32_t m = 0; m < moments; ++m) {
+    const auto name_bytes = c.get<uint32_t>();
+    if (name_bytes > kMaxNameBytes) throw fail("a moment name of " + std::to_string(name_bytes) + " bytes");
+    const std::string_view name = c.take(name_bytes);
+    int k = 0;
+    while (k < kMaxCheckpointMoments && name != moment_name(k)) ++k;
+    if (k == kMaxCheckpointMoments) throw fail("unknown optimizer moment block '" + printable(name) + "'");
+    if (std::find(t.moments.begin(), t.moments.end(), k) != t.moments.end()) throw fail("moment block " + moment_name(k) + " appears twice");
+    t.moments.push_back(k);
+  }
+  t.training_state_bytes = c.get<uint64_t>();
+  if (t.training_state_bytes > kMaxTrainingStateBytes)
+    throw fail("a training state of " + std::to_string(t.training_state_bytes) + " bytes, at most " + std::to_string(kMaxTrainingStateBytes));
+  if (!c.at_end()) throw fail("trailing bytes");
+  return t;
+}
+
+// Every parameter the model and the file do not agree on, by name; empty when they agree.
+std::string mismatches(const Table& table, const ParameterStore& params) {
+  std::vector<std::string> problems;
+  std::unordered_map<std::string_view, const TableEntry*> in_file;
+  for (const TableEntry& e : table.parameters) in_file.emplace(e.name, &e);
+  for (const ParameterInfo& p : params.parameters()) {
+    const auto it = in_file.find(p.name);
+    if (it == in_file.end())
+      problems.push_back("parameter " + p.name + ": the model has it, the checkpoint does not");
+    else if (!(it->second->shape == p.shape))
+      problems.push_back("parameter " + p.name + ": checkpoint has shape " + it->second->shape.str() + ", the model " + p.shape.str());
+  }
+  for (const TableEntry& e : table.parameters)
+    if (!params.contains(e.name)) problems.push_back("parameter " + printable(e.name) + ": the checkpoint has it, the model does not");
+  std::string text;
+  for (size_t i = 0; i < problems.size() && i < kMaxProblemsListed; ++i) text += (i ? "; " : "") + problems[i];
+  if (problems.size() > kMaxProblemsListed) text += "; and " + std::to_string(problems.size() - kMaxProblemsListed) + " more";
+  return text;
+}
+
+}  // namespace
+
+void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params,
+                           std::string_view training_state) {
+  if (!params.finalized()) throw std::logic_error("write_checkpoint_file: the parameter store is not finalized");
+  if (params.moment_count() > kMaxCheckpointMoments || training_state.size() > kMaxTrainingStateBytes)
+    throw std::logic_error("write_checkpoint_file: more moments or training state than format 3 holds");
+  const auto& infos = params.parameters();
+  std::string table;
+  put(table, static_cast<uint32_t>(infos.size()));
+  for (const ParameterInfo& p : infos) {
+    put_name(table, p.name);
+    put(table, static_cast<uint32_t>(p.shape.rank));
+    for (int d = 0; d < p.shape.rank; ++d) put(table, p.shape[d]);
+  }
+  put(table, static_cast<uint32_t>(params.moment_count()));
+  for (int k = 0; k < params.moment_count(); ++k) put_name(table, moment_name(k));
+  put(table, static_cast<uint64_t>(training_state.size()));
+
+  // The values of each parameter without the store's alignment padding, in declaration order.
+  const auto put_block = [&](std::string& out, std::span<const float> block) {
+    for (const ParameterInfo& p : infos) put_floats(out, block.subspan(p.offset, static_cast<size_t>(p.shape.numel())));
+  };
+  std::string data;
+  data.reserve(params.size() * sizeof(float) * (1 + static_cast<size_t>(params.moment_count())) + training_state.size());
+  put_block(data, params.values());
+  for (int k = 0; k < params.moment_count(); ++k) put_block(data, params.moment(k));
+  data += training_state;
+
+  std::string file;
+  file.reserve(kHeaderBytes + table.size() + data.size());
+  file.append(kMagic, sizeof kMagic);
+  put(file, kCheckpointFormat);
+  put(file, hashes.model);
+  put(file, hashes.config);
+  put(file, static_cast<uint64_t>(table.size()));
+  put(file, static_cast<uint64_t>(data.size()));
+  put(file, fnv1a(fnv1a(kFnvBasis, file), table));  // file holds the 44 hashed header bytes here
+  put(file, fnv1a(kFnvBasis, data));
+  file += table;
+  file += data;
+  write_file_atomically(path, file);
+}
+
+std::string read_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& expected, CheckpointUse use,
+                                 ParameterStore& params) {
+  if (!params.finalized()) throw std::logic_error("read_checkpoint_file: the parameter store is not finalized");
+  const CheckpointInput in(path, path.string());
+  const uint64_t size = in.size();
+
+  const std::string header = in.read(0, std::min<uint64_t>(size, kHeaderBytes));
+  if (std::memcmp(header.data(), kMagic, std::min(header.size(), sizeof kMagic)) != 0)
+    throw in.error("not a sinklab checkpoint (bad magic)");
+  Cursor h(header, in.prefix());
+  h.take(sizeof kMagic);
+  const auto format = h.get<uint32_t>();
+  if (format >= 1 && format <= kOldestFormat)
+    throw in.error("format " + std::to_string(format) + ", written by an older sinklab; rerun the training (this build reads format " +
+                   std::to_string(kCheckpointFormat) + ")");
+  if (format != kCheckpointFormat)
+    throw in.error("format " + std::to_string(format) + ", this build reads format " + std::to_string(kCheckpointFormat));
+  const CheckpointHashes found{h.get<uint64_t>(), h.get<uint64_t>()};
+  const auto table_bytes = h.get<uint64_t>();
+  const auto data_bytes = h.get<uint64_t>();
+  const auto table_sum = h.get<uint64_t>();
+  const auto data_sum = h.get<uint64_t>();
+
+  const uint64_t limit = table_limit(params);
+  if (table_bytes > limit)
+    throw in.error("corrupt header: a parameter table of " + std::to_string(table_bytes) + " bytes, more than this model can need (" +
+                   std::to_string(limit) + ")");
+  if (size - kHeaderBytes < table_bytes || size - kHeaderBytes - table_bytes != data_bytes)
+    throw in.error("truncated or padded (the file has " + std::to_string(size) + " bytes; its header announces a table of " +
+                   std::to_string(table_bytes) + " and data of " + std::to_string(data_bytes) + ")");
+
+  const std::string table_text = in.read(kHeaderBytes, table_bytes);
+  if (fnv1a(fnv1a(kFnvBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), table_text) != table_sum)
+    throw in.error("checksum mismatch in the header or parameter table (corrupt file)");
+  if (found.model != expected.model)
+    throw in.error("written for a different model (the model-shaping hash differs: a model.* key, the task's widths or seq_len changed)");
+  if (use == CheckpointUse::resume && found.config != expected.config)
+    throw in.error("written for a different config (config hash differs); a run resumes only with its own config");
+  const Table table = parse_table(table_text, in);
+  if (const std::string problems = mismatches(table, params); !problems.empty())
+    throw in.error("does not fit the model: " + problems);
+
+  // Names and shapes match the model now, so the sizes below are the model's own.
+  std::vector<uint64_t> offsets;  // byte offset of each table parameter within a float block
+  uint64_t block_bytes = 0;
+  for (const TableEntry& e : table.parameters) {
+    offsets.push_back(block_bytes);
+    block_bytes += static_cast<uint64_t>(e.shape.numel()) * sizeof(float);
+  }
+  const uint64_t needed = block_bytes * (1 + table.moments.size()) + table.training_state_bytes;
+  if (needed != data_bytes)
+    throw in.error("corrupt header: data of " + std::to_string(data_bytes) + " bytes, the table describes " + std::to_string(needed));
+  const std::string data = in.read(kHeaderBytes + table_bytes, data_bytes);
+  if (fnv1a(kFnvBasis, data) != data_sum) throw in.error("checksum mismatch (corrupt file)");
+
+  const auto copy_block = [&](uint64_t block_start, std::span<float> target) {
+    for (size_t i = 0; i < table.parameters.size(); ++i) {
+      const ParameterInfo& p = params.parameters()[static_cast<size_t>(params.id_of(table.parameters[i].name))];
+      std::memcpy(target.data() + p.offset, data.data() + block_start + offsets[i], static_cast<size_t>(p.shape.numel()) * sizeof(float));
+    }
+  };
+  copy_block(0, params.values());
+  if (use == CheckpointUse::resume)
+    for (size_t m = 0; m < table.moments.size(); ++m) copy_block(block_bytes * (1 + m), params.moment(table.moments[m]));
+  return data.substr(block_bytes * (1 + table.moments.size()));
+}
+
+}  // namespace sinklab

@@ -1,0 +1,161 @@
+#include "run_files/npy.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "core/io/file_write.h"
+
+namespace sinklab {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "npy: '<f4' data is written as raw host floats");
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicLen = 6;
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
+  throw NpyError("npy file " + path.string() + ": " + why);
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Value text after "'key':" in the header dict, up to the next top-level ',' or '}'.
+std::string dict_value(const std::string& header, const std::string& key, const std::filesystem::path& path) {
+  const std::string quoted = "'" + key + "'";
+  size_t pos = header.find(quoted);
+  if (pos == std::string::npos) fail(path, "header has no " + quoted + " entry");
+  pos = header.find(':', pos + quoted.size());
+  if (pos == std::string::npos) fail(path, "malformed header entry " + quoted);
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ') ++pos;
+  size_t end = pos;
+  int depth = 0;
+  for (; end < header.size(); ++end) {
+    const char c = header[end];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+  }
+  std::string value = header.substr(pos, end - pos);
+  while (!value.empty() && value.back() == ' ') value.pop_back();
+  return value;
+}
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::filesystem::path& path) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail(path, "shape is not a tuple: " + text);
+  std::vector<int64_t> shape;
+  size_t pos = 1;
+  while (pos < text.size() - 1) {
+    while (pos < text.size() - 1 && (text[pos] == ' ' || text[pos] == ',')) ++pos;
+    if (pos >= text.size() - 1) break;
+    size_t used = 0;
+    long long d = 0;
+    try {
+      d = std::stoll(text.substr(pos), &used);
+    } catch (const std::exception&) {
+      fail(path, "bad dimension in shape " + text);
+    }
+    if (d < 0) fail(path, "negative dimension in shape " + text);
+    shape.push_back(d);
+    pos += used;
+  }
+  return shape;
+}
+
+}  // namespace
+
+void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape) {
+  for (int64_t d : shape)
+    if (d < 0) fail(path, "negative dimension in shape");
+  if (element_count(shape) != static_cast<int64_t>(data.size()))
+    fail(path, "shape holds " + std::to_string(element_count(shape)) + " elements but " +
+                   std::to_string(data.size()) + " were given");
+
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) dict += ", ";
+    dict += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) dict += ',';  // a Python 1-tuple: "(5,)"
+  dict += "), }";
+  // Pad with spaces and end with '\n' so the data starts at a multiple of 64 bytes (NumPy's rule).
+  const size_t prefix = kMagicLen + 2 + 2;
+  size_t total = prefix + dict.size() + 1;
+  total = (total + 63) / 64 * 64;
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict += '\n';
+  if (dict.size() > 65535) fail(path, "header too long for format 1.0");
+
+  const uint16_t len = static_cast<uint16_t>(dict.size());
+  std::string bytes(kMagic, kMagicLen);
+  bytes += {'\x01', '\x00', static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};  // version 1.0, header length
+  bytes += dict;
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size_bytes());
+  write_file_atomically(path, bytes);
+}
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for reading");
+  // Sizes in the header are checked against the file before anything is allocated from them.
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  const auto bytes_left = [&] { return file_size - static_cast<uint64_t>(in.tellg()); };
+  char magic[kMagicLen];
+  unsigned char version[2];
+  if (!in.read(magic, kMagicLen) || std::memcmp(magic, kMagic, kMagicLen) != 0) fail(path, "not a .npy file (bad magic)");
+  if (!in.read(reinterpret_cast<char*>(version), 2)) fail(path, "truncated header");
+  size_t header_len = 0;
+  if (version[0] == 1) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char*>(b), 2)) fail(path, "truncated header");
+    header_len = b[0] | (static_cast<size_t>(b[1]) << 8);
+  } else if (version[0] == 2 || version[0] == 3) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) fail(path, "truncated header");
+    header_len = b[0] | (static_cast<size_t>(b[1]) << 8) | (static_cast<size_t>(b[2]) << 16) |
+                 (static_cast<size_t>(b[3]) << 24);
+  } else {
+    fail(path, "unsupported format version " + std::to_string(version[0]) + "." + std::to_string(version[1]));
+  }
+  if (header_len > bytes_left())
+    fail(path, "truncated header: it announces " + std::to_string(header_len) + " bytes, the file has " +
+                   std::to_string(bytes_left()) + " left");
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(path, "truncated header");
+
+  const std::string descr = dict_value(header, "descr", path);
+  if (descr != "'<f4'") fail(path, "dtype " + descr + " is not supported (only '<f4', little-endian float32)");
+  if (dict_value(header, "fortran_order", path) != "False") fail(path, "Fortran-ordered arrays are not supported");
+
+  NpyArray array;
+  array.shape = parse_shape(dict_value(header, "shape", path), path);
+  // The product of untrusted dimensions can overflow; anything above the floats left is truncated data.
+  const uint64_t floats_left = bytes_left() / sizeof(float);
+  int64_t n = 1;
+  if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) n = 0;
+  for (int64_t d : array.shape) {
+    if (n == 0) break;
+    if (static_cast<uint64_t>(n) > floats_left / static_cast<uint64_t>(d))
+      fail(path, "data truncated: the shape needs more than the " + std::to_string(floats_left) +
+                     " float32 values the file holds");
+    n *= d;
+  }
+  array.data.resize(static_cast<size_t>(n));
+  if (!in.read(reinterpret_cast<char*>(array.data.data()), static_cast<std::streamsize>(n * sizeof(float))))
+    fail(path, "data truncated: expected " + std::to_string(n) + " float32 values");
+  if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
+  return array;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,239 @@
+#include "run_files/run_summary.h"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+#include "core/io/file_read.h"
+#include "core/io/file_write.h"
+
+namespace sinklab {
+namespace {
+
+using namespace json_fields;
+
+int get_small_int(const nlohmann::json& j, const std::string& key, const std::string& where) {
+  const int64_t v = get_int(j, key, where);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw JsonFieldError(field_path(where, key) + ": value " + std::to_string(v) + " is out of range");
+  return static_cast<int>(v);
+}
+
+HeadSinkStats parse_head(const nlohmann::json& j, const std::string& where) {
+  HeadSinkStats s;
+  s.layer = get_small_int(j, "layer", where);
+  s.head = get_small_int(j, "head", where);
+  for (const HeadStatistic& stat : kHeadStatistics) {
+    if (stat.in_files == InFiles::null_when_absent && j.is_object() && !j.contains(stat.name)) {
+      s.*stat.number = std::numeric_limits<double>::quiet_NaN();  // a file from before the statistic
+      continue;
+    }
+    if (stat.is_flag())
+      s.*stat.flag = get_bool(j, stat.name, where);
+    else
+      s.*stat.number = get_double(j, stat.name, where);
+  }
+  return s;
+}
+
+std::vector<HeadSinkStats> parse_heads(const nlohmann::json& j, const std::string& where) {
+  const nlohmann::json& array = get_array(j, "heads", where);
+  std::vector<HeadSinkStats> heads;
+  heads.reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i)
+    heads.push_back(parse_head(array[i], field_path(where, "heads[" + std::to_string(i) + "]")));
+  return heads;
+}
+
+std::string error_text(const std::exception& e) { return e.what(); }
+
+// Far above any summary this trainer writes (a few KB per head), low enough that a corrupt or
+// foreign file cannot make a report allocate gigabytes.
+constexpr uint64_t kMaxSummaryBytes = 64u << 20;
+// One line per logged step: far above the few MB of a paper run's log, and never /dev/zero.
+constexpr uint64_t kMaxMetricsBytes = uint64_t{1} << 30;
+// The longest sequence a report accepts: its uniform-causal baseline loops over T.
+constexpr int kMaxSeqLen = 1 << 20;
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const HeadSinkStats& s) {
+  j = nlohmann::json{{"layer", s.layer}, {"head", s.head}};
+  for (const HeadStatistic& stat : kHeadStatistics) {
+    if (stat.is_flag())
+      j[stat.name] = s.*stat.flag;
+    else
+      j[stat.name] = s.*stat.number;  // NaN is written as null
+  }
+}
+
+void from_json(const nlohmann::json& j, HeadSinkStats& s) { s = parse_head(j, ""); }
+
+void to_json(nlohmann::json& j, const RunSummary& s) {
+  j = nlohmann::json{{"name", s.name},
+                     {"seed", s.seed},
+                     {"steps", s.steps},
+                     {"stop_reason", s.stop_reason},
+                     {"non_finite", s.non_finite},
+                     {"reached_stop_rule", s.reached_stop_rule},
+                     {"train_loss", s.train_loss},
+                     {"eval_mse", s.eval_mse},
+                     {"eval_max_abs_error", s.eval_max_abs_error},
+                     {"wall_seconds", s.wall_seconds},
+                     {"normalizer", s.normalizer},
+                     {"layers", s.layers},
+                     {"heads_per_layer", s.heads_per_layer},
+                     {"seq_len", s.seq_len},
+                     {"eval_trigger", s.eval_trigger},
+                     {"sink_eps", s.sink_eps},
+                     {"uniform_baseline", s.uniform_baseline},
+                     {"sink_rate", s.sink_rate},
+                     {"threads", s.threads},
+                     {"git_revision", s.git_revision},
+                     {"heads", s.heads}};
+  if (s.eval_loss) j["eval_loss"] = *s.eval_loss;
+  if (s.eval_accuracy) j["eval_accuracy"] = *s.eval_accuracy;
+}
+
+void from_json(const nlohmann::json& j, RunSummary& s) {
+  RunSummary r;
+  r.name = get_string(j, "name", "");
+  r.seed = get_uint(j, "seed", "");
+  r.steps = get_int(j, "steps", "");
+  r.stop_reason = get_string(j, "stop_reason", "");
+  if (j.contains("non_finite")) r.non_finite = get_string(j, "non_finite", "");  // absent before format 2
+  r.reached_stop_rule = get_bool(j, "reached_stop_rule", "");
+  r.train_loss = get_double(j, "train_loss", "");
+  r.eval_mse = get_double(j, "eval_mse", "");
+  r.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
+  if (j.contains("eval_loss")) r.eval_loss = get_double(j, "eval_loss", "");
+  if (j.contains("eval_accuracy")) r.eval_accuracy = get_double(j, "eval_accuracy", "");
+  r.wall_seconds = get_double(j, "wall_seconds", "");
+  r.normalizer = get_string(j, "normalizer", "");
+  r.layers = get_small_int(j, "layers", "");
+  r.heads_per_layer = get_small_int(j, "heads_per_layer", "");
+  r.seq_len = get_small_int(j, "seq_len", "");
+  r.eval_trigger = get_small_int(j, "eval_trigger", "");
+  r.sink_eps = get_double(j, "sink_eps", "");
+  r.uniform_baseline = get_double(j, "uniform_baseline", "");
+  r.sink_rate = get_double(j, "sink_rate", "");
+  r.threads = get_small_int(j, "threads", "");
+  r.git_revision = get_string(j, "git_revision", "");
+  r.heads = parse_heads(j, "");
+  if (r.seq_len < 1 || r.seq_len > kMaxSeqLen)
+    throw JsonFieldError("seq_len: " + std::to_string(r.seq_len) + " is outside 1.." + std::to_string(kMaxSeqLen));
+  if (r.diverged()) {  // a diverged run has no statistics to report
+    if (!r.heads.empty()) throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
+                                               std::to_string(r.heads.size()) + " entries");
+    s = std::move(r);
+    return;
+  }
+  // Reports index heads by (layer, head): the list must be complete and layer-major.
+  if (r.layers < 1 || r.heads_per_layer < 1)
+    throw JsonFieldError("layers and heads_per_layer must be >= 1 (got " + std::to_string(r.layers) + ", " +
+                         std::to_string(r.heads_per_layer) + ")");
+  // 64-bit: two int fields near 2^31 must not wrap into a plausible-looking count.
+  const int64_t expected = static_cast<int64_t>(r.layers) * r.heads_per_layer;
+  if (static_cast<int64_t>(r.heads.size()) != expected)
+    throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) + " entries, expected layers * heads_per_layer = " +
+                         std::to_string(expected));
+  for (size_t i = 0; i < r.heads.size(); ++i)
+    if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer || r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
+      throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) + ", head " +
+                           std::to_string(r.heads[i].head) + "), expected layer-major order");
+  s = std::move(r);
+}
+
+void to_json(nlohmann::json& j, const MetricsRecord& r) {
+  j = nlohmann::json{{"step", r.step},
+                     {"loss", r.loss},
+                     {"max_abs_error", r.max_abs_error},
+                     {"lr", r.lr},
+                     {"grad_norm", r.grad_norm},
+                     {"steps_per_second", r.steps_per_second},
+                     {"heads", r.heads}};
+  if (r.eval_mse) j["eval_mse"] = *r.eval_mse;
+  if (r.eval_max_abs_error) j["eval_max_abs_error"] = *r.eval_max_abs_error;
+  if (r.accuracy) j["accuracy"] = *r.accuracy;
+  if (r.eval_loss) j["eval_loss"] = *r.eval_loss;
+  if (r.eval_accuracy) j["eval_accuracy"] = *r.eval_accuracy;
+}
+
+void from_json(const nlohmann::json& j, MetricsRecord& r) {
+  MetricsRecord m;
+  m.step = get_int(j, "step", "");
+  m.loss = get_double(j, "loss", "");
+  m.max_abs_error = get_double(j, "max_abs_error", "");
+  m.lr = get_double(j, "lr", "");
+  m.grad_norm = get_double(j, "grad_norm", "");
+  m.steps_per_second = get_double(j, "steps_per_second", "");
+  m.heads = parse_heads(j, "");
+  if (j.contains("eval_mse")) m.eval_mse = get_double(j, "eval_mse", "");
+  if (j.contains("eval_max_abs_error")) m.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
+  if (j.contains("accuracy")) m.accuracy = get_double(j, "accuracy", "");
+  if (j.contains("eval_loss")) m.eval_loss = get_double(j, "eval_loss", "");
+  if (j.contains("eval_accuracy")) m.eval_accuracy = get_double(j, "eval_accuracy", "");
+  r = std::move(m);
+}
+
+void write_run_summary(const std::filesystem::path& path, const RunSummary& summary) {
+  write_file_atomically(path, nlohmann::json(summary).dump(2) + '\n');
+}
+
+RunSummary read_run_summary(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSummaryBytes, "summary");
+  } catch (const FileReadError& e) {
+    throw RunFileError(error_text(e));
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw RunFileError(path.string() + ": invalid JSON: " + error_text(e));
+  }
+  try {
+    return j.get<RunSummary>();
+  } catch (const JsonFieldError& e) {
+    throw RunFileError(path.string() + ": " + error_text(e));
+  }
+}
+
+void write_metrics_line(std::ostream& out, const MetricsRecord& record) {
+  out << nlohmann::json(record).dump() << '\n';
+}
+
+std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  std::istringstream in;
+  try {
+    in.str(read_regular_file(path, kMaxMetricsBytes, "metrics log"));
+  } catch (const FileReadError& e) {
+    throw RunFileError(error_text(e));
+  }
+  std::vector<MetricsRecord> records;
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path.string() + ":" + std::to_string(number);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+      throw RunFileError(where + ": invalid JSON: " + error_text(e));
+    }
+    try {
+      records.push_back(j.get<MetricsRecord>());
+    } catch (const JsonFieldError& e) {
+      throw RunFileError(where + ": " + error_text(e));
+    }
+  }
+  return records;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,97 @@
+#pragma once
+// The run-directory contract between train (writes), sweep and report (read):
+//   summary.json   one RunSummary, written once when a run ends (atomically: temp file + rename,
+//                  so its presence means the run finished)
+//   metrics.jsonl  one MetricsRecord per logged step
+// Field names are the JSON keys; every per-head statistic appears under its name in
+// stats/head_statistics.h. from_json reports a missing or mistyped field by name; NaN/inf numbers
+// (a statistic whose rows never occurred, a diverged loss) are stored as null.
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_files/json_fields.h"
+#include "stats/head_statistics.h"
+
+namespace sinklab {
+
+class RunFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunSummary {
+  std::string name;
+  uint64_t seed = 0;
+  int64_t steps = 0;
+  // "max_abs_error", "max_steps" or "loss"; "non_finite" when the run diverged: then `non_finite` says
+  // what went non-finite at which step, the metrics below are NaN (null in JSON, never 0) and heads is
+  // empty. Use diverged() rather than comparing strings.
+  std::string stop_reason;
+  std::string non_finite;
+  bool reached_stop_rule = false;
+  double train_loss = 0.0;
+  double eval_mse = 0.0;
+  double eval_max_abs_error = 0.0;
+  // Token tasks (next-token cross-entropy) only: eval loss in nats over scored positions and the share
+  // predicted correctly; absent from the JSON of vector tasks, whose eval_mse / eval_max_abs_error are then null.
+  std::optional<double> eval_loss, eval_accuracy;
+  double wall_seconds = 0.0;
+  std::string normalizer;
+  int layers = 0;
+  int heads_per_layer = 0;
+  int seq_len = 0;
+  int eval_trigger = 0;
+  double sink_eps = 0.0;
+  double uniform_baseline = 0.0;
+  double sink_rate = 0.0;
+  int threads = 1;
+  std::string git_revision;
+  std::vector<HeadSinkStats> heads;  // evaluation statistics, layer-major, layers * heads_per_layer
+
+  bool diverged() const { return stop_reason == kStopNonFinite; }
+  static constexpr const char* kStopNonFinite = "non_finite";
+};
+
+// `sinklab train`'s exit status for a diverged run (its summary.json has stop_reason "non_finite"):
+// train exits with it, compare reads it. Such a run is finished, not failed, and not rerun.
+inline constexpr int kTrainExitDiverged = 3;
+
+struct MetricsRecord {
+  int64_t step = 0;
+  double loss = 0.0;
+  double max_abs_error = 0.0;
+  double lr = 0.0;
+  double grad_norm = 0.0;
+  double steps_per_second = 0.0;
+  std::vector<HeadSinkStats> heads;  // computed on this step's training batch
+  std::optional<double> accuracy;            // token tasks: share of scored training tokens predicted right
+  std::optional<double> eval_mse;            // only on lines where an evaluation ran
+  std::optional<double> eval_max_abs_error;
+  std::optional<double> eval_loss, eval_accuracy;  // ... of a token task
+};
+
+void to_json(nlohmann::json& j, const HeadSinkStats& s);
+void from_json(const nlohmann::json& j, HeadSinkStats& s);
+void to_json(nlohmann::json& j, const RunSummary& s);
+void from_json(const nlohmann::json& j, RunSummary& s);  // checks heads.size() == layers * heads_per_layer
+void to_json(nlohmann::json& j, const MetricsRecord& r);
+void from_json(const nlohmann::json& j, MetricsRecord& r);
+
+// Pretty-printed, written atomically (core/io/file_write.h). Errors name the file.
+void write_run_summary(const std::filesystem::path& path, const RunSummary& summary);
+// Throws RunFileError naming the file and the problem (missing, bad JSON, which field).
+RunSummary read_run_summary(const std::filesystem::path& path);
+
+// One compact JSON object and '\n'; the caller owns the stream (and flushes as it likes).
+void write_metrics_line(std::ostream& out, const MetricsRecord& record);
+// Blank lines are skipped; a bad line throws RunFileError naming the file and the line number.
+std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path);
+
+}  // namespace sinklab

@@ -1,0 +1,124 @@
+#pragma once
+// The per-(layer, head) attention statistics, each described once in SINKLAB_HEAD_STATISTICS: its
+// name (also its JSON key in summary.json and metrics.jsonl), the rows it reads, the value it takes
+// on one row, how those values reduce to one number, its column in the terminal head table, whether
+// older run files may lack it, and one line of documentation. Everything else iterates the list: the
+// HeadSinkStats fields, the accumulator (stats/sink_statistics.h), the JSON reader and writer
+// (run_files/run_summary.cpp), the head table printed by `sinklab train` (train/head_table.cpp) and the
+// table in docs/analysis.md (stats/head_statistics_markdown.h).
+//
+// Rows are picked by position roles (core/observe/position_roles.h). In the trigger task BOS is the
+// only sink key, the trigger row the only active row and every other row 1..T-1 a no-op row, so
+// "nontrigger" in a name means no-op rows, "trigger" active rows and "bos" the sink keys.
+#include <array>
+#include <cstdint>
+
+namespace sinklab {
+
+// Which query rows of a sample a statistic reads.
+enum class StatisticRows : uint8_t {
+  no_op,     // rows flagged kNoOpRow
+  active,    // rows flagged kActiveRow
+  non_sink,  // every row whose own position is not a sink key
+  all,       // every row 0..T-1
+};
+
+// The value of row i of A; keys are the visible ones, k <= i.
+enum class RowValue : uint8_t {
+  sink_mass,           // sum of A[i,k] over the sink keys
+  row_mass,            // sum of A[i,k] over all keys (1 for softmax; free for relu)
+  non_sink_mass,       // row_mass - sink_mass
+  entropy,             // -sum p log p with p = A[i,k] / row_mass; 0 when row_mass <= 0
+  keys_mean,           // mean of A[i,k] over the n non-sink keys; a row with n = 0 is skipped
+  keys_max_deviation,  // max over the n non-sink keys of |A[i,k] - 1/n|; a row with n = 0 is skipped
+  sink_share,          // sink_mass / row_mass (renormalized, Gu et al. 2024); 0 when row_mass <= 0
+};
+
+// How the row values become one number. A number whose rows never occurred is NaN (null in JSON).
+enum class Reduction : uint8_t {
+  mean,         // over all (sample, row) pairs
+  min,          // smallest over all (sample, row) pairs
+  sample_mean,  // each sample's mean over its rows, then the mean over samples
+  above_eps,    // a flag: the sample_mean is above the sink-head threshold eps
+};
+
+// Statistics added after run files were first written are read as null from files that lack them.
+enum class InFiles : uint8_t { required, null_when_absent };
+
+// NUMBER(name, rows, value, reduction, column, in_files, doc) is a double, FLAG(...) a bool. Keep
+// the names: they are the JSON keys that reports and users read.
+#define SINKLAB_HEAD_STATISTICS(NUMBER, FLAG)                                                                      \
+  NUMBER(bos_mass_nontrigger_mean, no_op, sink_mass, mean, "BOS@non-trig", required,                               \
+         "attention parked on the sink keys by rows that have nothing to do")                                      \
+  NUMBER(bos_mass_nontrigger_min, no_op, sink_mass, min, "BOS min", required,                                      \
+         "the weakest such row: a sink holds on every row only if this is high too")                               \
+  NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required,                                        \
+         "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off")  \
+  NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required,                             \
+         "what a no-op row spends on ordinary keys")                                                               \
+  NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required,                                               \
+         "attention the working row still parks on the sink")                                                      \
+  NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required,                                        \
+         "the trigger row averages keys 1..j: ideally 1/j")                                                        \
+  NUMBER(trigger_keys_max_deviation, active, keys_max_deviation, mean, "trig dev", required,                       \
+         "the spread around that ideal average (a mean of per-row maxima)")                                        \
+  NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required,                                            \
+         "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")    \
+  FLAG(sink_head, all, sink_share, above_eps, "sink", required, "`sink_score > eps`")                              \
+  NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required,                                            \
+         "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                               \
+  NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent,                                    \
+         "sink mass over every row, for tasks without no-op rows")                                                 \
+  NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent,                                        \
+         "row mass over every row, for tasks without no-op rows")                                                  \
+  NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent,                                   \
+         "entropy over every row, for tasks without no-op rows")
+
+struct HeadSinkStats {
+  int layer = 0, head = 0;
+#define SINKLAB_NUMBER_FIELD(name, ...) double name = 0.0;
+#define SINKLAB_FLAG_FIELD(name, ...) bool name = false;
+  SINKLAB_HEAD_STATISTICS(SINKLAB_NUMBER_FIELD, SINKLAB_FLAG_FIELD)
+#undef SINKLAB_NUMBER_FIELD
+#undef SINKLAB_FLAG_FIELD
+};
+
+// One entry of the list, for code that iterates it.
+struct HeadStatistic {
+  const char* name;
+  StatisticRows rows;
+  RowValue value;
+  Reduction reduction;
+  const char* column;  // header in the terminal head table
+  InFiles in_files;
+  const char* doc;
+  double HeadSinkStats::*number;  // the field of a number, null for a flag
+  bool HeadSinkStats::*flag;      // the field of a flag, null for a number
+
+  constexpr bool is_flag() const { return flag != nullptr; }
+};
+
+inline constexpr std::array kHeadStatistics = {
+#define SINKLAB_NUMBER_ENTRY(name, rows, value, reduction, column, in_files, doc)                                  \
+  HeadStatistic{#name, StatisticRows::rows, RowValue::value, Reduction::reduction, column, InFiles::in_files, doc, \
+                &HeadSinkStats::name, nullptr},
+#define SINKLAB_FLAG_ENTRY(name, rows, value, reduction, column, in_files, doc)                                    \
+  HeadStatistic{#name, StatisticRows::rows, RowValue::value, Reduction::reduction, column, InFiles::in_files, doc, \
+                nullptr, &HeadSinkStats::name},
+    SINKLAB_HEAD_STATISTICS(SINKLAB_NUMBER_ENTRY, SINKLAB_FLAG_ENTRY)
+#undef SINKLAB_NUMBER_ENTRY
+#undef SINKLAB_FLAG_ENTRY
+};
+
+// A flag has no null: it reads all rows, which every sample has, only a flag compares with eps, and
+// a flag must be in every run file (a missing one could only be read as a made-up false).
+constexpr bool flags_are_never_null() {
+  for (const HeadStatistic& s : kHeadStatistics) {
+    if (s.is_flag() != (s.reduction == Reduction::above_eps)) return false;
+    if (s.is_flag() && (s.rows != StatisticRows::all || s.in_files != InFiles::required)) return false;
+  }
+  return true;
+}
+static_assert(flags_are_never_null(), "a FLAG reduces above_eps over all rows and is required in files; a NUMBER does not use above_eps");
+
+}  // namespace sinklab

@@ -1,0 +1,68 @@
+#pragma once
+// Accumulates the per-(layer, head) statistics of stats/head_statistics.h over batches. Input is one
+// layer's post-normalizer probabilities A, one [T, T] row-major block per (sample, head) placed as an
+// AttentionBlockLayout says, with masked entries (k > i) equal to 0, plus one role byte per position
+// and sample (core/observe/position_roles.h) that says which keys are sinks and which rows are no-op
+// or active rows. Definitions: docs/analysis.md.
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/observe/attention_block_layout.h"
+#include "stats/head_statistics.h"
+
+namespace sinklab {
+
+// Raised for inputs the caller got wrong (bad shape arguments, unknown role bits, no data).
+class SinkStatisticsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Sums statistics over batches (for example the 1,000 evaluation inputs fed in chunks), then
+// finish() turns the sums into means. Cheap enough to run on every logged training batch.
+class SinkStatisticsAccumulator {
+ public:
+  // seq_len >= 3; eps is the sink-head threshold.
+  SinkStatisticsAccumulator(int layers, int heads, int seq_len, double eps);
+
+  // probs: [batch, heads, T, T] blocks placed as `layout` says (batch-major when omitted);
+  // roles: [batch, T] flags of core/observe/position_roles.h. A role byte with unknown bits, or
+  // flagged both no-op and active row, throws before anything is added.
+  void add(int layer, const float* probs, int batch, const uint8_t* roles);
+  void add(int layer, const float* probs, int batch, const uint8_t* roles, const AttentionBlockLayout& layout);
+
+  // Layer-major order (layer 0 head 0, layer 0 head 1, ...). A statistic whose rows never occurred
+  // is NaN. Throws when a layer received no samples.
+  std::vector<HeadSinkStats> finish() const;
+  void reset();
+
+  int layers() const { return layers_; }
+  int heads() const { return heads_; }
+  int seq_len() const { return seq_len_; }
+  double eps() const { return eps_; }
+  int64_t samples(int layer) const;  // samples added to this layer since the last reset
+
+ private:
+  struct Sums {  // one per (layer, head, statistic)
+    double sum = 0.0;       // mean: sum of the row values; sample means: sum of per-sample means
+    double minus = 0.0;     // non_sink_mass: the sink mass summed apart, subtracted at the end
+    double min = std::numeric_limits<double>::infinity();  // min: the smallest row value
+    int64_t count = 0;      // rows (or, for sample means, samples) summed
+  };
+  void check_roles(const uint8_t* roles, int batch) const;
+  int layers_, heads_, seq_len_;
+  double eps_;
+  std::vector<Sums> sums_;        // [layers, heads, kHeadStatistics.size()]
+  std::vector<int64_t> samples_;  // per layer
+};
+
+// alpha_0 of uniform causal attention: (1/T) * sum_{i=0..T-1} 1/(i+1) = H_T / T (0.2113 at T = 16).
+double uniform_causal_baseline(int seq_len);
+
+// Fraction of heads with sink_head set. Throws on an empty list (the rate is undefined).
+double sink_rate(const std::vector<HeadSinkStats>& heads);
+
+}  // namespace sinklab

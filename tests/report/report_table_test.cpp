@@ -1,0 +1,50 @@
+#include "report/report_table.h"
+
+#include <gtest/gtest.h>
+
+namespace sinklab {
+namespace {
+
+Table sample() {
+  Table t;
+  t.title = "Sample table";
+  t.header = {"variant", "value"};
+  t.rows = {{"a|b", "1.0 ± 0.1"}, {"long name, with comma", "2"}};
+  t.notes = {"eps = 0.3"};
+  return t;
+}
+
+TEST(ReportTable, MarkdownEscapesPipesAndKeepsNotes) {
+  const std::string md = sample().to_markdown();
+  EXPECT_NE(md.find("| variant | value |\n| --- | ---: |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a\\|b | 1.0 ± 0.1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("\neps = 0.3\n"), std::string::npos);
+}
+
+TEST(ReportTable, CsvQuotesOnlyWhenNeeded) {
+  const std::string csv = sample().to_csv();
+  EXPECT_EQ(csv, "variant,value\na|b,1.0 ± 0.1\n\"long name, with comma\",2\n");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(ReportTable, TextColumnsAlignWithMultibyteCharacters) {
+  Table t;
+  t.header = {"x", "y"};
+  t.rows = {{"±±", "1"}, {"abc", "2"}};
+  const std::string text = t.to_text();
+  // Column 1 is 3 characters wide plus two spaces: "±±" gets three pad spaces, "abc" two.
+  EXPECT_NE(text.find("±±   1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("abc  2\n"), std::string::npos) << text;
+}
+
+TEST(ReportTable, HtmlEscapesText) {
+  Table t;
+  t.header = {"<h>"};
+  t.rows = {{"a & b"}};
+  const std::string html = t.to_html();
+  EXPECT_NE(html.find("<th>&lt;h&gt;</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>a &amp; b</td>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sinklab

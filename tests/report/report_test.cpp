@@ -1,0 +1,369 @@
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "report/gnuplot_runner.h"
+#include "report/report_runs.h"
+#include "report/report_summary_tables.h"
+#include "tests/report/fake_run.h"
+#include "tests/support/test_dir.h"
+
+namespace sinklab {
+namespace {
+
+using sinklab::testing::FakeRunSpec;
+using sinklab::testing::fresh_test_dir;
+using sinklab::testing::read_text;
+using sinklab::testing::write_fake_run;
+using sinklab::testing::write_fake_sweep;
+using sinklab::testing::write_text;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+FakeRunSpec spec(const std::string& normalizer, int layers, int heads, uint64_t seed) {
+  FakeRunSpec s;
+  s.name = std::to_string(layers) + "x" + std::to_string(heads) + "_" + normalizer;
+  s.normalizer = normalizer;
+  s.layers = layers;
+  s.heads = heads;
+  s.seq_len = 16;
+  s.seed = seed;
+  return s;
+}
+
+// Injectable gnuplot stand-in: a shell script that records each script it is given.
+std::filesystem::path fake_gnuplot(const std::filesystem::path& dir, int exit_code) {
+  const auto path = dir / ("fake_gnuplot_" + std::to_string(exit_code));
+  write_text(path, "#!/bin/sh\necho \"$1\" >> \"" + (dir / "calls.txt").string() + "\"\necho 'line 3: some error' >&2\nexit " +
+                       std::to_string(exit_code) + "\n");
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(Report, RunReportWritesTablesScriptsAndPage) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 2, 2, 0));
+  std::ostringstream log;
+  ReportOptions options;
+  options.render = false;
+  options.log = &log;
+  write_run_report(dir / "run", options);
+
+  const auto out = dir / "run" / "report";
+  for (const char* f : {"summary.csv", "summary.md", "index.html"}) EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
+  for (const char* fig : {"attention_mean", "attention_std", "attention_sample0", "loss_vs_step", "bos_vs_step"}) {
+    EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".gp"))) << fig;
+    EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".dat"))) << fig;
+  }
+  const std::string md = read_text(out / "summary.md");
+  EXPECT_TRUE(contains(md, "| 2x2_softmax | 1/1 | 300 (n=1) |")) << md;
+  EXPECT_TRUE(contains(md, "L1H1 BOS@non-trigger")) << md;
+  EXPECT_TRUE(contains(md, "eps = 0.3; T = 16 (uniform-causal baseline alpha_0 = H_T/T = 0.2113)")) << md;
+  const std::string html = read_text(out / "index.html");
+  EXPECT_TRUE(contains(html, "src=\"figures/attention_mean.png\"")) << html;
+  EXPECT_TRUE(contains(html, "figures/bos_vs_step.svg"));
+  EXPECT_FALSE(contains(html, "http"));  // self-contained
+  const std::string csv = read_text(out / "summary.csv");
+  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse")) << csv;
+  EXPECT_TRUE(contains(csv, "L1H1_sink_score"));
+}
+
+TEST(Report, SingleHeadRunShowsMeanAndStdSideBySide) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("relu", 1, 1, 0));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = dir / "out", .gnuplot = "gnuplot", .render = false, .log = &log});
+  const std::string gp = read_text(dir / "out" / "figures" / "attention.gp");
+  EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
+  EXPECT_TRUE(contains(gp, "set cbrange [0:1]"));
+  EXPECT_TRUE(contains(gp, "set terminal pngcairo"));
+  EXPECT_TRUE(contains(gp, "set terminal svg"));
+}
+
+TEST(Report, SweepReportAggregatesSeedsAndListsFailedRuns) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir, "paper", {{"sm0", spec("softmax", 1, 1, 0)}, {"sm1", spec("softmax", 1, 1, 1)},
+                                  {"re0", spec("relu", 1, 1, 0)}, {"re1", spec("relu", 1, 1, 1)},
+                                  {"re2", spec("relu", 1, 1, 2)}});
+  write_text(dir / "runs" / "re1" / "summary.json", "{\"name\": \"1x1_relu\", ");  // corrupt
+  std::filesystem::remove(dir / "runs" / "re2" / "summary.json");              // crashed before the end
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+
+  const auto out = dir / "report";
+  const std::string md = read_text(out / "summary.md");
+  EXPECT_TRUE(contains(md, "| 1x1_softmax | 2/2 | 305 ± 64 |")) << md;  // steps 300, 310: t_{.975,1} * 5
+  EXPECT_TRUE(contains(md, "| 1x1_relu | 1/3 | 300 (n=1) |")) << md;
+  EXPECT_TRUE(contains(md, "### Failed runs")) << md;
+  EXPECT_TRUE(contains(md, "| re1 | 1x1_relu | 1 |")) << md;
+  EXPECT_TRUE(contains(md, "invalid JSON"));
+  EXPECT_TRUE(contains(log.str(), "run re2 failed:")) << log.str();
+  EXPECT_TRUE(contains(log.str(), "summary.json: cannot open"));
+
+  const std::string csv = read_text(out / "summary.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);  // header + 5 runs, failed included
+  EXPECT_TRUE(contains(csv, "re2,1x1_relu,2,failed,"));
+
+  const std::string html = read_text(out / "index.html");
+  for (const char* fig : {"attention_1x1_T16_mean", "attention_1x1_T16_std", "loss_vs_step", "bos_dots",
+                          "bos_vs_step_1x1_softmax", "bos_vs_step_1x1_relu"}) {
+    EXPECT_TRUE(contains(html, std::string("figures/") + fig + ".png")) << fig;
+    EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".gp"))) << fig;
+  }
+  EXPECT_TRUE(contains(html, "2 run(s) failed"));
+  // softmax and relu of the same shape share one heatmap figure, side by side.
+  const std::string gp = read_text(out / "figures" / "attention_1x1_T16_mean.gp");
+  EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
+  EXPECT_TRUE(contains(gp, "\"1x1_softmax\"") && contains(gp, "\"1x1_relu\""));
+
+  const std::string text = variant_table_text(dir);
+  EXPECT_TRUE(contains(text, "1x1_softmax  2/2")) << text;
+  EXPECT_TRUE(contains(text, "FAILED re1")) << text;
+}
+
+TEST(Report, RendersPngAndSvgWithGnuplotFromAnyDirectory) {
+  if (!find_executable("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = true, .log = &log});
+  const auto figs = dir / "run" / "report" / "figures";
+  for (const char* fig : {"attention", "loss_vs_step", "bos_vs_step"}) {
+    EXPECT_GT(std::filesystem::file_size(figs / (std::string(fig) + ".png")), 1000u) << fig << "\n" << log.str();
+    EXPECT_TRUE(contains(read_text(figs / (std::string(fig) + ".svg")), "<svg")) << fig;
+  }
+  EXPECT_EQ(log.str(), "");
+  // The scripts locate their data from their own path, not the working directory.
+  std::filesystem::remove(figs / "attention.png");
+  const std::string cmd = "cd '" + (dir / "run").string() + "' && gnuplot report/figures/attention.gp";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_TRUE(std::filesystem::exists(figs / "attention.png"));
+}
+
+TEST(Report, MissingGnuplotLeavesScriptsAndSaysHowToRenderOnce) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 2, 1, 0));
+  const auto empty_bin = dir / "empty_bin";
+  std::filesystem::create_directories(empty_bin);
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", empty_bin.c_str(), 1);
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = true, .log = &log});
+  ::setenv("PATH", old_path.c_str(), 1);
+
+  const auto figs = dir / "run" / "report" / "figures";
+  const std::string expected = "gnuplot not found: render with `gnuplot " + (figs / "*.gp").string() + "`\n";
+  EXPECT_EQ(log.str(), expected);  // exactly once, although there are five figures
+  EXPECT_TRUE(std::filesystem::exists(figs / "attention_mean.gp"));
+  EXPECT_TRUE(std::filesystem::exists(figs / "attention_mean.dat"));
+  EXPECT_FALSE(std::filesystem::exists(figs / "attention_mean.png"));
+  EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "index.html"), "gnuplot was not found"));
+}
+
+TEST(Report, InjectedGnuplotCommandRunsOncePerScriptAndFailuresAreReported) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 0).string(), .render = true, .log = &log});
+  const std::string calls = read_text(dir / "calls.txt");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // attention, loss, bos
+  EXPECT_TRUE(contains(calls, "attention.gp"));
+  EXPECT_EQ(log.str(), "");
+
+  std::ostringstream failing;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 3).string(), .render = true, .log = &failing});
+  EXPECT_TRUE(contains(failing.str(), "gnuplot failed on")) << failing.str();
+  EXPECT_TRUE(contains(failing.str(), "(exit 3)"));
+  EXPECT_TRUE(contains(failing.str(), "line 3: some error"));
+  EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "index.html"), "3 figure(s) failed to render"));
+}
+
+TEST(Report, BadDirectoriesAreNamed) {
+  const auto dir = fresh_test_dir();
+  try {
+    write_report(dir / "nope");
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "nope: not a directory")) << e.what();
+  }
+  try {
+    write_report(dir);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "neither a sweep directory")) << e.what();
+  }
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a", "seed": 0, "dir": "runs/a"}]})");
+  try {
+    write_sweep_report(dir);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].variant: missing field")) << e.what();
+  }
+  EXPECT_THROW(write_run_report(dir), ReportError);  // a sweep directory is not a run directory
+}
+
+TEST(Report, SweepRunWithoutASeedOverrideTakesTheSeedFromItsSummary) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "runs" / "a", spec("softmax", 1, 1, 7));
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a", "variant": "v", "seed": null, "dir": "runs/a"}]})");
+  const ReportRuns runs = load_sweep_dir(dir);
+  ASSERT_EQ(runs.runs.size(), 1u);
+  EXPECT_TRUE(runs.runs[0].ok());
+  EXPECT_EQ(runs.runs[0].seed, 7u);
+}
+
+TEST(Report, RunWithCorruptSummaryIsReportedNotFatal) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  write_text(dir / "run" / "summary.json", "[]");
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_TRUE(contains(log.str(), "run run failed:")) << log.str();
+  EXPECT_TRUE(contains(log.str(), "expected an object"));
+  const std::string md = read_text(dir / "run" / "report" / "summary.md");
+  EXPECT_TRUE(contains(md, "### Failed runs")) << md;
+  // Metrics and maps are still there, so their figures are still made.
+  EXPECT_TRUE(std::filesystem::exists(dir / "run" / "report" / "figures" / "loss_vs_step.gp"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "run" / "report" / "figures" / "attention.gp"));
+}
+
+
+FakeRunSpec diverged(FakeRunSpec s) {
+  s.diverged = true;
+  return s;
+}
+
+TEST(Report, DivergedRunsAreShownAndLeftOutOfEveryMean) {
+  const auto dir = fresh_test_dir();
+  // softmax: seeds 0 and 1 reach the stop rule, seed 2 diverges; relu: every seed diverges.
+  write_fake_sweep(dir, "paper", {{"sm0", spec("softmax", 1, 1, 0)}, {"sm1", spec("softmax", 1, 1, 1)},
+                                  {"sm2", diverged(spec("softmax", 1, 1, 2))}, {"re0", diverged(spec("relu", 1, 1, 0))},
+                                  {"re1", diverged(spec("relu", 1, 1, 1))}});
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto out = dir / "report";
+
+  const ReportRuns runs = load_sweep_dir(dir);
+  const auto variants = summarize_variants(runs);
+  ASSERT_EQ(variants.size(), 2u);
+  const VariantSummary& sm = variants[0];
+  EXPECT_EQ(sm.total, 3);
+  EXPECT_EQ(sm.ok, 2);
+  EXPECT_EQ(sm.diverged, 1);
+  EXPECT_EQ(sm.steps.n, 2);
+  EXPECT_DOUBLE_EQ(sm.steps.mean, 305.0);  // the ok seeds' 300 and 310 only
+  EXPECT_DOUBLE_EQ(sm.eval_mse.mean, 3e-7);
+  ASSERT_EQ(sm.heads.size(), 1u);
+  EXPECT_EQ(sm.heads.begin()->second.bos.n, 2);
+  EXPECT_EQ(variants[1].ok, 0);
+  EXPECT_EQ(variants[1].diverged, 2);
+
+  const std::string md = read_text(out / "summary.md");
+  EXPECT_TRUE(contains(md, "| 1x1_softmax | 2/3 (1 diverged) | 305 ± 64 |")) << md;
+  EXPECT_TRUE(contains(md, "| 1x1_relu | 0/2 (2 diverged) | all diverged | all diverged | all diverged |")) << md;
+  EXPECT_TRUE(contains(md, "| 2/2 seeds |")) << md;  // sink head in n of the seeds that did not diverge
+  EXPECT_FALSE(contains(md, "### Failed runs")) << md;  // diverged is not failed
+  EXPECT_FALSE(contains(md, "nan")) << md;
+
+  const std::string csv = read_text(out / "summary.csv");
+  EXPECT_TRUE(contains(csv, "sm2,1x1_softmax,2,diverged,300,non_finite,,,")) << csv;
+  EXPECT_TRUE(contains(csv, "loss is nan at step 300")) << csv;  // what went non-finite, in the error column
+  std::string csv_without_reason = csv;
+  for (auto at = csv_without_reason.find("loss is nan"); at != std::string::npos; at = csv_without_reason.find("loss is nan"))
+    csv_without_reason.erase(at, 11);
+  EXPECT_FALSE(contains(csv_without_reason, "nan")) << csv;
+
+  const std::string text = variant_table_text(runs);
+  EXPECT_TRUE(contains(text, "1x1_softmax  2/3 (1 diverged)")) << text;
+  EXPECT_TRUE(contains(text, "all diverged")) << text;
+  EXPECT_FALSE(contains(text, "nan")) << text;
+  EXPECT_FALSE(contains(text, "FAILED")) << text;
+
+  const std::string html = read_text(out / "index.html");
+  EXPECT_TRUE(contains(html, "3 run(s) diverged")) << html;
+  EXPECT_FALSE(contains(html, ">nan")) << html;
+  // Plots: the BOS dots hold the two ok softmax seeds only; no heatmap or loss curve of a diverged run.
+  const std::string dots = read_text(out / "figures" / "bos_dots.dat");
+  const auto dot_block = dots.substr(0, dots.find("\n\n\n"));
+  EXPECT_EQ(std::count(dot_block.begin(), dot_block.end(), '\n'), 3) << dots;  // 2 comment lines, then 2 dots
+  const std::string loss = read_text(out / "figures" / "loss_vs_step.dat");
+  EXPECT_FALSE(contains(loss, "1x1_relu")) << loss;
+  EXPECT_FALSE(contains(html, "bos_vs_step_1x1_relu")) << html;
+}
+
+TEST(Report, ReportFilesReplaceASymlinkInsteadOfWritingThroughIt) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  write_text(dir / "victim.txt", "keep me");
+  std::filesystem::create_directories(dir / "run" / "report");
+  std::filesystem::create_symlink(dir / "victim.txt", dir / "run" / "report" / "summary.md");
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_EQ(read_text(dir / "victim.txt"), "keep me");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir / "run" / "report" / "summary.md"));
+  EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "summary.md"), "2x1_softmax") ||
+              contains(read_text(dir / "run" / "report" / "summary.md"), "1x1_softmax"));
+}
+
+// The sweep's title heads the report as it is, with no "Sweep " in front (a sweep.yaml without
+// `name:` used to give "Sweep sweep"); a sweep.json without a title falls back to its name.
+TEST(Report, SweepReportIsTitledBySweepJsonTitleElseName) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir, "sweep", {{"sm0", spec("softmax", 1, 1, 0)}});
+  std::ostringstream log;
+  const ReportOptions options{.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log};
+  write_sweep_report(dir, options);
+  std::string md = read_text(dir / "report" / "summary.md");
+  EXPECT_EQ(md.rfind("# sweep\n", 0), 0u) << md;
+  EXPECT_FALSE(contains(md, "Sweep sweep")) << md;
+
+  nlohmann::json j = nlohmann::json::parse(read_text(dir / "sweep.json"));
+  j["title"] = "normalizers 1x1";
+  write_text(dir / "sweep.json", j.dump());
+  write_sweep_report(dir, options);
+  md = read_text(dir / "report" / "summary.md");
+  EXPECT_EQ(md.rfind("# normalizers 1x1\n", 0), 0u) << md;
+  EXPECT_TRUE(contains(read_text(dir / "report" / "index.html"), "<title>normalizers 1x1</title>"));
+
+  j["title"] = 3;
+  write_text(dir / "sweep.json", j.dump());
+  try {
+    write_sweep_report(dir, options);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "sweep.json: title: expected a string")) << e.what();
+  }
+}
+
+TEST(Report, MistypedSweepJsonFieldIsNamed) {
+  const auto dir = fresh_test_dir();
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": 7, "variant": "v", "seed": 0, "dir": "runs/a"}]})");
+  try {
+    write_sweep_report(dir);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].id: expected a string, got number 7")) << e.what();
+  }
+}
+
+
+TEST(Report, MapWhoseHeaderClaimsHugeShapeIsSkippedNotAllocated) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }";
+  dict.append(118 - dict.size(), ' ');
+  dict += '\n';  // 10 + 118 = 128 bytes of header
+  const std::string header = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(dict.size()) + '\0' + dict;
+  write_text(dir / "run" / "attention" / "layer0_head0_mean.npy", header + std::string(64, '\0'));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_TRUE(contains(log.str(), "skipped")) << log.str();
+  EXPECT_TRUE(contains(log.str(), "the shape needs more than the 16 float32 values the file holds")) << log.str();
+}
+
+}  // namespace
+}  // namespace sinklab
