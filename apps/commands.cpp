@@ -6,6 +6,7 @@ namespace sinklab::apps {
 void add_train_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -13,6 +14,7 @@ const std::vector<CommandRegistration>& commands() {
       {"train", add_train_command},
       {"compare", add_compare_command},
       {"report", add_report_command},
+      {"inspect", add_inspect_command},
   };
   return list;
 }

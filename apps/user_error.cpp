@@ -7,6 +7,7 @@
 #include "configs/config_error.h"
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
+#include "data/task.h"
 #include "run_files/run_summary.h"
 #include "train/checkpoint.h"
 #include "train/run_folder_lock.h"
@@ -18,7 +19,7 @@ int report_exception(const std::exception& e) {
                           dynamic_cast<const RunFileError*>(&e) || dynamic_cast<const std::invalid_argument*>(&e) ||
                           dynamic_cast<const std::filesystem::filesystem_error*>(&e) ||
                           dynamic_cast<const FileWriteError*>(&e) || dynamic_cast<const FileReadError*>(&e) ||
-                          dynamic_cast<const RunFolderBusy*>(&e);
+                          dynamic_cast<const RunFolderBusy*>(&e) || dynamic_cast<const TaskError*>(&e);
   std::fprintf(stderr, "sinklab: error: %s\n", e.what());
   return user_error ? 2 : 1;
 }

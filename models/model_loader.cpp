@@ -1,6 +1,7 @@
 #include "models/model_loader.h"
 
 #include <optional>
+#include <stdexcept>
 
 #include "configs/config_loader.h"
 #include "data/task_registry.h"
@@ -38,6 +39,9 @@ std::unique_ptr<Model> load_model(const std::filesystem::path& checkpoint, const
 }
 
 std::unique_ptr<Model> load_model(const std::filesystem::path& run) {
+  std::error_code ec;
+  if (!std::filesystem::exists(run, ec))
+    throw std::invalid_argument(run.string() + ": no such run folder or checkpoint file");
   const bool folder = std::filesystem::is_directory(run);
   std::filesystem::path dir = folder ? run : run.parent_path();
   if (dir.empty()) dir = ".";

@@ -1,0 +1,57 @@
+// `sinklab inspect`: a finished run's model loads outside training, lists its parameters by name, and
+// its re-evaluation equals the run's summary.json bit for bit (a vector task and a token task);
+// a missing run is one clear error with exit status 2.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/apps/cli_process.h"
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("sinklab_inspect_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(InspectCommand, ReEvaluatesAFinishedRunToTheSameBits) {
+  const std::string source = SINKLAB_SOURCE_DIR;
+  const struct {
+    const char* config;
+    const char* sets;
+    const char* parameter;
+  } runs[] = {
+      {"configs/paper/2x2_relu.yaml", "--set train.max_steps=40 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
+       "blocks.1.attn.w_o.weight"},
+      {"configs/tasks/copy.yaml", "--set train.max_steps=60 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
+       "embedding.weight"},
+  };
+  for (const auto& r : runs) {
+    SCOPED_TRACE(r.config);
+    const fs::path dir = fresh_dir("run");
+    const testing::CliResult trained =
+        testing::run_sinklab("train " + source + "/" + r.config + " " + r.sets + " --quiet --out " + dir.string());
+    ASSERT_EQ(trained.exit_code, 0) << trained.output;
+    const testing::CliResult inspected = testing::run_sinklab("inspect " + dir.string() + " --eval");
+    EXPECT_EQ(inspected.exit_code, 0) << inspected.output;
+    EXPECT_NE(inspected.output.find(r.parameter), std::string::npos) << inspected.output;
+    EXPECT_NE(inspected.output.find("equals summary.json bit for bit"), std::string::npos) << inspected.output;
+    fs::remove_all(dir);
+  }
+}
+
+TEST(InspectCommand, AMissingRunIsOneClearError) {
+  const testing::CliResult r = testing::run_sinklab("inspect /nonexistent/sinklab_run");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/nonexistent/sinklab_run: no such run folder or checkpoint file"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace sinklab
