@@ -83,8 +83,9 @@ std::vector<FieldSpec> fields_of(const PluginFamily& family) {
       }
     }
   }
-  for (const auto& [declared, owners] : keys) {
-    const OptionSpec spec = *declared;  // copied into the closures: the field outlives nothing it needs
+  for (const auto& key : keys) {
+    const OptionSpec spec = *key.first;  // copied into the closures: the field outlives nothing it needs
+    const std::vector<std::string> owners = key.second;
     FieldSpec f;
     f.path = family.section + "." + spec.key;
     f.type = spec.type_text();

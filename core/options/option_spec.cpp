@@ -111,7 +111,9 @@ int PluginOptions::choice_index(std::string_view key) const {
 }
 
 void check_option_values(const std::vector<OptionSpec>& specs, const OptionValues& values, std::string_view owner) {
-  for (const auto& [key, v] : values.all()) {
+  for (const auto& entry : values.all()) {
+    const std::string& key = entry.first;  // named, not a structured binding: clang 14 cannot capture those
+    const OptionValue& v = entry.second;
     const auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
     const std::string where = std::string(owner) + " option '" + key + "'";
     if (it == specs.end()) throw std::logic_error(where + " is not declared");
