@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -195,7 +196,12 @@ TEST_F(ModelLoader, AFolderWithoutACheckpointOrWithABrokenOneIsACheckpointError)
   }
   std::ofstream(run / "checkpoint.bin", std::ios::binary) << "SINKCKPT but not really a checkpoint";
   EXPECT_THROW(load_model(run), CheckpointError);
-  EXPECT_THROW(load_model(dir_ / "no_such_run"), ConfigError);
+  try {
+    load_model(dir_ / "no_such_run");
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_run: no such run folder or checkpoint file"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
