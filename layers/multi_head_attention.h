@@ -1,5 +1,5 @@
 #pragma once
-// Causal multi-head self-attention (architecture.md, layers/):
+// Causal multi-head self-attention (docs/design.md, layers):
 //   projections -> scores (scale: none, 1/sqrt(d_head) or 1/T) -> causal mask + normalizer per row
 //   -> weights x V -> heads concatenated -> W_O.
 // Heads are head-major [H, B, T, D]: Q/K/V come out of one product per projection batched over heads,

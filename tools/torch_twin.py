@@ -66,7 +66,7 @@ class Setup:
 
 
 def build(config):
-    """Model, task and optimizer settings of one named configuration (trigger-sinks.md s.3-4)."""
+    """Model, task and optimizer settings of one named configuration (configs/paper/*.yaml; the paper arXiv 2603.11487 s.3-4)."""
     if config == "medium":
         # A conventional pre-LN transformer driven by the same task through 16 -> 256 -> 16 projections;
         # its output is a fresh projection, not a residual stream, so it learns the "mean" target.

@@ -1,4 +1,4 @@
-"""The trigger-conditional task of the sink-necessity paper, batched on torch (spec: trigger-sinks.md s.2).
+"""The trigger-conditional task of the sink-necessity paper, batched on torch (docs/tasks.md; the paper arXiv 2603.11487 s.2).
 
 Per sequence, positions 0..L-1: position 0 is BOS (coordinate 0 = 1); one trigger at j (coordinate 1 = 1,
 plus content); every other position is ordinary (content, coordinate d-1 = 1). Content coordinates
