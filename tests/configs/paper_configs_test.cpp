@@ -9,6 +9,7 @@
 #include "data/task_registry.h"
 #include "data/trigger_conditional_task.h"
 #include "tests/configs/config_test_util.h"
+#include "tests/support/docs_embed.h"
 
 namespace sinklab {
 namespace {
@@ -127,17 +128,7 @@ TEST(ConfigFiles, OverridesApplyToALoadedFile) {
 }
 
 TEST(ConfigDocs, DocsEmbedTheCurrentKeyTable) {
-  std::ifstream in(kSource / "docs/config.md");
-  ASSERT_TRUE(in) << "docs/config.md is missing";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string table = config_reference_markdown();
-  if (text.str().find(table) == std::string::npos) {
-    const auto fresh = std::filesystem::path(SINKLAB_BINARY_DIR) / "config_reference.md";
-    std::ofstream(fresh) << table;
-    ADD_FAILURE() << "docs/config.md does not contain the current key table; paste " << fresh.string()
-                  << " into it";
-  }
+  testing::expect_docs_embed("docs/config.md", config_reference_markdown(), "config_reference.md");
 }
 
 }  // namespace

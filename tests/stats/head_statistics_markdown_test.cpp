@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stats/head_statistics.h"
+#include "tests/support/docs_embed.h"
 
 namespace sinklab {
 namespace {
@@ -20,17 +21,7 @@ TEST(HeadStatisticsDocs, OneLinePerStatistic) {
 }
 
 TEST(HeadStatisticsDocs, DocsEmbedTheCurrentTable) {
-  std::ifstream in(std::filesystem::path(SINKLAB_SOURCE_DIR) / "docs/analysis.md");
-  ASSERT_TRUE(in) << "docs/analysis.md is missing";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string table = head_statistics_markdown();
-  if (text.str().find(table) == std::string::npos) {
-    const auto fresh = std::filesystem::path(SINKLAB_BINARY_DIR) / "head_statistics.md";
-    std::ofstream(fresh) << table;
-    ADD_FAILURE() << "docs/analysis.md does not contain the current table of statistics; paste " << fresh.string()
-                  << " into it";
-  }
+  testing::expect_docs_embed("docs/analysis.md", head_statistics_markdown(), "head_statistics.md");
 }
 
 }  // namespace
