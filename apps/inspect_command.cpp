@@ -73,7 +73,7 @@ RunSummary evaluate(Model& model) {
   s.layers = c.model.layers;
   s.heads_per_layer = c.model.heads;
   s.seq_len = task->seq_len();
-  s.eval_trigger = -1;
+  s.eval_trigger = task->fixed_eval_row();
   s.sink_eps = c.analysis.sink_eps;
   s.uniform_baseline = uniform_causal_baseline(task->seq_len());
   s.heads = stats.finish();

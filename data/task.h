@@ -68,6 +68,10 @@ class Task {
   // so one call of 2n equals two calls of n. Allocates nothing.
   virtual void sample(int batch, Rng& rng, Split split, BatchView out) const = 0;
 
+  // The active row every evaluation sample shares, when the task fixes one (the trigger task's
+  // eval_trigger), else -1; run summaries and reports label attention maps with it.
+  virtual int fixed_eval_row() const { return -1; }
+
   int seq_len() const { return shape().seq_len; }
   int input_dim() const { return shape().input_dim; }
   int output_dim() const { return shape().output_dim; }

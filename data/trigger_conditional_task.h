@@ -42,6 +42,7 @@ class TriggerConditionalTask final : public Task {
 
   std::string_view name() const override { return "trigger_conditional"; }
   TaskShape shape() const override;
+  int fixed_eval_row() const override { return eval_trigger_; }
   void sample(int batch, Rng& rng, Split split, BatchView out) const override;
 
   int trigger_min() const { return trigger_min_; }

@@ -20,8 +20,10 @@ ModelShape model_shape_of(const RunConfig& config) {
   return {task.input_dim, task.output_dim, task.seq_len};
 }
 
-std::unique_ptr<Model> build_model(const RunConfig& config) {
-  auto model = std::make_unique<Model>(config, model_shape_of(config));
+std::unique_ptr<Model> build_model(const RunConfig& config) { return build_model(config, model_shape_of(config)); }
+
+std::unique_ptr<Model> build_model(const RunConfig& config, const ModelShape& shape) {
+  auto model = std::make_unique<Model>(config, shape);
   Rng init = seed_stream(config.seed, kInitStream);
   model->transformer().initialize(init);
   return model;

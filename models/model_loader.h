@@ -24,6 +24,8 @@ ModelShape model_shape_of(const RunConfig& config);
 
 // A freshly initialized model: stream kInitStream of config.seed, bit-identical to a new Trainer's.
 std::unique_ptr<Model> build_model(const RunConfig& config);
+// The same with the shape already known (the caller has built the task: no second task build).
+std::unique_ptr<Model> build_model(const RunConfig& config, const ModelShape& shape);
 
 // Replaces the model's parameters with a checkpoint's. Needs only the model-shaping hash to match
 // (keys such as train.max_steps, name, threads or analysis.* may differ), then every parameter by name

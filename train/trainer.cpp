@@ -39,7 +39,7 @@ std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? 
 Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
-      built_model_(build_model(config)),
+      built_model_(build_model(config, ModelShape{task_->input_dim(), task_->output_dim(), task_->seq_len()})),
       params_(built_model_->parameters()),
       model_(&built_model_->transformer()),
       data_rng_(seed_stream(config.seed, kDataStream)),
@@ -264,13 +264,7 @@ RunSummary Trainer::summary_of(const LoopState& state) const {
   s.layers = config_.model.layers;
   s.heads_per_layer = config_.model.heads;
   s.seq_len = task_->seq_len();
-  // The task's fixed evaluation trigger when it has one (the trigger task), else -1.
-  s.eval_trigger = -1;
-  if (const TaskRegistration* r = find_task(config_.task.name)) {
-    for (const auto& option : r->options)
-      if (option.key == "eval_trigger")
-        s.eval_trigger = static_cast<int>(PluginOptions(r->options, config_.task.options).integer("eval_trigger"));
-  }
+  s.eval_trigger = task_->fixed_eval_row();
   s.sink_eps = config_.analysis.sink_eps;
   s.uniform_baseline = uniform_causal_baseline(task_->seq_len());
   s.threads = config_.threads;
