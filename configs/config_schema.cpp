@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <climits>
+#include <stdexcept>
 
 #include "configs/closest_match.h"
 #include "configs/plugin_fields.h"
@@ -322,7 +323,14 @@ std::string_view parent_of(std::string_view path) {
 }  // namespace
 
 const std::vector<FieldSpec>& config_fields() {
-  static const std::vector<FieldSpec> fields = build_fields();
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> built = build_fields();
+    // A plug-in option named like a generic key (a task option `seq_len`) would be shadowed silently.
+    for (std::size_t i = 0; i < built.size(); ++i)
+      for (std::size_t j = i + 1; j < built.size(); ++j)
+        if (built[i].path == built[j].path) throw std::logic_error("config key " + built[i].path + " is declared twice");
+    return built;
+  }();
   return fields;
 }
 
