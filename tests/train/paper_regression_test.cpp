@@ -1,7 +1,7 @@
 // Pins the numbers of short runs of the paper configs (1x1 and 2x2, softmax and relu, one thread), so
 // that a refactoring that changes any bit of training, evaluation or the sink statistics fails here.
 // The expected values were produced by the code before the redesign for extension; they are exact
-// (bit-identical results are a promise: same config, seed and thread count).
+// (bit-identical results are a promise: same config, seed, thread count and build).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,10 +46,19 @@ TEST(PaperRegression, ShortRunsKeepTheirNumbersBitForBit) {
     const RunSummary s = run_short(p.config);
     ASSERT_FALSE(s.heads.empty());
     EXPECT_EQ(s.steps, 150);
+#ifdef NDEBUG
+    // The pinned bits are the Release build's (-march=native kernels): exact there.
     EXPECT_EQ(s.train_loss, p.train_loss);
     EXPECT_EQ(s.eval_mse, p.eval_mse);
     EXPECT_EQ(s.eval_max_abs_error, p.eval_max_abs_error);
     EXPECT_EQ(s.heads.back().bos_mass_nontrigger_mean, p.bos_mass_last_head);
+#else
+    // A Debug / sanitizer build runs other (non-vectorized) kernels: same numbers to rounding only.
+    EXPECT_NEAR(s.train_loss, p.train_loss, 1e-3 * p.train_loss);
+    EXPECT_NEAR(s.eval_mse, p.eval_mse, 1e-3 * p.eval_mse);
+    EXPECT_NEAR(s.eval_max_abs_error, p.eval_max_abs_error, 1e-2 * p.eval_max_abs_error);
+    EXPECT_NEAR(s.heads.back().bos_mass_nontrigger_mean, p.bos_mass_last_head, 1e-2 * p.bos_mass_last_head + 1e-6);
+#endif
   }
 }
 
