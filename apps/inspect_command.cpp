@@ -20,6 +20,7 @@
 #include "models/evaluation.h"
 #include "models/model_loader.h"
 #include "stats/sink_observer.h"
+#include "train/evaluation_summary.h"
 #include "train/head_table.h"
 
 namespace sinklab::apps {
@@ -60,24 +61,9 @@ RunSummary evaluate(Model& model) {
   options.attention_samples = c.analysis.eval_attention_samples;
   Graph graph;
   const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
-  RunSummary s;
-  s.name = c.name;
-  s.seed = c.seed;
+  RunSummary s = summary_of_run(c, *task);
   s.stop_reason = "inspect";
-  s.eval_mse = m.mse;
-  s.eval_max_abs_error = m.max_abs_error;
-  if (task->shape().loss == TaskLoss::cross_entropy) {
-    s.eval_loss = m.loss;
-    s.eval_accuracy = m.accuracy;
-  }
-  s.layers = c.model.layers;
-  s.heads_per_layer = c.model.heads;
-  s.seq_len = task->seq_len();
-  s.eval_trigger = task->fixed_eval_row();
-  s.sink_eps = c.analysis.sink_eps;
-  s.uniform_baseline = uniform_causal_baseline(task->seq_len());
-  s.heads = stats.finish();
-  s.sink_rate = sink_rate(s.heads);
+  add_evaluation(s, m, task->shape().loss, stats.finish());
   return s;
 }
 
@@ -87,6 +73,9 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 // checkpoint, which a finished run writes after its final evaluation).
 std::string compare_with_summary(const RunSummary& now, const RunSummary& recorded) {
   bool same = same_bits(now.eval_mse, recorded.eval_mse) && same_bits(now.eval_max_abs_error, recorded.eval_max_abs_error) &&
+              now.eval_loss.has_value() == recorded.eval_loss.has_value() &&
+              same_bits(now.eval_loss.value_or(0), recorded.eval_loss.value_or(0)) &&
+              same_bits(now.eval_accuracy.value_or(0), recorded.eval_accuracy.value_or(0)) &&
               now.heads.size() == recorded.heads.size();
   for (size_t i = 0; same && i < now.heads.size(); ++i)
     for (const HeadStatistic& stat : kHeadStatistics)

@@ -21,6 +21,7 @@
 #include "run_files/attention_map_files.h"
 #include "stats/sink_observer.h"
 #include "train/checkpoint.h"
+#include "train/evaluation_summary.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
@@ -256,18 +257,8 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
 }
 
 RunSummary Trainer::summary_of(const LoopState& state) const {
-  RunSummary s;
-  s.name = config_.name;
-  s.seed = config_.seed;
+  RunSummary s = summary_of_run(config_, *task_);
   s.steps = state.step;
-  s.normalizer = config_.model.attention.normalizer.name;
-  s.layers = config_.model.layers;
-  s.heads_per_layer = config_.model.heads;
-  s.seq_len = task_->seq_len();
-  s.eval_trigger = task_->fixed_eval_row();
-  s.sink_eps = config_.analysis.sink_eps;
-  s.uniform_baseline = uniform_causal_baseline(task_->seq_len());
-  s.threads = config_.threads;
   s.git_revision = git_revision();
   s.train_loss = state.loss;
   switch (state.stop) {
@@ -300,15 +291,7 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
                          " after step " + std::to_string(state.step);
   }
   RunSummary s = summary_of(state);
-  if (s.diverged()) return s;
-  s.eval_mse = eval.metrics.mse;
-  s.eval_max_abs_error = eval.metrics.max_abs_error;
-  if (objective_.shape().loss == TaskLoss::cross_entropy) {
-    s.eval_loss = eval.metrics.loss;
-    s.eval_accuracy = eval.metrics.accuracy;
-  }
-  s.sink_rate = sink_rate(eval.heads);
-  s.heads = eval.heads;
+  if (!s.diverged()) add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
   return s;
 }
 
