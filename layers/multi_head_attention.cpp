@@ -6,6 +6,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/layout_op.h"
 #include "core/ops/matmul_op.h"
+#include "layers/attention_row_facts.h"
 #include "layers/attention_weights.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "layers/rotary_embedding.h"
@@ -50,7 +51,7 @@ MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix
   add_child(w_k_);
   add_child(w_v_);
   add_child(w_o_);
-  if (normalizer_->params_per_head() > 0) normalizer_params_ = declare("normalizer", {spec.heads, normalizer_->params_per_head()});
+  if (normalizer_->params_per_head() > 0) normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
 }
 
 void MultiHeadAttention::initialize_own(Rng&) {
@@ -80,6 +81,16 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   if (observers_ && !observers_->empty()) {
     AttentionView view{layer_index_, B, H, T, weights.data(), observers_->any_wants_scores() ? scores.data() : nullptr,
                        AttentionBlockLayout::head_major(B, T)};
+    float* virtual_mass = g.scratch(static_cast<size_t>(H * B * T));
+    fill_virtual_mass(*normalizer_, scores.data(), weights.data(), head_params.defined() ? head_params.data() : nullptr,
+                      H, B, T, virtual_mass);
+    view.virtual_mass = virtual_mass;
+    if (observers_->any_wants_value_norms()) {
+      float* norms = g.scratch(static_cast<size_t>(2 * H * B * T));
+      fill_value_norms(v.data(), w_o_.weight().data(), H, B, T, D, C, norms, norms + H * B * T);
+      view.value_norms = norms;
+      view.value_norms_v = norms + H * B * T;
+    }
     observers_->notify(view);
   }
   const Tensor o = matmul(g, weights, v).reshape({H, B * T, D});  // [H, B*T, D]

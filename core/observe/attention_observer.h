@@ -16,9 +16,19 @@ struct AttentionView {
   const float* weights = nullptr;  // a [T, T] block per (batch item, head), masked entries 0
   const float* scores = nullptr;   // the same blocks of pre-normalizer logits (scaled), or null
   AttentionBlockLayout layout;     // where each block starts (the same for weights and scores)
+  // Per-row (per-key) facts, each [H, B, T] head-major (read with row_facts()), or null:
+  const float* virtual_mass = nullptr;   // mass row i sent to no key (layers/normalizers/normalizer.h
+                                         // RowMass; a key-bias slot; 1 - gate); null where undefined
+  const float* gate = nullptr;           // output gate of row i (mean over the head's channels), null
+                                         // without gated attention
+  const float* value_norms = nullptr;    // ||W_O^h W_V^h x_k|| of key k: what key k adds to the output
+                                         // per unit weight; only when an observer wants_value_norms()
+  const float* value_norms_v = nullptr;  // ||W_V^h x_k||, the same without W_O
 
   const float* weights_block(int64_t b, int64_t h) const { return layout.block(weights, b, h); }
   const float* scores_block(int64_t b, int64_t h) const { return layout.block(scores, b, h); }
+  // The T values of (sample b, head h) of one of the per-row arrays above.
+  const float* row_facts(const float* facts, int64_t b, int64_t h) const { return facts + (h * batch + b) * seq_len; }
 };
 
 class AttentionObserver {
@@ -27,6 +37,8 @@ class AttentionObserver {
   virtual void on_attention(const AttentionView& view) = 0;
   // Ask for the pre-normalizer scores as well.
   virtual bool wants_scores() const { return false; }
+  // Ask for AttentionView::value_norms (costs a [T, D] x [D, C] product per head and sample).
+  virtual bool wants_value_norms() const { return false; }
   // Called by whoever runs the model (training, evaluation) before a forward pass over `samples`
   // samples, with their position roles ([samples, T], core/observe/position_roles.h; caller-owned,
   // valid until the next call). Observers that need no roles ignore it.
@@ -60,6 +72,11 @@ class AttentionObservers {
   bool any_wants_scores() const {
     for (AttentionObserver* o : observers_)
       if (o->wants_scores()) return true;
+    return false;
+  }
+  bool any_wants_value_norms() const {
+    for (AttentionObserver* o : observers_)
+      if (o->wants_value_norms()) return true;
     return false;
   }
 

@@ -4,17 +4,20 @@
 // the rows and zero the masked keys.
 #include "layers/normalizers/normalizer_registration.h"
 #include "layers/normalizers/row_divisor.h"
+#include "layers/normalizers/row_normalizer.h"
 
 namespace sinklab {
 
-class Relu2Normalizer final : public Normalizer {
+class Relu2Normalizer final : public RowNormalizer<Relu2Normalizer> {
  public:
   explicit Relu2Normalizer(RowDivisor divisor) : divisor_(divisor) {}
   std::string_view name() const override { return "relu2"; }
-  void forward_row(const float* scores, float* probs, const RowSpec& row, const float* head_params,
-                   float* scratch) const override;
-  void backward_row(const float* scores, const float* probs, const float* dprobs, float* dscores, const RowSpec& row,
-                    const float* head_params, float* dhead_params, float* scratch) const override;
+  template <class Real>
+  void forward(const Real* scores, Real* probs, const RowSpec& row, const Real* params, Real* scratch) const;
+  template <class Real>
+  void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
+                const Real* params, Real* dparams, Real* scratch) const;
+  RowMass row_mass_kind() const override { return RowMass::unnormalized; }
 
  private:
   RowDivisor divisor_;

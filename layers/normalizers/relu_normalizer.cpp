@@ -1,6 +1,7 @@
 #include "layers/normalizers/relu_normalizer.h"
 
 #include <algorithm>
+#include <cmath>
 
 #if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
@@ -9,17 +10,25 @@
 namespace sinklab {
 
 // scores, probs: [visible]
-void ReluNormalizer::forward_row(const float* scores, float* probs, const RowSpec& row, const float*, float*) const {
-  const float inv = 1.0f / divisor_for(row);
-  for (int k = 0; k < row.visible; ++k) probs[k] = std::max(scores[k], 0.0f) * inv;
+template <class Real>
+void ReluNormalizer::forward(const Real* scores, Real* probs, const RowSpec& row, const Real*, Real*) const {
+  const Real inv = Real(1) / row_divisor<Real>(divisor_, row);
+  for (int k = 0; k < row.visible; ++k) probs[k] = std::max(scores[k], Real(0)) * inv;
 }
 
 // dscores += [s > 0] dprobs / c
-void ReluNormalizer::backward_row(const float* scores, const float*, const float* dprobs, float* dscores,
-                                  const RowSpec& row, const float*, float*, float*) const {
-  const float inv = 1.0f / divisor_for(row);
+template <class Real>
+void ReluNormalizer::backward(const Real* scores, const Real*, const Real* dprobs, Real* dscores, const RowSpec& row,
+                              const Real*, Real*, Real*) const {
+  const Real inv = Real(1) / row_divisor<Real>(divisor_, row);
   for (int k = 0; k < row.visible; ++k)
-    if (scores[k] > 0.0f) dscores[k] += dprobs[k] * inv;
+    if (scores[k] > Real(0)) dscores[k] += dprobs[k] * inv;
+}
+
+bool ReluNormalizer::near_kink(const double* scores, const RowSpec& row, const double*, double margin) const {
+  for (int k = 0; k < row.visible; ++k)
+    if (std::fabs(scores[k]) < margin) return true;
+  return false;
 }
 
 // Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
@@ -32,7 +41,7 @@ void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_le
   if (T <= block_lanes::kLanes) {
     const __mmask16 row_lanes = first_lanes(T);
     for (int i = 0; i < T; ++i) {
-      const __m512 inv = _mm512_set1_ps(1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr}));
+      const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
       const __m512 s = _mm512_maskz_loadu_ps(first_lanes(i + 1), scores + i * T);  // masked keys read as 0
       _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(_mm512_max_ps(s, _mm512_setzero_ps()), inv));
     }
@@ -51,7 +60,7 @@ void ReluNormalizer::backward_block(const float* scores, const float* probs, con
   const int T = seq_len;
   if (T <= block_lanes::kLanes) {
     for (int i = 0; i < T; ++i) {
-      const __m512 inv = _mm512_set1_ps(1.0f / divisor_for(RowSpec{i, i + 1, T, head, nullptr}));
+      const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
       const __mmask16 visible = first_lanes(i + 1);
       const __m512 s = _mm512_maskz_loadu_ps(visible, scores + i * T);
       const __mmask16 active = _mm512_mask_cmp_ps_mask(visible, s, _mm512_setzero_ps(), _CMP_GT_OQ);
@@ -71,5 +80,7 @@ NormalizerRegistration relu_normalizer_registration() {
             return std::make_unique<ReluNormalizer>(row_divisor_of(o));
           }};
 }
+
+SINKLAB_ROW_MATH(ReluNormalizer)
 
 }  // namespace sinklab

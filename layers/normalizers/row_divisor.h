@@ -17,14 +17,16 @@ enum class RowDivisor : uint8_t { visible_non_bos, visible, seq_len, none };
 const OptionSpec& row_divisor_option();
 RowDivisor row_divisor_of(const PluginOptions& options);
 
-inline float row_divisor(RowDivisor divisor, const RowSpec& row) {
+// From the row's position (RowSpec::query), not from the length of the row handed over.
+template <class Real>
+Real row_divisor(RowDivisor divisor, const RowSpec& row) {
   switch (divisor) {
-    case RowDivisor::visible_non_bos: return static_cast<float>(std::max(row.query, 1));
-    case RowDivisor::visible: return static_cast<float>(row.visible);
-    case RowDivisor::seq_len: return static_cast<float>(row.seq_len);
-    case RowDivisor::none: return 1.0f;
+    case RowDivisor::visible_non_bos: return static_cast<Real>(std::max(row.query, 1));
+    case RowDivisor::visible: return static_cast<Real>(row.query + 1);
+    case RowDivisor::seq_len: return static_cast<Real>(row.seq_len);
+    case RowDivisor::none: return Real(1);
   }
-  return 1.0f;
+  return Real(1);
 }
 
 }  // namespace sinklab

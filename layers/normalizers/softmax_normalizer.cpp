@@ -10,11 +10,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace sinklab {
 
-SoftmaxNormalizer::SoftmaxNormalizer(float temperature) : inv_temperature_(1.0f / temperature) {
-  if (!(temperature > 0.0f)) throw std::invalid_argument("softmax: temperature must be > 0");
+SoftmaxNormalizer::SoftmaxNormalizer(double temperature) : inv_temperature_(1.0 / temperature) {
+  if (!(temperature > 0.0)) throw std::invalid_argument("softmax: temperature must be > 0");
 }
 
 namespace {
@@ -48,32 +49,37 @@ void softmax_short_row(const float* scores, float* probs, int n, float inv_t) {
 }  // namespace
 
 // scores, probs: [visible]
-void SoftmaxNormalizer::forward_row(const float* scores, float* probs, const RowSpec& row, const float*, float*) const {
+template <class Real>
+void SoftmaxNormalizer::forward(const Real* scores, Real* probs, const RowSpec& row, const Real*, Real*) const {
   const int n = row.visible;
-  if (n <= kShortRow) {
-    softmax_short_row(scores, probs, n, inv_temperature_);
-    return;
+  const Real inv_t = static_cast<Real>(inv_temperature_);
+  if constexpr (std::is_same_v<Real, float>) {
+    if (n <= kShortRow) {
+      softmax_short_row(scores, probs, n, inv_t);
+      return;
+    }
   }
-  float m = scores[0];
+  Real m = scores[0];
   for (int k = 1; k < n; ++k) m = std::max(m, scores[k]);
-  float sum = 0.0f;
-  const float inv_t = inv_temperature_;
+  Real sum = 0;
 #pragma omp simd reduction(+ : sum)
   for (int k = 0; k < n; ++k) {
-    probs[k] = kernels::fast_exp((scores[k] - m) * inv_t);
+    probs[k] = row_exp((scores[k] - m) * inv_t);
     sum += probs[k];
   }
-  const float inv = 1.0f / sum;
+  const Real inv = Real(1) / sum;
   for (int k = 0; k < n; ++k) probs[k] *= inv;
 }
 
 // dscores += (p * (dp - <p, dp>)) / T
-void SoftmaxNormalizer::backward_row(const float*, const float* probs, const float* dprobs, float* dscores,
-                                     const RowSpec& row, const float*, float*, float*) const {
+template <class Real>
+void SoftmaxNormalizer::backward(const Real*, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
+                                 const Real*, Real*, Real*) const {
   const int n = row.visible;
-  float dot = 0.0f;
+  const Real inv_t = static_cast<Real>(inv_temperature_);
+  Real dot = 0;
   for (int k = 0; k < n; ++k) dot += probs[k] * dprobs[k];
-  for (int k = 0; k < n; ++k) dscores[k] += inv_temperature_ * probs[k] * (dprobs[k] - dot);
+  for (int k = 0; k < n; ++k) dscores[k] += inv_t * probs[k] * (dprobs[k] - dot);
 }
 
 // Blocks of T <= 16 keys (AVX-512): one causal row per register, no per-row call, masked keys stored
@@ -86,7 +92,7 @@ void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq
   const int T = seq_len;
   if (T <= kLanes) {
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
+    const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
     const __mmask16 row_lanes = first_lanes(T);
     // Three passes, so that no row waits on another's latency chain: shifted logits of every row,
     // one exp over the whole block (16 full registers), then each row's sum and scale.
@@ -117,7 +123,7 @@ void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, 
   using block_lanes::first_lanes;
   const int T = seq_len;
   if (T <= block_lanes::kLanes) {
-    const __m512 inv_t = _mm512_set1_ps(inv_temperature_);
+    const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
     for (int i = 0; i < T; ++i) {
       const __mmask16 visible = first_lanes(i + 1);
       const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
@@ -133,6 +139,8 @@ void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, 
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 
+SINKLAB_ROW_MATH(SoftmaxNormalizer)
+
 NormalizerRegistration softmax_normalizer_registration() {
   // 1 / temperature must be a normal float32 (logits are scaled by it in float32), with room left for
   // large logits; 1e-20 already makes the softmax an argmax.
@@ -141,7 +149,7 @@ NormalizerRegistration softmax_normalizer_registration() {
           {OptionSpec::number("temperature", 1.0, Bound::closed(kMinTemperature, kMaxTemperature),
                               "softmax of logits / temperature")},
           [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
-            return std::make_unique<SoftmaxNormalizer>(static_cast<float>(o.number("temperature")));
+            return std::make_unique<SoftmaxNormalizer>(o.number("temperature"));
           }};
 }
 

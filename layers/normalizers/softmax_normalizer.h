@@ -1,24 +1,27 @@
 #pragma once
 // softmax(s / T) over the visible keys, computed stably (the row max is subtracted).
 #include "layers/normalizers/normalizer_registration.h"
+#include "layers/normalizers/row_normalizer.h"
 
 namespace sinklab {
 
-class SoftmaxNormalizer final : public Normalizer {
+class SoftmaxNormalizer final : public RowNormalizer<SoftmaxNormalizer> {
  public:
-  explicit SoftmaxNormalizer(float temperature = 1.0f);
+  explicit SoftmaxNormalizer(double temperature = 1.0);
   std::string_view name() const override { return "softmax"; }
-  void forward_row(const float* scores, float* probs, const RowSpec& row, const float* head_params,
-                   float* scratch) const override;
-  void backward_row(const float* scores, const float* probs, const float* dprobs, float* dscores, const RowSpec& row,
-                    const float* head_params, float* dhead_params, float* scratch) const override;
+  template <class Real>
+  void forward(const Real* scores, Real* probs, const RowSpec& row, const Real* params, Real* scratch) const;
+  template <class Real>
+  void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
+                const Real* params, Real* dparams, Real* scratch) const;
+  RowMass row_mass_kind() const override { return RowMass::simplex; }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
                       int head, const float* head_params, float* dhead_params, float* scratch) const override;
 
  private:
-  float inv_temperature_;
+  double inv_temperature_;
 };
 
 NormalizerRegistration softmax_normalizer_registration();

@@ -21,6 +21,11 @@ struct GradcheckOptions {
   double atol = 2e-3;        // absolute floor
   uint64_t seed = 1234;      // projection R
   int max_checks_per_tensor = 256;  // larger tensors are checked on a random subset of elements
+  // Piecewise functions (relu-like normalizers inside a whole layer): an entry whose central
+  // differences at step and step/2 disagree beyond the tolerance has a kink within the step and is
+  // skipped; more than max_kink_share of the entries skipped fails the check.
+  bool skip_kinks = false;
+  double max_kink_share = 0.1;
 };
 
 struct Leaf {
