@@ -2,6 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "core/kernels/fast_exp.h"
+
+#if defined(__AVX512F__)
+#include "layers/normalizers/block_lanes.h"
+#endif
 #include <vector>
 
 namespace sinklab {
@@ -61,6 +68,80 @@ bool ClippedSoftmaxNormalizer::near_kink(const double* scores, const RowSpec& ro
     if (std::fabs(pre) < reach || std::fabs(pre - 1.0) < reach) return true;
   }
   return false;
+}
+
+#if defined(__AVX512F__)
+namespace {
+
+using block_lanes::first_lanes;
+using block_lanes::kLanes;
+
+// softmax of every causal row of a [T, T] block (T <= 16) into p [T, 16] (masked lanes 0), with one
+// exp loop over the whole block as softmax's block kernel.
+void block_softmax(const float* scores, int T, float* p) {
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int i = 0; i < T; ++i) {
+    const __m512 x = _mm512_mask_loadu_ps(minus_inf, first_lanes(i + 1), scores + i * T);
+    _mm512_store_ps(p + i * kLanes, _mm512_sub_ps(x, _mm512_set1_ps(_mm512_reduce_max_ps(x))));  // masked: -inf
+  }
+#pragma omp simd
+  for (int k = 0; k < T * kLanes; ++k) p[k] = kernels::fast_exp(p[k]);  // exp(-inf) = 0
+  for (int i = 0; i < T; ++i) {
+    const __m512 e = _mm512_load_ps(p + i * kLanes);
+    _mm512_store_ps(p + i * kLanes, _mm512_mul_ps(e, _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e))));
+  }
+}
+
+}  // namespace
+#endif
+
+// Blocks of T <= 16 keys (AVX-512). scores, probs: [T, T]
+void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
+                                             const float* head_params, float* scratch) const {
+#if defined(__AVX512F__)
+  const int T = seq_len;
+  if (T <= kLanes) {
+    alignas(64) float p[kLanes * kLanes];
+    block_softmax(scores, T, p);
+    const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    for (int i = 0; i < T; ++i) {
+      const __m512 pre = _mm512_fmadd_ps(stretch, _mm512_load_ps(p + i * kLanes), gamma);
+      const __m512 a = _mm512_min_ps(one, _mm512_max_ps(zero, pre));
+      _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_maskz_mov_ps(first_lanes(i + 1), a));
+    }
+    return;
+  }
+#endif
+  Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
+}
+
+// As backward() on every visible key. scores, probs, dprobs, dscores: [T, T]
+void ClippedSoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs,
+                                              float* dscores, int seq_len, int head, const float* head_params,
+                                              float* dhead_params, float* scratch) const {
+#if defined(__AVX512F__)
+  const int T = seq_len;
+  if (T <= kLanes) {
+    alignas(64) float p_block[kLanes * kLanes];
+    block_softmax(scores, T, p_block);
+    const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    for (int i = 0; i < T; ++i) {
+      const __mmask16 visible = first_lanes(i + 1);
+      const __m512 p = _mm512_load_ps(p_block + i * kLanes);
+      const __m512 pre = _mm512_fmadd_ps(stretch, p, gamma);
+      const __mmask16 passing = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(visible, pre, zero, _CMP_GT_OQ), pre,
+                                                        one, _CMP_LT_OQ);
+      const __m512 g = _mm512_maskz_mul_ps(passing, stretch, _mm512_maskz_loadu_ps(visible, dprobs + i * T));
+      const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, g)));
+      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(p, _mm512_sub_ps(g, dot), ds));
+    }
+    return;
+  }
+#endif
+  Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 
 SINKLAB_ROW_MATH(ClippedSoftmaxNormalizer)

@@ -20,6 +20,10 @@ class ClippedSoftmaxNormalizer final : public RowNormalizer<ClippedSoftmaxNormal
   bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
   int scratch_per_row(int row_length) const override { return row_length; }
   RowMass row_mass_kind() const override { return RowMass::deficit; }
+  void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
+                     float* scratch) const override;
+  void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
+                      int head, const float* head_params, float* dhead_params, float* scratch) const override;
 
  private:
   double gamma_, zeta_;

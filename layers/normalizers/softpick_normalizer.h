@@ -20,6 +20,10 @@ class SoftpickNormalizer final : public RowNormalizer<SoftpickNormalizer> {
                 const Real* params, Real* dparams, Real* scratch) const;
   bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
   RowMass row_mass_kind() const override { return RowMass::deficit; }
+  void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
+                     float* scratch) const override;
+  void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
+                      int head, const float* head_params, float* dhead_params, float* scratch) const override;
 
  private:
   double eps_;
