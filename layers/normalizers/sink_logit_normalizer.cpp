@@ -42,10 +42,10 @@ SINKLAB_ROW_MATH(SinkLogitNormalizer)
 
 NormalizerRegistration sink_logit_normalizer_registration() {
   return {"sink_logit", "softmax with a learned per-head sink logit S_h in the denominator (gpt-oss)",
-          {OptionSpec::number("init", 0.0, Bound::closed(-30.0, 30.0),
+          {OptionSpec::number("init_logit", 0.0, Bound::closed(-30.0, 30.0),
                               "initial S_h of every head (parameter <attn>.sink_logit)")},
           [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
-            return std::make_unique<SinkLogitNormalizer>(o.number("init"));
+            return std::make_unique<SinkLogitNormalizer>(o.number("init_logit"));
           }};
 }
 

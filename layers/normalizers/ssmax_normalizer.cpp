@@ -113,11 +113,11 @@ SINKLAB_ROW_MATH(SsmaxNormalizer)
 
 NormalizerRegistration ssmax_normalizer_registration() {
   return {"ssmax", "Scalable-Softmax: softmax(s_h ln(n_i) s), n_i = visible keys, s_h learned per head",
-          {OptionSpec::number("init", 0.43, Bound::closed(-100.0, 100.0),
+          {OptionSpec::number("init_scale", 0.43, Bound::closed(-100.0, 100.0),
                               "initial s_h of every head (parameter <attn>.ssmax_scale; 0.43 is the public "
                               "implementations' default)")},
           [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
-            return std::make_unique<SsmaxNormalizer>(o.number("init"));
+            return std::make_unique<SsmaxNormalizer>(o.number("init_scale"));
           }};
 }
 
