@@ -63,7 +63,7 @@ using block_lanes::first_lanes;
 using block_lanes::kLanes;
 
 // sigma(s + b) of every visible key of a [T, T] block (T <= 16) into sig [T, 16]; masked lanes hold
-// garbage-free values that callers mask out. Two passes so that one exp loop covers the whole block.
+// sigma(b), which callers mask out. Two passes so that one exp loop covers the whole block.
 void block_sigmoids(const float* scores, int T, float b, float* sig) {
   alignas(64) float x[kLanes * kLanes];
   const __m512 bias = _mm512_set1_ps(b);
