@@ -109,6 +109,12 @@ CASES = {
     "attn2x2_relu.bin": (lambda: models.AttnOnlyModel(2, 2, DIM, "relu", residual=True), init_attn_only),
     "block_prenorm.bin": (lambda: models.PreNormModel(2, DIM, n_heads=2, d_head=8, d_hidden=32), init_prenorm),
 }
+# The paper's 2x2 model with the zoo normalizers that have a virtual slot (softmax_n, sink_logit), a
+# learned per-head scale (ssmax) or exact zeros (softpick); per-head scalars drawn like every parameter.
+CASES.update({
+    f"attn2x2_{name}.bin": (lambda name=name: models.AttnOnlyModel(2, 2, DIM, name, residual=True), init_attn_only)
+    for name in models.SLOT_SCALE_PICK_NORMALIZERS
+})
 
 
 def summarize(path, tensors):

@@ -10,6 +10,9 @@ import torch
 from torch import nn
 
 NORMALIZERS = ("softmax", "relu")
+# Zoo normalizers with a virtual slot, a learned per-head scalar or exact zeros: zoo_probs() below.
+SLOT_SCALE_PICK_NORMALIZERS = ("softmax_n", "sink_logit", "ssmax", "softpick")
+NORMALIZERS += SLOT_SCALE_PICK_NORMALIZERS
 
 
 class CausalSelfAttention(nn.Module):
@@ -33,6 +36,7 @@ class CausalSelfAttention(nn.Module):
         self.w_o = nn.Linear(width, d_model, bias=bias)
         self.record_probs = False
         self.last_probs = None  # [B, H, T, T] when record_probs is set
+        add_head_scalars(self, normalizer, n_heads)
 
     def _split_heads(self, t):
         batch, seq, _ = t.shape
@@ -47,7 +51,9 @@ class CausalSelfAttention(nn.Module):
         if self.scale != 1.0:
             scores = scores * self.scale
         visible = torch.ones(seq, seq, dtype=torch.bool, device=x.device).tril()
-        if self.normalizer == "softmax":
+        if self.normalizer in SLOT_SCALE_PICK_NORMALIZERS:
+            probs = zoo_probs(self, scores, visible)
+        elif self.normalizer == "softmax":
             probs = scores.masked_fill(~visible, float("-inf")).softmax(dim=-1)
         else:
             count = torch.arange(seq, device=x.device, dtype=x.dtype).clamp(min=1).unsqueeze(-1)
@@ -56,6 +62,43 @@ class CausalSelfAttention(nn.Module):
             self.last_probs = probs.detach()
         out = torch.matmul(probs, v).transpose(1, 2).reshape(batch, seq, -1)
         return self.w_o(out)
+
+
+def add_head_scalars(attn, normalizer, n_heads):
+    """The learned per-head scalars, named as sinklab's `<attn>.<param_name>` [heads, 1]."""
+    if normalizer == "sink_logit":
+        attn.sink_logit = nn.Parameter(torch.zeros(n_heads, 1))
+    elif normalizer == "ssmax":
+        attn.ssmax_scale = nn.Parameter(torch.full((n_heads, 1), 0.43))
+
+
+def zoo_probs(attn, scores, visible):
+    """Attention weights [B, H, T, T] of the zoo normalizers with their default options.
+
+    softmax_n (n = 1): e^{s-m} / (e^{-m} + sum e^{s-m}), m = max(0, max s).
+    sink_logit: softmax over [S_h, s_0..s_i] with the slot's weight dropped.
+    ssmax: softmax(s_h ln(i + 1) s).
+    softpick (eps = 1e-8): u = e^{s-m} - e^{-m}, m = max s; relu(u) / (sum |u| + eps).
+    """
+    minus_inf = float("-inf")
+    masked = scores.masked_fill(~visible, minus_inf)
+    if attn.normalizer == "softmax_n":
+        m = masked.amax(dim=-1, keepdim=True).clamp(min=0.0)
+        e = torch.exp(masked - m)
+        return e / (torch.exp(-m) + e.sum(dim=-1, keepdim=True))
+    if attn.normalizer == "sink_logit":
+        batch, heads, seq, _ = scores.shape
+        sink = attn.sink_logit.view(1, heads, 1, 1).expand(batch, heads, seq, 1)
+        return torch.cat([sink, masked], dim=-1).softmax(dim=-1)[..., 1:]
+    if attn.normalizer == "ssmax":
+        seq = scores.shape[-1]
+        log_n = torch.log(torch.arange(1, seq + 1, device=scores.device, dtype=scores.dtype)).view(1, 1, seq, 1)
+        scale = attn.ssmax_scale.view(1, -1, 1, 1) * log_n
+        return (scale * scores).masked_fill(~visible, minus_inf).softmax(dim=-1)
+    # softpick
+    m = masked.amax(dim=-1, keepdim=True)
+    u = (torch.exp(masked - m) - torch.exp(-m)).masked_fill(~visible, 0.0)
+    return torch.relu(u) / (u.abs().sum(dim=-1, keepdim=True) + 1e-8)
 
 
 class AttnOnlyBlock(nn.Module):

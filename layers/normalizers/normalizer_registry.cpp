@@ -4,8 +4,15 @@
 #include <stdexcept>
 
 #include "layers/normalizers/relu2_normalizer.h"
+#include "layers/normalizers/clipped_softmax_normalizer.h"
 #include "layers/normalizers/relu_normalizer.h"
+#include "layers/normalizers/sigmoid_normalizer.h"
+#include "layers/normalizers/sink_logit_normalizer.h"
+#include "layers/normalizers/softmax_n_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
+#include "layers/normalizers/softpick_normalizer.h"
+#include "layers/normalizers/ssmax_normalizer.h"
+#include "layers/normalizers/stablemax_normalizer.h"
 
 namespace sinklab {
 
@@ -49,6 +56,13 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(softmax_normalizer_registration());
   registry.add(relu_normalizer_registration());
   registry.add(relu2_normalizer_registration());
+  registry.add(sigmoid_normalizer_registration());
+  registry.add(softmax_n_normalizer_registration());
+  registry.add(sink_logit_normalizer_registration());
+  registry.add(ssmax_normalizer_registration());
+  registry.add(stablemax_normalizer_registration());
+  registry.add(softpick_normalizer_registration());
+  registry.add(clipped_softmax_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

@@ -17,7 +17,9 @@ class Relu2Normalizer final : public RowNormalizer<Relu2Normalizer> {
   template <class Real>
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
-  RowMass row_mass_kind() const override { return RowMass::unnormalized; }
+  RowMass row_mass_kind() const override { return row_mass_of(divisor_); }
+  // Only row_sum has a kink: a row's last positive score crossing 0 takes the row from 1 to 0.
+  bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
 
  private:
   RowDivisor divisor_;

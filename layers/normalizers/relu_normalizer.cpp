@@ -12,14 +12,24 @@ namespace sinklab {
 // scores, probs: [visible]
 template <class Real>
 void ReluNormalizer::forward(const Real* scores, Real* probs, const RowSpec& row, const Real*, Real*) const {
+  if (divisor_ == RowDivisor::row_sum) {
+    row_sum_forward(scores, probs, row.visible, [](Real s) { return std::max(s, Real(0)); });
+    return;
+  }
   const Real inv = Real(1) / row_divisor<Real>(divisor_, row);
   for (int k = 0; k < row.visible; ++k) probs[k] = std::max(scores[k], Real(0)) * inv;
 }
 
-// dscores += [s > 0] dprobs / c
+// dscores += [s > 0] dprobs / c (row_sum: [s > 0] (dprobs - <a, dprobs>) / sum ReLU(s))
 template <class Real>
-void ReluNormalizer::backward(const Real* scores, const Real*, const Real* dprobs, Real* dscores, const RowSpec& row,
-                              const Real*, Real*, Real*) const {
+void ReluNormalizer::backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores,
+                              const RowSpec& row, const Real*, Real*, Real*) const {
+  if (divisor_ == RowDivisor::row_sum) {
+    row_sum_backward(
+        scores, probs, dprobs, dscores, row.visible, [](Real s) { return std::max(s, Real(0)); },
+        [](Real s) { return s > Real(0) ? Real(1) : Real(0); });
+    return;
+  }
   const Real inv = Real(1) / row_divisor<Real>(divisor_, row);
   for (int k = 0; k < row.visible; ++k)
     if (scores[k] > Real(0)) dscores[k] += dprobs[k] * inv;
@@ -31,14 +41,14 @@ bool ReluNormalizer::near_kink(const double* scores, const RowSpec& row, const d
   return false;
 }
 
-// Blocks of T <= 16 keys: one causal row per AVX-512 register, no per-row call, masked keys stored
+// Blocks of T <= 16 keys (positional divisors; row_sum rows go through the row calls): one causal row per AVX-512 register, no per-row call, masked keys stored
 // as zeros in the same write. scores, probs: [T, T]
 void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                    const float* head_params, float* scratch) const {
 #if defined(__AVX512F__)
   using block_lanes::first_lanes;
   const int T = seq_len;
-  if (T <= block_lanes::kLanes) {
+  if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
     const __mmask16 row_lanes = first_lanes(T);
     for (int i = 0; i < T; ++i) {
       const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
@@ -58,7 +68,7 @@ void ReluNormalizer::backward_block(const float* scores, const float* probs, con
 #if defined(__AVX512F__)
   using block_lanes::first_lanes;
   const int T = seq_len;
-  if (T <= block_lanes::kLanes) {
+  if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
     for (int i = 0; i < T; ++i) {
       const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
       const __mmask16 visible = first_lanes(i + 1);

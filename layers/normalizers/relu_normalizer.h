@@ -1,6 +1,6 @@
 #pragma once
-// ReLU attention without normalization: a_ik = ReLU(s_ik) / c_i, with the relu family's row divisor
-// c_i (layers/normalizers/row_divisor.h; the paper's is max(i, 1)).
+// ReLU attention: a_ik = ReLU(s_ik) / c_i, with the relu family's row divisor c_i
+// (layers/normalizers/row_divisor.h; the paper's is max(i, 1); row_sum puts rows on the simplex).
 #include "layers/normalizers/normalizer_registration.h"
 #include "layers/normalizers/row_divisor.h"
 #include "layers/normalizers/row_normalizer.h"
@@ -17,7 +17,7 @@ class ReluNormalizer final : public RowNormalizer<ReluNormalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
-  RowMass row_mass_kind() const override { return RowMass::unnormalized; }
+  RowMass row_mass_kind() const override { return row_mass_of(divisor_); }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,

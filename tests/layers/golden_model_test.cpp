@@ -155,5 +155,18 @@ INSTANTIATE_TEST_SUITE_P(PyTorch, GoldenModel,
                            return n.substr(0, n.find('.'));
                          });
 
+// The zoo normalizers with a virtual slot (softmax_n, sink_logit: the fixture holds
+// blocks.{l}.attn.sink_logit), a learned per-head scale (ssmax: blocks.{l}.attn.ssmax_scale) or exact
+// zeros (softpick), each with its default options, as tools/models.py writes them.
+INSTANTIATE_TEST_SUITE_P(PyTorchSlotScalePick, GoldenModel,
+                         ::testing::Values(Case{"attn2x2_softmax_n.bin", paper_model("softmax_n")},
+                                           Case{"attn2x2_sink_logit.bin", paper_model("sink_logit")},
+                                           Case{"attn2x2_ssmax.bin", paper_model("ssmax")},
+                                           Case{"attn2x2_softpick.bin", paper_model("softpick")}),
+                         [](const auto& info) {
+                           std::string n = info.param.file;
+                           return n.substr(0, n.find('.'));
+                         });
+
 }  // namespace
 }  // namespace sinklab

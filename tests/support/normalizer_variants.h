@@ -31,6 +31,21 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("relu_seq_len", "relu", {{"divisor", std::string("seq_len")}}),
       variant("relu_none", "relu", {{"divisor", std::string("none")}}),
       variant("relu2", "relu2"),
+      variant("relu_row_sum", "relu", {{"divisor", std::string("row_sum")}}),
+      variant("relu2_row_sum", "relu2", {{"divisor", std::string("row_sum")}}),
+      variant("sigmoid", "sigmoid"),  // divisor visible_non_bos
+      variant("sigmoid_neg_log_seq_len", "sigmoid",
+              {{"bias", std::string("neg_log_seq_len")}, {"divisor", std::string("none")}}),
+      variant("sigmoid_row_sum", "sigmoid", {{"divisor", std::string("row_sum")}}),
+      variant("softmax_n", "softmax_n"),  // n = 1: softmax1
+      variant("softmax_n_4", "softmax_n", {{"n", 4.0}}),
+      variant("sink_logit", "sink_logit"),
+      variant("ssmax", "ssmax"),
+      variant("stablemax", "stablemax"),
+      variant("softpick", "softpick"),
+      variant("softpick_eps0_01", "softpick", {{"eps", 0.01}}),
+      variant("clipped_softmax", "clipped_softmax"),  // gamma -0.03, zeta 1
+      variant("clipped_gamma0_zeta1003", "clipped_softmax", {{"gamma", 0.0}, {"zeta", 1.003}}),
   };
   return variants;
 }
