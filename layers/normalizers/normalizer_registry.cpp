@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "layers/normalizers/entmax15_normalizer.h"
 #include "layers/normalizers/relu2_normalizer.h"
 #include "layers/normalizers/relu_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
+#include "layers/normalizers/sparsemax_normalizer.h"
 
 namespace sinklab {
 
@@ -49,6 +51,8 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(softmax_normalizer_registration());
   registry.add(relu_normalizer_registration());
   registry.add(relu2_normalizer_registration());
+  registry.add(sparsemax_normalizer_registration());
+  registry.add(entmax15_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

@@ -31,6 +31,8 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("relu_seq_len", "relu", {{"divisor", std::string("seq_len")}}),
       variant("relu_none", "relu", {{"divisor", std::string("none")}}),
       variant("relu2", "relu2"),
+      variant("sparsemax", "sparsemax"),
+      variant("entmax15", "entmax15"),
   };
   return variants;
 }
