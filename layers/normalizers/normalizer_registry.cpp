@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "layers/normalizers/entmax15_normalizer.h"
+#include "layers/normalizers/gated_softmax_normalizer.h"
 #include "layers/normalizers/relu2_normalizer.h"
 #include "layers/normalizers/relu_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
@@ -53,6 +54,7 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(relu2_normalizer_registration());
   registry.add(sparsemax_normalizer_registration());
   registry.add(entmax15_normalizer_registration());
+  registry.add(gated_softmax_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

@@ -33,6 +33,8 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("relu2", "relu2"),
       variant("sparsemax", "sparsemax"),
       variant("entmax15", "entmax15"),
+      variant("gated_softmax_per_head", "gated_softmax", {{"gate", std::string("per_head")}}),
+      variant("gated_softmax_elementwise", "gated_softmax", {{"gate", std::string("elementwise")}}),
   };
   return variants;
 }
