@@ -232,6 +232,9 @@ std::vector<FieldSpec> build_fields() {
                            "`normalizer: relu` is short for `normalizer: {name: relu}`"));
   // Options of the normalizer plug-ins, from their registrations.
   for (auto& f : normalizer_option_fields()) t.push_back(std::move(f));
+  t.push_back(bool_field("model.attention.key_bias", [](RunConfig& c) -> bool& { return c.model.attention.key_bias; },
+                         "a learned key per head with value 0 (Gu et al.), attended by every query as an extra "
+                         "slot before BOS; works with any normalizer; not rotated by rope"));
 
   t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
                            "a registered task", "the task, by name"));

@@ -65,16 +65,140 @@ void backward_rows(const Node& n) {
       for (int p = 0; p < P; ++p) params.grad()[(hb / B) * P + p] += dparams_partial[hb * P + p];
 }
 
-}  // namespace
+// Rows with a leading slot never fit the [T, T] blocks, so they go through the row calls: each
+// (head, batch) block owns a row buffer of 4 rows of T + 1 values (scores, probs, dprobs, dscores
+// with the slot first) plus the normalizer's scratch for T + 1 keys. What the op keeps (offsets in
+// floats): [H*B, row_buffer] | [H*B, P] parameter gradients per block | [H, B, T] slot weights.
+struct SlotLayout {
+  int64_t row_buffer, params_offset, slot_offset, total;
+};
 
-Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer, const Tensor& head_params) {
+SlotLayout slot_layout(int64_t H, int64_t B, int64_t T, int scratch_len, int64_t P) {
+  SlotLayout l{4 * (T + 1) + scratch_len, 0, 0, 0};
+  l.params_offset = H * B * l.row_buffer;
+  l.slot_offset = l.params_offset + H * B * P;
+  l.total = l.slot_offset + H * B * T;
+  return l;
+}
+
+struct SlotWeightsSaved {
+  const Normalizer* normalizer;  // the caller's; it outlives the step
+  float* kept;                   // arena block laid out as SlotLayout says
+};
+
+// scores, probs, dprobs, dscores: [H, B, T, T]; slot logits and their gradient: [H, B, T]
+void backward_slot_rows(const Node& n) {
+  const Tensor& scores = n.inputs[0];
+  const Tensor& params = n.inputs[1];
+  const Tensor& slot = n.inputs[2];
+  const Tensor& probs = n.output;
+  const auto& payload = n.payload<SlotWeightsSaved>();
+  const Normalizer* norm = payload.normalizer;
+  const auto [H, B, T] = layout_of(scores);
+  const int P = norm->params_per_head();
+  const bool want_scores = scores.requires_grad(), want_slot = slot.requires_grad();
+  const bool want_params = P > 0 && params.requires_grad();
+  if (!want_scores && !want_slot && !want_params) return;
+  const SlotLayout saved = slot_layout(H, B, T, norm->scratch_per_row(static_cast<int>(T + 1)), P);
+  float* dparams_partial = payload.kept + saved.params_offset;
+  const float* slot_weights = payload.kept + saved.slot_offset;
+  if (want_params) std::fill_n(dparams_partial, B * H * P, 0.0f);
+
+#pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
+  for (int64_t hb = 0; hb < H * B; ++hb) {
+    const int h = static_cast<int>(hb / B);
+    float* s_row = payload.kept + hb * saved.row_buffer;  // [T + 1] each, slot first
+    float* p_row = s_row + (T + 1);
+    float* dp_row = p_row + (T + 1);
+    float* ds_row = dp_row + (T + 1);
+    float* row_scratch = ds_row + (T + 1);
+    for (int64_t i = 0; i < T; ++i) {
+      const int64_t at = (hb * T + i) * T, visible = i + 1;
+      s_row[0] = slot.data()[hb * T + i];
+      p_row[0] = slot_weights[hb * T + i];
+      dp_row[0] = 0.0f;  // the slot's value is 0: its weight reaches no output
+      std::copy_n(scores.data() + at, visible, s_row + 1);
+      std::copy_n(probs.data() + at, visible, p_row + 1);
+      std::copy_n(probs.grad() + at, visible, dp_row + 1);
+      std::fill_n(ds_row, visible + 1, 0.0f);
+      const RowSpec spec{static_cast<int>(i), static_cast<int>(visible + 1), static_cast<int>(T), h};
+      norm->backward_row(s_row, p_row, dp_row, ds_row, spec, P > 0 ? params.data() + h * P : nullptr,
+                         want_params ? dparams_partial + hb * P : nullptr, row_scratch);
+      if (want_slot) slot.grad()[hb * T + i] += ds_row[0];
+      if (want_scores)
+        for (int64_t k = 0; k < visible; ++k) scores.grad()[at + k] += ds_row[k + 1];
+    }
+  }
+  if (want_params)
+    for (int64_t hb = 0; hb < H * B; ++hb)
+      for (int p = 0; p < P; ++p) params.grad()[(hb / B) * P + p] += dparams_partial[hb * P + p];
+}
+
+void check_scores(const Tensor& scores) {
   if (scores.rank() != 4 || scores.dim(2) != scores.dim(3) || !scores.is_contiguous())
     throw std::invalid_argument("attention_weights: scores must be contiguous [H, B, T, T], got " + scores.shape().str());
-  const auto [H, B, T] = layout_of(scores);
+}
+
+void check_head_params(const Normalizer& normalizer, const Tensor& head_params, int64_t H) {
   const int P = normalizer.params_per_head();
   if (P > 0 && (!head_params.defined() || head_params.numel() != H * P))
     throw std::invalid_argument("attention_weights: normalizer '" + std::string(normalizer.name()) + "' needs [" +
                                 std::to_string(H) + ", " + std::to_string(P) + "] head parameters");
+}
+
+}  // namespace
+
+SlotAttentionWeights attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer,
+                                       const Tensor& head_params, const Tensor& slot_logits) {
+  if (!slot_logits.defined()) return {attention_weights(g, scores, normalizer, head_params), nullptr};
+  check_scores(scores);
+  const auto [H, B, T] = layout_of(scores);
+  check_head_params(normalizer, head_params, H);
+  if (slot_logits.numel() != H * B * T || !slot_logits.is_contiguous())
+    throw std::invalid_argument("attention_weights: slot logits must be contiguous [" + std::to_string(H) + ", " +
+                                std::to_string(B) + ", " + std::to_string(T) + "], got " + slot_logits.shape().str());
+  const int P = normalizer.params_per_head();
+  const bool track = g.needs_grad({scores, head_params, slot_logits});
+  Tensor probs = g.new_tensor(scores.shape(), track);
+  const SlotLayout saved = slot_layout(H, B, T, normalizer.scratch_per_row(static_cast<int>(T + 1)), P);
+  float* kept = g.scratch(static_cast<size_t>(saved.total));
+  float* slot_weights = kept + saved.slot_offset;
+
+#pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
+  for (int64_t hb = 0; hb < H * B; ++hb) {
+    const int h = static_cast<int>(hb / B);
+    float* s_row = kept + hb * saved.row_buffer;  // [T + 1] each, slot first
+    float* p_row = s_row + (T + 1);
+    float* row_scratch = s_row + 4 * (T + 1);
+    for (int64_t i = 0; i < T; ++i) {
+      const int64_t at = (hb * T + i) * T, visible = i + 1;
+      s_row[0] = slot_logits.data()[hb * T + i];
+      std::copy_n(scores.data() + at, visible, s_row + 1);
+      const RowSpec spec{static_cast<int>(i), static_cast<int>(visible + 1), static_cast<int>(T), h};
+      normalizer.forward_row(s_row, p_row, spec, P > 0 ? head_params.data() + h * P : nullptr, row_scratch);
+      slot_weights[hb * T + i] = p_row[0];
+      std::copy_n(p_row + 1, visible, probs.data() + at);
+      std::fill(probs.data() + at + visible, probs.data() + at + T, 0.0f);
+    }
+  }
+
+  if (track) {
+    Node n;
+    n.backward = backward_slot_rows;
+    n.op = "attention_weights_with_slot";
+    n.inputs = {scores, head_params, slot_logits};
+    n.output = probs;
+    n.set_payload(SlotWeightsSaved{&normalizer, kept});
+    g.record(n);
+  }
+  return {probs, slot_weights};
+}
+
+Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer, const Tensor& head_params) {
+  check_scores(scores);
+  const auto [H, B, T] = layout_of(scores);
+  check_head_params(normalizer, head_params, H);
+  const int P = normalizer.params_per_head();
   const bool track = g.needs_grad({scores, head_params});
   Tensor probs = g.new_tensor(scores.shape(), track);
   // Without a recorded node nothing is kept for backward; the dscores sink is only needed when

@@ -62,6 +62,7 @@ struct AttentionConfig {
   ScaleKind scale = ScaleKind::none;
   double temperature = 1.0;  // logits are divided by it when scale == temperature
   NormalizerConfig normalizer;
+  bool key_bias = false;  // a learned key per head with value 0 (layers/key_bias_token.h)
   bool operator==(const AttentionConfig&) const = default;
 };
 

@@ -6,6 +6,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/layout_op.h"
 #include "core/ops/matmul_op.h"
+#include "core/ops/unary.h"
 #include "layers/attention_row_facts.h"
 #include "layers/attention_weights.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -52,6 +53,15 @@ MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix
   add_child(w_v_);
   add_child(w_o_);
   if (normalizer_->params_per_head() > 0) normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
+  if (normalizer_->output_gate() != OutputGate::none) {
+    const int gates = spec.heads * (normalizer_->output_gate() == OutputGate::elementwise ? spec.head_dim : 1);
+    gate_ = std::make_unique<Linear>(store, child_prefix("gate"), spec.d_model, gates, spec.bias, init);
+    add_child(*gate_);
+  }
+  if (spec.config.key_bias) {
+    key_bias_ = std::make_unique<KeyBiasToken>(store, this->prefix(), spec.heads, spec.head_dim, spec.d_model, init);
+    add_child(*key_bias_);
+  }
 }
 
 void MultiHeadAttention::initialize_own(Rng&) {
@@ -77,13 +87,28 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   }
   const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
-  const Tensor weights = attention_weights(g, scores, *normalizer_, head_params);  // [H, B, T, T]
+  const Tensor slot_logits = key_bias_ ? key_bias_->logits(g, q, scale_) : Tensor();  // [H, B, T]
+  const SlotAttentionWeights attention = attention_weights(g, scores, *normalizer_, head_params, slot_logits);
+  const Tensor& weights = attention.weights;  // [H, B, T, T]
+  // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
+  const Tensor gate = gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_->out_features() / H)) : Tensor();
   if (observers_ && !observers_->empty()) {
     AttentionView view{layer_index_, B, H, T, weights.data(), observers_->any_wants_scores() ? scores.data() : nullptr,
                        AttentionBlockLayout::head_major(B, T)};
+    const float* params = head_params.defined() ? head_params.data() : nullptr;
     float* virtual_mass = g.scratch(static_cast<size_t>(H * B * T));
-    fill_virtual_mass(*normalizer_, scores.data(), weights.data(), head_params.defined() ? head_params.data() : nullptr,
-                      H, B, T, virtual_mass);
+    if (key_bias_)
+      fill_virtual_mass_with_slot(*normalizer_, scores.data(), slot_logits.data(), weights.data(),
+                                  attention.slot_weights, params, H, B, T, g.scratch(static_cast<size_t>(2 * (T + 1))),
+                                  virtual_mass);
+    else
+      fill_virtual_mass(*normalizer_, scores.data(), weights.data(), params, H, B, T, virtual_mass);
+    if (gate_) {
+      float* mean_gate = g.scratch(static_cast<size_t>(H * B * T));
+      fill_mean_gate(gate.data(), H, B * T, gate.dim(2), mean_gate);
+      for (int64_t row = 0; row < H * B * T; ++row) virtual_mass[row] = 1.0f - mean_gate[row] * (1.0f - virtual_mass[row]);
+      view.gate = mean_gate;
+    }
     view.virtual_mass = virtual_mass;
     if (observers_->any_wants_value_norms()) {
       float* norms = g.scratch(static_cast<size_t>(2 * H * B * T));
@@ -93,7 +118,8 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
     }
     observers_->notify(view);
   }
-  const Tensor o = matmul(g, weights, v).reshape({H, B * T, D});  // [H, B*T, D]
+  Tensor o = matmul(g, weights, v).reshape({H, B * T, D});  // [H, B*T, D]
+  if (gate_) o = mul(g, o, gate);
   // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
   const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
   Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [B*T, C]

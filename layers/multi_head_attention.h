@@ -1,15 +1,26 @@
 #pragma once
 // Causal multi-head self-attention (docs/design.md, layers):
 //   projections -> scores (scale: none, 1/sqrt(d_head) or 1/T) -> causal mask + normalizer per row
-//   -> weights x V -> heads concatenated -> W_O.
+//   -> weights x V -> (output gate) -> heads concatenated -> W_O.
+// Options beyond the normalizer's rows:
+// - gated attention (the normalizer's output_gate(), e.g. gated_softmax): g = sigmoid(x W_g^T) per
+//   query from the attention input x, one per head ([H, d_model], per_head) or per channel
+//   ([H*D, d_model], elementwise), parameter <attn>.gate.weight (PyTorch Linear layout, a bias with
+//   model.bias); each head's output is multiplied by its gate before W_O;
+// - the key-bias token (model.attention.key_bias, layers/key_bias_token.h): a learned key per head
+//   with value 0, normalized as a leading slot of every row.
+// Observers see the gate (mean over a head's channels) and the virtual mass of each row:
+// 1 - gate * (1 - v), v the row's own virtual mass (the key-bias slot's weight, plus the
+// normalizer's virtual_mass()).
 // Heads are head-major [H, B, T, D]: Q/K/V come out of one product per projection batched over heads,
 // and W_O sums over heads, so no step copies heads around. Head width is d_model/H (split), d_model
 // (full, the paper's) or fixed.
 #include <memory>
 
 #include "core/observe/attention_observer.h"
-#include "layers/model_config.h"
+#include "layers/key_bias_token.h"
 #include "layers/linear.h"
+#include "layers/model_config.h"
 #include "layers/normalizers/normalizer.h"
 
 namespace sinklab {
@@ -44,6 +55,9 @@ class MultiHeadAttention : public Module {
   float scale_;
   Linear w_q_, w_k_, w_v_, w_o_;
   ParameterStore::Id normalizer_params_ = -1;  // [H, P] when the normalizer learns per-head scalars
+  // Declared (and initialized) after W_O, so turning them on leaves the other parameters' init alone.
+  std::unique_ptr<Linear> gate_;               // W_g [H or H*D, d_model] with an output gate
+  std::unique_ptr<KeyBiasToken> key_bias_;     // with model.attention.key_bias
 };
 
 }  // namespace sinklab

@@ -116,6 +116,15 @@ CASES.update({
     for name in models.SLOT_SCALE_PICK_NORMALIZERS
 })
 
+# sparsemax, entmax15, gated attention (one gate per head) and the key-bias token with softmax rows.
+CASES.update({
+    "attn2x2_sparsemax.bin": (lambda: models.ZooAttnOnlyModel(2, 2, DIM, "sparsemax"), init_attn_only),
+    "attn2x2_entmax15.bin": (lambda: models.ZooAttnOnlyModel(2, 2, DIM, "entmax15"), init_attn_only),
+    "attn2x2_gated_softmax.bin": (lambda: models.ZooAttnOnlyModel(2, 2, DIM, "gated_softmax"), init_attn_only),
+    "attn2x2_key_bias.bin": (lambda: models.ZooAttnOnlyModel(2, 2, DIM, "softmax", key_bias=True),
+                             init_attn_only),
+})
+
 
 def summarize(path, tensors):
     t = dict(tensors)

@@ -184,3 +184,120 @@ class PreNormModel(nn.Module):
 def attention_modules(model):
     """The attention modules in layer order (for recording probs)."""
     return [block.attn for block in model.blocks]
+
+
+# --- sparsemax, entmax15, gated attention and the key-bias token --------------------------------
+# Row-by-row attention for normalizers that need a sort per row, with the two attention options that
+# change more than the rows: an output gate (gated_softmax) and the key-bias token (key_bias).
+
+ZOO_NORMALIZERS = ("softmax", "sparsemax", "entmax15", "gated_softmax")
+
+
+def sparsemax_row(s):
+    """max(s - tau, 0) over the last dim, tau = (sum of the top k* - 1) / k*; autograd through tau."""
+    z, _ = torch.sort(s, dim=-1, descending=True)
+    k = torch.arange(1, s.shape[-1] + 1, dtype=s.dtype, device=s.device)
+    cumulative = z.cumsum(dim=-1)
+    support = (1 + k * z > cumulative).sum(dim=-1, keepdim=True)
+    tau = (cumulative.gather(-1, support - 1) - 1) / support.to(s.dtype)
+    return torch.clamp(s - tau, min=0)
+
+
+def entmax15_row(s):
+    """max(z - tau, 0)^2 with z = (s - max s) / 2, tau by the sorted closed form (Peters et al. 2019)."""
+    z = (s - s.max(dim=-1, keepdim=True).values) / 2
+    zs, _ = torch.sort(z, dim=-1, descending=True)
+    k = torch.arange(1, s.shape[-1] + 1, dtype=s.dtype, device=s.device)
+    mean = zs.cumsum(dim=-1) / k
+    mean_sq = (zs ** 2).cumsum(dim=-1) / k
+    delta = (1 - k * (mean_sq - mean ** 2)) / k
+    tau = mean - torch.sqrt(torch.clamp(delta, min=0))
+    support = (tau <= zs).sum(dim=-1, keepdim=True)
+    return torch.clamp(z - tau.gather(-1, support - 1), min=0) ** 2
+
+
+def zoo_row(normalizer, s):
+    if normalizer == "sparsemax":
+        return sparsemax_row(s)
+    if normalizer == "entmax15":
+        return entmax15_row(s)
+    return s.softmax(dim=-1)  # softmax, gated_softmax
+
+
+class ZooSelfAttention(nn.Module):
+    """Causal attention whose rows are normalized one at a time over the visible keys k <= i.
+
+    gated_softmax: softmax rows; each head's output times sigmoid(x W_g^T) before w_o, W_g = `gate`
+                   [n_heads, d_model] (one gate per head and query).
+    key_bias:      a learned key k*_h per head (`key_bias` [n_heads, d_head]) with value 0: row i is
+                   normalized as [scale * q_i . k*_h, s_i0 .. s_ii]; probs are the weights on real keys.
+    """
+
+    def __init__(self, d_model, n_heads, d_head, normalizer, scale, bias, key_bias=False):
+        super().__init__()
+        if normalizer not in ZOO_NORMALIZERS:
+            raise ValueError(f"unknown normalizer {normalizer!r}; expected one of {ZOO_NORMALIZERS}")
+        self.n_heads, self.d_head = n_heads, d_head
+        self.normalizer, self.scale = normalizer, scale
+        width = n_heads * d_head
+        self.w_q = nn.Linear(d_model, width, bias=bias)
+        self.w_k = nn.Linear(d_model, width, bias=bias)
+        self.w_v = nn.Linear(d_model, width, bias=bias)
+        self.w_o = nn.Linear(width, d_model, bias=bias)
+        self.gate = nn.Linear(d_model, n_heads, bias=bias) if normalizer == "gated_softmax" else None
+        self.key_bias = nn.Parameter(torch.zeros(n_heads, d_head)) if key_bias else None
+        self.record_probs = False
+        self.last_probs = None  # [B, H, T, T] when record_probs is set
+
+    def _split_heads(self, t):
+        batch, seq, _ = t.shape
+        return t.view(batch, seq, self.n_heads, self.d_head).transpose(1, 2)
+
+    def forward(self, x):
+        batch, seq, _ = x.shape
+        q = self._split_heads(self.w_q(x))
+        k = self._split_heads(self.w_k(x))
+        v = self._split_heads(self.w_v(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        slot = None
+        if self.key_bias is not None:
+            slot = torch.einsum("bhtd,hd->bht", q, self.key_bias) * self.scale
+        rows = []
+        for i in range(seq):
+            row = scores[..., i, :i + 1]
+            if slot is not None:
+                row = torch.cat([slot[..., i:i + 1], row], dim=-1)
+            a = zoo_row(self.normalizer, row)
+            if slot is not None:
+                a = a[..., 1:]  # the slot's value is 0: its weight reaches no output
+            rows.append(nn.functional.pad(a, (0, seq - i - 1)))
+        probs = torch.stack(rows, dim=-2)
+        if self.record_probs:
+            self.last_probs = probs.detach()
+        heads = torch.matmul(probs, v)  # [B, H, T, D]
+        if self.gate is not None:
+            heads = heads * torch.sigmoid(self.gate(x)).transpose(1, 2).unsqueeze(-1)
+        return self.w_o(heads.transpose(1, 2).reshape(batch, seq, -1))
+
+
+class ZooAttnOnlyBlock(nn.Module):
+    def __init__(self, d_model, n_heads, normalizer, key_bias):
+        super().__init__()
+        self.attn = ZooSelfAttention(d_model, n_heads, d_model, normalizer, 1.0, bias=False, key_bias=key_bias)
+
+    def forward(self, x):
+        return self.attn(x)
+
+
+class ZooAttnOnlyModel(nn.Module):
+    """The paper's residual attention-only model (AttnOnlyModel) with a ZooSelfAttention per layer."""
+
+    def __init__(self, n_layers, n_heads, d_model, normalizer, key_bias=False):
+        super().__init__()
+        self.blocks = nn.ModuleList(ZooAttnOnlyBlock(d_model, n_heads, normalizer, key_bias)
+                                    for _ in range(n_layers))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = x + block(x)
+        return x

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "layers/normalizers/relu2_normalizer.h"
 #include "layers/normalizers/clipped_softmax_normalizer.h"
+#include "layers/normalizers/entmax15_normalizer.h"
+#include "layers/normalizers/gated_softmax_normalizer.h"
+#include "layers/normalizers/relu2_normalizer.h"
 #include "layers/normalizers/relu_normalizer.h"
 #include "layers/normalizers/sigmoid_normalizer.h"
 #include "layers/normalizers/sink_logit_normalizer.h"
 #include "layers/normalizers/softmax_n_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
 #include "layers/normalizers/softpick_normalizer.h"
+#include "layers/normalizers/sparsemax_normalizer.h"
 #include "layers/normalizers/ssmax_normalizer.h"
 #include "layers/normalizers/stablemax_normalizer.h"
 
@@ -63,6 +66,9 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(stablemax_normalizer_registration());
   registry.add(softpick_normalizer_registration());
   registry.add(clipped_softmax_normalizer_registration());
+  registry.add(sparsemax_normalizer_registration());
+  registry.add(entmax15_normalizer_registration());
+  registry.add(gated_softmax_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

@@ -1,6 +1,6 @@
 // sinklab's models against PyTorch golden fixtures (tools/make_golden.py, docs/golden.md): the
 // paper's 2-layer 2-head residual attention model with softmax and with relu, and a conventional
-// pre-LN block model. Outputs within 1e-5, gradients and 3 Adam steps within 1e-4, each relative to
+// pre-LN block model; the paper's model with sparsemax, entmax15, gated_softmax and the key-bias token. Outputs within 1e-5, gradients and 3 Adam steps within 1e-4, each relative to
 // the reference tensor's largest magnitude.
 #include <gtest/gtest.h>
 
@@ -31,6 +31,14 @@ ModelConfig paper_model(const std::string& normalizer) {
   m.attention.scale = ScaleKind::none;
   m.attention.normalizer.name = normalizer;
   if (normalizer == "relu") m.attention.normalizer.options.set("divisor", std::string("visible_non_bos"));
+  return m;
+}
+
+// The paper's model with a zoo normalizer (sparsemax, entmax15, gated_softmax with one gate per head)
+// or softmax with the key-bias token (tools/models.py ZooAttnOnlyModel).
+ModelConfig zoo_model(const std::string& normalizer, bool key_bias = false) {
+  ModelConfig m = paper_model(normalizer);
+  m.attention.key_bias = key_bias;
   return m;
 }
 
@@ -149,7 +157,11 @@ TEST_P(GoldenModel, MatchesPyTorch) {
 INSTANTIATE_TEST_SUITE_P(PyTorch, GoldenModel,
                          ::testing::Values(Case{"attn2x2_softmax.bin", paper_model("softmax")},
                                            Case{"attn2x2_relu.bin", paper_model("relu")},
-                                           Case{"block_prenorm.bin", block_model()}),
+                                           Case{"block_prenorm.bin", block_model()},
+                                           Case{"attn2x2_sparsemax.bin", zoo_model("sparsemax")},
+                                           Case{"attn2x2_entmax15.bin", zoo_model("entmax15")},
+                                           Case{"attn2x2_gated_softmax.bin", zoo_model("gated_softmax")},
+                                           Case{"attn2x2_key_bias.bin", zoo_model("softmax", true)}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));

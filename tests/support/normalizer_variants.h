@@ -46,6 +46,10 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("softpick_eps0_01", "softpick", {{"eps", 0.01}}),
       variant("clipped_softmax", "clipped_softmax"),  // gamma -0.03, zeta 1
       variant("clipped_gamma0_zeta1003", "clipped_softmax", {{"gamma", 0.0}, {"zeta", 1.003}}),
+      variant("sparsemax", "sparsemax"),
+      variant("entmax15", "entmax15"),
+      variant("gated_softmax_per_head", "gated_softmax", {{"gate", std::string("per_head")}}),
+      variant("gated_softmax_elementwise", "gated_softmax", {{"gate", std::string("elementwise")}}),
   };
   return variants;
 }
