@@ -11,8 +11,8 @@
 namespace sinklab {
 namespace {
 
-// One column per statistic of stats/head_statistics.h, right-aligned, as wide as its header and
-// at least as wide as "0.0000".
+// One column per statistic of stats/head_statistics.h that has a column (the rest are in the JSON
+// files only), right-aligned, as wide as its header and at least as wide as "0.0000".
 size_t column_width(const HeadStatistic& stat) { return std::max<size_t>(std::strlen(stat.column), 6); }
 
 std::string right_aligned(const std::string& text, size_t width) {
@@ -44,12 +44,14 @@ std::string format_head_table(const RunSummary& s) {
                 s.wall_seconds);
   out += line;
   out += "layer head";
-  for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(stat.column, column_width(stat));
+  for (const HeadStatistic& stat : kHeadStatistics)
+    if (stat.in_head_table()) out += "  " + right_aligned(stat.column, column_width(stat));
   out += '\n';
   for (const HeadSinkStats& h : s.heads) {
     std::snprintf(line, sizeof line, "%5d %4d", h.layer, h.head);
     out += line;
-    for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(cell(h, stat), column_width(stat));
+    for (const HeadStatistic& stat : kHeadStatistics)
+      if (stat.in_head_table()) out += "  " + right_aligned(cell(h, stat), column_width(stat));
     out += '\n';
   }
   char trigger[48] = "";
@@ -57,7 +59,7 @@ std::string format_head_table(const RunSummary& s) {
   std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
-  out += "(statistics: docs/analysis.md; - = no such rows)\n";
+  out += "(statistics: docs/analysis.md; - = no such rows or not defined for this attention; more per head in summary.json)\n";
   return out;
 }
 
