@@ -1,7 +1,7 @@
 #pragma once
 // The per-(layer, head) attention statistics, each described once in SINKLAB_HEAD_STATISTICS: its
 // name (also its JSON key in summary.json and metrics.jsonl), the rows it reads, the value it takes
-// on one row, how those values reduce to one number, its column in the terminal head table, whether
+// on one row, how those values reduce to one number, its column in the terminal head table (or none), whether
 // older run files may lack it, and one line of documentation. Everything else iterates the list: the
 // HeadSinkStats fields, the accumulator (stats/sink_statistics.h), the JSON reader and writer
 // (run_files/run_summary.cpp), the head table printed by `sinklab train` (train/head_table.cpp) and the
