@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "stats/head_statistics.h"
 
@@ -26,6 +29,21 @@ std::string cell(const HeadSinkStats& h, const HeadStatistic& stat) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4f", v);
   return text;
+}
+
+std::string step_or_dash(const std::optional<int64_t>& step) { return step ? std::to_string(*step) : "-"; }
+
+// One line, only for a training run that found an onset (inspect and older files have none).
+std::string sink_onsets(const std::vector<HeadSinkStats>& heads) {
+  const bool any = std::any_of(heads.begin(), heads.end(), [](const HeadSinkStats& h) {
+    return h.sink_onset_step_50.has_value() || h.sink_onset_step_90.has_value();
+  });
+  if (!any) return {};
+  std::string out = "(sink onset, the logged step from which BOS@non-trig stays >= 0.5 / >= 0.9:";
+  for (const HeadSinkStats& h : heads)
+    out += " L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " " + step_or_dash(h.sink_onset_step_50) + "/" +
+           step_or_dash(h.sink_onset_step_90);
+  return out + "; - = not reached)\n";
 }
 
 }  // namespace
@@ -59,6 +77,7 @@ std::string format_head_table(const RunSummary& s) {
   std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
+  out += sink_onsets(s.heads);
   out += "(statistics: docs/analysis.md; - = no such rows or not defined for this attention; more per head in summary.json)\n";
   return out;
 }

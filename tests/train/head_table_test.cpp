@@ -71,5 +71,17 @@ TEST(HeadTable, NarrowWithTheNoOpColumnsAndTheSinkScoreContext) {
   EXPECT_LE(widest, 170u) << "the head table grew past a wide terminal:\n" << table;
 }
 
+TEST(HeadTable, OnsetsOnOneLineWhenTheRunHasThem) {
+  RunSummary s;
+  s.heads.resize(2);
+  s.heads[1].head = 1;
+  EXPECT_EQ(format_head_table(s).find("sink onset"), std::string::npos) << "no onsets (inspect, older files): no line";
+  s.heads[0].sink_onset_step_50 = 40;
+  s.heads[0].sink_onset_step_90 = 55;
+  s.heads[1].sink_onset_step_50 = 300;
+  const std::string table = format_head_table(s);
+  EXPECT_NE(table.find(">= 0.5 / >= 0.9: L0H0 40/55 L0H1 300/-; - = not reached)"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace sinklab
