@@ -40,13 +40,16 @@ class SinkStatisticsAccumulator {
 
   // probs: [batch, heads, T, T] blocks placed as `layout` says (batch-major when omitted);
   // roles: [batch, T] flags of core/observe/position_roles.h. A role byte with unknown bits, or
-  // flagged both no-op and active row, throws before anything is added.
+  // flagged both no-op and active row, throws before anything is added. facts: the per-row arrays of
+  // the same batch, [heads, batch, T] head-major whatever the layout of probs; without them the
+  // statistics that read them are null.
   void add(int layer, const float* probs, int batch, const uint8_t* roles);
   void add(int layer, const float* probs, int batch, const uint8_t* roles, const AttentionBlockLayout& layout,
            const RowFacts& facts = {});
 
   // Layer-major order (layer 0 head 0, layer 0 head 1, ...). A statistic whose rows never occurred
-  // is NaN. Throws when a layer received no samples.
+  // is NaN; bos_mass_by_row has T entries (the onset steps are the trainer's). Throws when a layer
+  // received no samples.
   std::vector<HeadSinkStats> finish() const;
   void reset();
 
