@@ -41,6 +41,16 @@ void train_step(benchmark::State& state, const std::string& file) {
   state.counters["GFLOP/s"] = benchmark::Counter(step_flops(config) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// A logged step (every train.log_every-th): the same with the sink-statistics observer registered,
+// so attention also computes its per-row facts (virtual mass, value norms) for the statistics.
+void train_step_logged(benchmark::State& state, const std::string& file) {
+  const sinklab::RunConfig config = load(file, static_cast<int>(state.range(0)));
+  sinklab::Trainer trainer(config);
+  int64_t step = 0;
+  for (int i = 0; i < 5; ++i) trainer.train_step(step++, true);
+  for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++, true));
+}
+
 }  // namespace
 
 #define PAPER_BENCH(name)                                                                                  \
@@ -52,6 +62,8 @@ PAPER_BENCH(2x2_softmax);
 PAPER_BENCH(2x2_relu);
 PAPER_BENCH(4x4_softmax);
 PAPER_BENCH(4x4_relu);
+BENCHMARK_CAPTURE(train_step_logged, 1x1_softmax, std::string("configs/paper/1x1_softmax.yaml"))->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(train_step_logged, 2x2_softmax, std::string("configs/paper/2x2_softmax.yaml"))->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(train_step, medium, std::string("configs/bench/medium.yaml"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -20,6 +21,58 @@ int get_small_int(const nlohmann::json& j, const std::string& key, const std::st
   return static_cast<int>(v);
 }
 
+// The keys of a head's evaluation-only facts (summary.json, not metrics.jsonl).
+constexpr const char* kBosMassByRow = "bos_mass_by_row";
+constexpr const char* kOnset50 = "sink_onset_step_50";
+constexpr const char* kOnset90 = "sink_onset_step_90";
+
+// Which form of a head object: per logged step (the statistics) or the evaluation's in summary.json
+// (the statistics, bos_mass_by_row and the sink onset steps).
+enum class HeadForm { step, evaluation };
+
+nlohmann::json head_json(const HeadSinkStats& s, HeadForm form) {
+  nlohmann::json j = {{"layer", s.layer}, {"head", s.head}};
+  for (const HeadStatistic& stat : kHeadStatistics) {
+    if (stat.is_flag())
+      j[stat.name] = s.*stat.flag;
+    else
+      j[stat.name] = s.*stat.number;  // NaN is written as null
+  }
+  if (form == HeadForm::evaluation) {
+    if (!s.bos_mass_by_row.empty()) j[kBosMassByRow] = s.bos_mass_by_row;  // empty: unknown, left out
+    const auto step_or_null = [](const std::optional<int64_t>& step) { return step ? nlohmann::json(*step) : nlohmann::json(); };
+    j[kOnset50] = step_or_null(s.sink_onset_step_50);
+    j[kOnset90] = step_or_null(s.sink_onset_step_90);
+  }
+  return j;
+}
+
+nlohmann::json heads_json(const std::vector<HeadSinkStats>& heads, HeadForm form) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const HeadSinkStats& h : heads) array.push_back(head_json(h, form));
+  return array;
+}
+
+// Absent (a file from before these facts) or null: none.
+std::optional<int64_t> optional_step(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return get_int(j, key, where);
+}
+
+std::vector<double> number_array(const nlohmann::json& j, const char* key, const std::string& where) {
+  const nlohmann::json& array = get_array(j, key, where);
+  std::vector<double> out;
+  out.reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    const nlohmann::json& v = array[i];
+    if (!v.is_null() && !v.is_number())
+      throw JsonFieldError(field_path(where, std::string(key) + "[" + std::to_string(i) + "]") + ": expected a number, got " +
+                           v.type_name());
+    out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+  }
+  return out;
+}
+
 HeadSinkStats parse_head(const nlohmann::json& j, const std::string& where) {
   HeadSinkStats s;
   s.layer = get_small_int(j, "layer", where);
@@ -34,6 +87,10 @@ HeadSinkStats parse_head(const nlohmann::json& j, const std::string& where) {
     else
       s.*stat.number = get_double(j, stat.name, where);
   }
+  // Evaluation-only facts, absent from metrics lines and from files written before them.
+  if (j.contains(kBosMassByRow) && !j[kBosMassByRow].is_null()) s.bos_mass_by_row = number_array(j, kBosMassByRow, where);
+  s.sink_onset_step_50 = optional_step(j, kOnset50, where);
+  s.sink_onset_step_90 = optional_step(j, kOnset90, where);
   return s;
 }
 
@@ -58,15 +115,7 @@ constexpr int kMaxSeqLen = 1 << 20;
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const HeadSinkStats& s) {
-  j = nlohmann::json{{"layer", s.layer}, {"head", s.head}};
-  for (const HeadStatistic& stat : kHeadStatistics) {
-    if (stat.is_flag())
-      j[stat.name] = s.*stat.flag;
-    else
-      j[stat.name] = s.*stat.number;  // NaN is written as null
-  }
-}
+void to_json(nlohmann::json& j, const HeadSinkStats& s) { j = head_json(s, HeadForm::step); }
 
 void from_json(const nlohmann::json& j, HeadSinkStats& s) { s = parse_head(j, ""); }
 
@@ -91,7 +140,7 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
                      {"sink_rate", s.sink_rate},
                      {"threads", s.threads},
                      {"git_revision", s.git_revision},
-                     {"heads", s.heads}};
+                     {"heads", heads_json(s.heads, HeadForm::evaluation)}};
   if (s.eval_loss) j["eval_loss"] = *s.eval_loss;
   if (s.eval_accuracy) j["eval_accuracy"] = *s.eval_accuracy;
 }
@@ -138,10 +187,16 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   if (static_cast<int64_t>(r.heads.size()) != expected)
     throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) + " entries, expected layers * heads_per_layer = " +
                          std::to_string(expected));
-  for (size_t i = 0; i < r.heads.size(); ++i)
+  for (size_t i = 0; i < r.heads.size(); ++i) {
     if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer || r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
       throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) + ", head " +
                            std::to_string(r.heads[i].head) + "), expected layer-major order");
+    // Reports index it by row.
+    const size_t rows = r.heads[i].bos_mass_by_row.size();
+    if (rows != 0 && rows != static_cast<size_t>(r.seq_len))
+      throw JsonFieldError("heads[" + std::to_string(i) + "]." + kBosMassByRow + ": has " + std::to_string(rows) +
+                           " entries, expected seq_len = " + std::to_string(r.seq_len));
+  }
   s = std::move(r);
 }
 
@@ -152,7 +207,7 @@ void to_json(nlohmann::json& j, const MetricsRecord& r) {
                      {"lr", r.lr},
                      {"grad_norm", r.grad_norm},
                      {"steps_per_second", r.steps_per_second},
-                     {"heads", r.heads}};
+                     {"heads", heads_json(r.heads, HeadForm::step)}};
   if (r.eval_mse) j["eval_mse"] = *r.eval_mse;
   if (r.eval_max_abs_error) j["eval_max_abs_error"] = *r.eval_max_abs_error;
   if (r.accuracy) j["accuracy"] = *r.accuracy;
@@ -207,7 +262,9 @@ void write_metrics_line(std::ostream& out, const MetricsRecord& record) {
   out << nlohmann::json(record).dump() << '\n';
 }
 
-std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
+namespace {
+
+std::vector<MetricsRecord> read_metrics_lines(const std::filesystem::path& path, std::optional<uint64_t> lines) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
   std::istringstream in;
@@ -218,7 +275,8 @@ std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
   }
   std::vector<MetricsRecord> records;
   std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
+  int64_t number = 1;
+  for (; (!lines || static_cast<uint64_t>(number) <= *lines) && std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path.string() + ":" + std::to_string(number);
     nlohmann::json j;
@@ -233,7 +291,20 @@ std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
       throw RunFileError(where + ": " + error_text(e));
     }
   }
+  if (lines && static_cast<uint64_t>(number - 1) < *lines)
+    throw RunFileError(path.string() + ": has only " + std::to_string(number - 1) + " of the " + std::to_string(*lines) +
+                       " lines to read");
   return records;
+}
+
+}  // namespace
+
+std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
+  return read_metrics_lines(path, std::nullopt);
+}
+
+std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path, uint64_t lines) {
+  return read_metrics_lines(path, lines);
 }
 
 }  // namespace sinklab

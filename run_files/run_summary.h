@@ -53,7 +53,9 @@ struct RunSummary {
   double sink_rate = 0.0;
   int threads = 1;
   std::string git_revision;
-  std::vector<HeadSinkStats> heads;  // evaluation statistics, layer-major, layers * heads_per_layer
+  // Evaluation statistics, layer-major, layers * heads_per_layer; the JSON also carries each head's
+  // bos_mass_by_row (seq_len numbers) and sink onset steps (null when never reached).
+  std::vector<HeadSinkStats> heads;
 
   bool diverged() const { return stop_reason == kStopNonFinite; }
   static constexpr const char* kStopNonFinite = "non_finite";
@@ -70,13 +72,15 @@ struct MetricsRecord {
   double lr = 0.0;
   double grad_norm = 0.0;
   double steps_per_second = 0.0;
-  std::vector<HeadSinkStats> heads;  // computed on this step's training batch
+  std::vector<HeadSinkStats> heads;  // computed on this step's training batch; the statistics only
   std::optional<double> accuracy;            // token tasks: share of scored training tokens predicted right
   std::optional<double> eval_mse;            // only on lines where an evaluation ran
   std::optional<double> eval_max_abs_error;
   std::optional<double> eval_loss, eval_accuracy;  // ... of a token task
 };
 
+// A head as metrics.jsonl has it (the statistics of stats/head_statistics.h); summary.json adds
+// bos_mass_by_row and the onset steps, which from_json reads when present.
 void to_json(nlohmann::json& j, const HeadSinkStats& s);
 void from_json(const nlohmann::json& j, HeadSinkStats& s);
 void to_json(nlohmann::json& j, const RunSummary& s);
@@ -93,5 +97,8 @@ RunSummary read_run_summary(const std::filesystem::path& path);
 void write_metrics_line(std::ostream& out, const MetricsRecord& record);
 // Blank lines are skipped; a bad line throws RunFileError naming the file and the line number.
 std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path);
+// Only the first `lines` lines (a resume reads the lines its checkpoint counted; what follows may be
+// half-written). Fewer lines in the file throw RunFileError.
+std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path, uint64_t lines);
 
 }  // namespace sinklab

@@ -1,7 +1,7 @@
 #pragma once
 // The per-(layer, head) attention statistics, each described once in SINKLAB_HEAD_STATISTICS: its
 // name (also its JSON key in summary.json and metrics.jsonl), the rows it reads, the value it takes
-// on one row, how those values reduce to one number, its column in the terminal head table, whether
+// on one row, how those values reduce to one number, its column in the terminal head table (or none), whether
 // older run files may lack it, and one line of documentation. Everything else iterates the list: the
 // HeadSinkStats fields, the accumulator (stats/sink_statistics.h), the JSON reader and writer
 // (run_files/run_summary.cpp), the head table printed by `sinklab train` (train/head_table.cpp) and the
@@ -12,6 +12,8 @@
 // "nontrigger" in a name means no-op rows, "trigger" active rows and "bos" the sink keys.
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace sinklab {
 
@@ -32,6 +34,15 @@ enum class RowValue : uint8_t {
   keys_mean,           // mean of A[i,k] over the n non-sink keys; a row with n = 0 is skipped
   keys_max_deviation,  // max over the n non-sink keys of |A[i,k] - 1/n|; a row with n = 0 is skipped
   sink_share,          // sink_mass / row_mass (renormalized, Gu et al. 2024); 0 when row_mass <= 0
+  // From here on values that also read |A| or the per-row facts of stats/sink_statistics.h (RowFacts):
+  sink_share_abs,         // sum of |A[i,k]| over the sink keys / sum of |A[i,k]|; 0 when that sum is 0
+  gated_non_sink_mass,    // non_sink_mass x the row's output gate (x 1 without a gate)
+  virtual_mass,           // the row's virtual mass (NaN where the normalizer has none); undefined without the array
+  value_weighted_sink_share,    // sum over sink keys of |A[i,k]| ||u_k|| / sum over keys of |A[i,k]| ||u_k||,
+                                // u_k = W_O^h W_V^h x_k; undefined without value norms or when the sum is 0
+  value_weighted_sink_share_v,  // the same with ||v_k|| = ||W_V^h x_k||
+  value_weighted_zero,          // 1 when that sum (with ||u_k||) is 0, else 0; undefined without value norms
+  gate,                         // the row's output gate; undefined without a gate
 };
 
 // How the row values become one number. A number whose rows never occurred is NaN (null in JSON).
@@ -55,7 +66,8 @@ enum class InFiles : uint8_t { required, null_when_absent };
   NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required,                                        \
          "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off")  \
   NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required,                             \
-         "what a no-op row spends on ordinary keys")                                                               \
+         "what a no-op row spends on ordinary keys; the same number as content_mass_nontrigger_mean, kept for older " \
+         "files and readers")                                                                                      \
   NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required,                                               \
          "attention the working row still parks on the sink")                                                      \
   NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required,                                        \
@@ -72,7 +84,27 @@ enum class InFiles : uint8_t { required, null_when_absent };
   NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent,                                        \
          "row mass over every row, for tasks without no-op rows")                                                  \
   NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent,                                   \
-         "entropy over every row, for tasks without no-op rows")
+         "entropy over every row, for tasks without no-op rows")                                                   \
+  NUMBER(content_mass_nontrigger_mean, no_op, non_sink_mass, mean, "", null_when_absent,                           \
+         "content mass: what a no-op row spends on ordinary (non-sink) keys")                                      \
+  NUMBER(effective_content_mass, no_op, gated_non_sink_mass, mean, "", null_when_absent,                           \
+         "content mass that reaches the output past the head's gate (= content mass without a gate)")              \
+  NUMBER(virtual_mass_nontrigger_mean, no_op, virtual_mass, mean, "virtual", null_when_absent,                     \
+         "mass a no-op row sends to no key: a virtual slot (softmax_n, sink logit, key bias), 1 - row sum "        \
+         "(softpick, clipped; negative possible), 1 - gate (gated), 0 for simplex rows; null for unnormalized rows") \
+  NUMBER(value_weighted_bos_share, no_op, value_weighted_sink_share, mean, "vBOS@nt", null_when_absent,            \
+         "the sink keys' share of what a no-op row adds to the output, weights times value norms norm(W_O W_V x_k); " \
+         "null without value norms")                                                                               \
+  NUMBER(value_weighted_bos_share_v, no_op, value_weighted_sink_share_v, mean, "", null_when_absent,               \
+         "the same share with norm(W_V x_k), before W_O")                                                           \
+  NUMBER(value_weighted_zero_rows, no_op, value_weighted_zero, mean, "", null_when_absent,                         \
+         "fraction of no-op rows that add nothing to the output (left out of value_weighted_bos_share)")            \
+  NUMBER(sink_score_abs, all, sink_share_abs, sample_mean, "", null_when_absent,                                   \
+         "sink_score on abs(A) / row sum of abs(A), for weights of either sign")                                  \
+  NUMBER(gate_nontrigger_mean, no_op, gate, mean, "gate@nt", null_when_absent,                                     \
+         "output gate of no-op rows (gated attention); null without a gate")                                       \
+  NUMBER(gate_trigger_mean, active, gate, mean, "", null_when_absent,                                              \
+         "output gate of active rows; null without a gate")
 
 struct HeadSinkStats {
   int layer = 0, head = 0;
@@ -81,6 +113,12 @@ struct HeadSinkStats {
   SINKLAB_HEAD_STATISTICS(SINKLAB_NUMBER_FIELD, SINKLAB_FLAG_FIELD)
 #undef SINKLAB_NUMBER_FIELD
 #undef SINKLAB_FLAG_FIELD
+  // Evaluation only: written in summary.json's heads[], not per step in metrics.jsonl (size).
+  // [T]: mean over samples of the sink mass of row i, every row 0..T-1; empty when unknown (older files).
+  std::vector<double> bos_mass_by_row;
+  // Training steps from which bos_mass_nontrigger_mean on the logged training batches stays >= 0.5
+  // (>= 0.9) at every later logged step (train/sink_onset.h); nullopt when it does not (or unknown).
+  std::optional<int64_t> sink_onset_step_50, sink_onset_step_90;
 };
 
 // One entry of the list, for code that iterates it.
@@ -89,13 +127,14 @@ struct HeadStatistic {
   StatisticRows rows;
   RowValue value;
   Reduction reduction;
-  const char* column;  // header in the terminal head table
+  const char* column;  // header in the terminal head table; "" = JSON only (the table stays narrow)
   InFiles in_files;
   const char* doc;
   double HeadSinkStats::*number;  // the field of a number, null for a flag
   bool HeadSinkStats::*flag;      // the field of a flag, null for a number
 
   constexpr bool is_flag() const { return flag != nullptr; }
+  constexpr bool in_head_table() const { return column[0] != '\0'; }
 };
 
 inline constexpr std::array kHeadStatistics = {

@@ -27,6 +27,21 @@ const char* value_text(RowValue value) {
     case RowValue::keys_max_deviation:
       return "max over the n non-sink keys k <= i of abs(A[i,k] - 1/n); rows with n = 0 are skipped";
     case RowValue::sink_share: return "sink mass / row mass; 0 when the row mass is not positive";
+    case RowValue::sink_share_abs:
+      return "sum of abs(A[i,k]) over the sink keys / sum of abs(A[i,k]) over k <= i; 0 when that sum is 0";
+    case RowValue::gated_non_sink_mass:
+      return "(row mass minus sink mass) x the row's output gate g_i (g_i = 1 without a gate)";
+    case RowValue::virtual_mass:
+      return "the row's virtual mass from attention (mass sent to no key); a row where it is undefined makes the "
+             "statistic null, and so does a normalizer that reports none";
+    case RowValue::value_weighted_sink_share:
+      return "sum over the sink keys of abs(A[i,k]) norm(u_k) / sum over k <= i of abs(A[i,k]) norm(u_k), "
+             "u_k = W_O^h W_V^h x_k; rows where the sum is 0 are skipped";
+    case RowValue::value_weighted_sink_share_v:
+      return "the same with norm(v_k), v_k = W_V^h x_k; rows where the sum is 0 are skipped";
+    case RowValue::value_weighted_zero:
+      return "1 when sum over k <= i of abs(A[i,k]) norm(u_k) is 0, else 0";
+    case RowValue::gate: return "the row's output gate g_i (mean over the head's channels)";
   }
   return "?";
 }

@@ -16,7 +16,7 @@ constexpr size_t kStatistics = kHeadStatistics.size();
 constexpr uint8_t kKnownRoles = kSinkKey | kNoOpRow | kActiveRow;
 constexpr double kNull = std::numeric_limits<double>::quiet_NaN();
 
-constexpr size_t kRowValues = static_cast<size_t>(RowValue::sink_share) + 1;
+constexpr size_t kRowValues = static_cast<size_t>(RowValue::gate) + 1;
 
 constexpr uint32_t bit(RowValue v) { return uint32_t{1} << static_cast<unsigned>(v); }
 
@@ -58,7 +58,32 @@ struct RowValues {
   uint32_t defined = 0;  // bit(RowValue); keys_* are undefined on a row without non-sink keys
 };
 
-RowValues row_values(const float* row, int i, const uint8_t* roles, uint32_t needed) {
+// The per-row facts of one (sample, head): T values each, or null.
+struct SampleFacts {
+  const float *virtual_mass = nullptr, *gate = nullptr, *value_norms = nullptr, *value_norms_v = nullptr;
+};
+
+SampleFacts sample_facts(const RowFacts& f, int b, int h, int batch, int T) {
+  const size_t offset = (static_cast<size_t>(h) * batch + b) * T;
+  const auto at = [offset](const float* a) { return a ? a + offset : nullptr; };
+  return {at(f.virtual_mass), at(f.gate), at(f.value_norms), at(f.value_norms_v)};
+}
+
+// sum over the sink keys of |A[i,k]| norms[k] and the same over all keys k <= i.
+struct Weighted {
+  double sink = 0.0, all = 0.0;
+};
+Weighted value_weighted(const float* row, int i, const uint8_t* roles, const float* norms) {
+  Weighted w;
+  for (int k = 0; k <= i; ++k) {
+    const double contribution = std::abs(static_cast<double>(row[k])) * norms[k];
+    w.all += contribution;
+    if (roles[k] & kSinkKey) w.sink += contribution;
+  }
+  return w;
+}
+
+RowValues row_values(const float* row, int i, const uint8_t* roles, uint32_t needed, const SampleFacts& facts) {
   double mass = 0.0, sink = 0.0;
   bool any_sink = false;
   for (int k = 0; k <= i; ++k) {
@@ -102,6 +127,30 @@ RowValues row_values(const float* row, int i, const uint8_t* roles, uint32_t nee
       set(RowValue::keys_max_deviation, deviation);
     }
   }
+  if (needed & bit(RowValue::sink_share_abs)) {
+    double sink_abs = 0.0, all_abs = 0.0;
+    for (int k = 0; k <= i; ++k) {
+      const double a = std::abs(static_cast<double>(row[k]));
+      all_abs += a;
+      if (roles[k] & kSinkKey) sink_abs += a;
+    }
+    set(RowValue::sink_share_abs, all_abs > 0.0 ? sink_abs / all_abs : 0.0);
+  }
+  // Sums of the row masses and the sink masses kept apart, as for non_sink_mass: without a gate the
+  // mean is bit for bit the content mass.
+  const double gate = facts.gate ? facts.gate[i] : 1.0;
+  set(RowValue::gated_non_sink_mass, mass * gate, sink * gate);
+  if (facts.gate) set(RowValue::gate, facts.gate[i]);
+  if (facts.virtual_mass) set(RowValue::virtual_mass, facts.virtual_mass[i]);  // NaN rows make the mean null
+  if (facts.value_norms && (needed & (bit(RowValue::value_weighted_sink_share) | bit(RowValue::value_weighted_zero)))) {
+    const Weighted w = value_weighted(row, i, roles, facts.value_norms);
+    set(RowValue::value_weighted_zero, w.all == 0.0 ? 1.0 : 0.0);
+    if (w.all != 0.0) set(RowValue::value_weighted_sink_share, w.sink / w.all);  // NaN norms stay NaN
+  }
+  if (facts.value_norms_v && (needed & bit(RowValue::value_weighted_sink_share_v))) {
+    const Weighted w = value_weighted(row, i, roles, facts.value_norms_v);
+    if (w.all != 0.0) set(RowValue::value_weighted_sink_share_v, w.sink / w.all);
+  }
   return v;
 }
 
@@ -128,6 +177,7 @@ SinkStatisticsAccumulator::SinkStatisticsAccumulator(int layers, int heads, int 
 
 void SinkStatisticsAccumulator::reset() {
   sums_.assign(static_cast<size_t>(layers_) * heads_ * kStatistics, Sums{});
+  row_sink_.assign(static_cast<size_t>(layers_) * heads_ * seq_len_, 0.0);
   samples_.assign(static_cast<size_t>(layers_), 0);
 }
 
@@ -154,7 +204,7 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
 }
 
 void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, const uint8_t* roles,
-                                    const AttentionBlockLayout& layout) {
+                                    const AttentionBlockLayout& layout, const RowFacts& facts) {
   if (layer < 0 || layer >= layers_) throw SinkStatisticsError(layer_range(layer, layers_));
   if (batch < 0) throw SinkStatisticsError("sink statistics: negative batch size");
   if (batch > 0 && (probs == nullptr || roles == nullptr))
@@ -165,14 +215,17 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
   const int T = seq_len_;
   for (int h = 0; h < heads_; ++h) {
     Sums* sums = sums_.data() + (static_cast<size_t>(layer) * heads_ + h) * kStatistics;
+    double* row_sink = row_sink_.data() + (static_cast<size_t>(layer) * heads_ + h) * T;
     for (int b = 0; b < batch; ++b) {
       const float* A = layout.block(probs, b, h);
       const uint8_t* role = roles + static_cast<size_t>(b) * T;
+      const SampleFacts sample = sample_facts(facts, b, h, batch, T);
       std::array<double, kStatistics> sample_sum{};  // per-sample reductions: this sample's rows
       std::array<int, kStatistics> sample_rows{};
       for (int i = 0; i < T; ++i) {
         const RowReaders& r = readers[role[i]];
-        const RowValues v = row_values(A + static_cast<size_t>(i) * T, i, role, r.values);
+        const RowValues v = row_values(A + static_cast<size_t>(i) * T, i, role, r.values, sample);
+        row_sink[i] += v.plus[static_cast<size_t>(RowValue::sink_mass)];
         for (size_t n = 0; n < r.count; ++n) {
           const size_t s = r.statistics[n];
           const HeadStatistic& stat = kHeadStatistics[s];
@@ -219,6 +272,10 @@ std::vector<HeadSinkStats> SinkStatisticsAccumulator::finish() const {
       HeadSinkStats r;
       r.layer = l;
       r.head = h;
+      const double* row_sink = row_sink_.data() + (static_cast<size_t>(l) * heads_ + h) * seq_len_;
+      const double samples = static_cast<double>(samples_[static_cast<size_t>(l)]);
+      r.bos_mass_by_row.resize(static_cast<size_t>(seq_len_));
+      for (int i = 0; i < seq_len_; ++i) r.bos_mass_by_row[static_cast<size_t>(i)] = row_sink[i] / samples;
       for (size_t s = 0; s < kStatistics; ++s) {
         const HeadStatistic& stat = kHeadStatistics[s];
         const Sums& sum = sums[s];

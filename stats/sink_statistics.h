@@ -3,7 +3,8 @@
 // layer's post-normalizer probabilities A, one [T, T] row-major block per (sample, head) placed as an
 // AttentionBlockLayout says, with masked entries (k > i) equal to 0, plus one role byte per position
 // and sample (core/observe/position_roles.h) that says which keys are sinks and which rows are no-op
-// or active rows. Definitions: docs/analysis.md.
+// or active rows, plus the per-row facts attention computes besides A (RowFacts). Definitions:
+// docs/analysis.md.
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -21,6 +22,15 @@ class SinkStatisticsError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The per-row facts of one add() call, each [heads, batch, T] head-major (AttentionView::row_facts in
+// core/observe/attention_observer.h); a null array leaves the statistics that read it null.
+struct RowFacts {
+  const float* virtual_mass = nullptr;   // mass row i sent to no key; NaN rows where undefined
+  const float* gate = nullptr;           // output gate of row i
+  const float* value_norms = nullptr;    // ||u_k||, u_k = W_O^h W_V^h x_k: what key k adds per unit weight
+  const float* value_norms_v = nullptr;  // ||v_k||, v_k = W_V^h x_k
+};
+
 // Sums statistics over batches (for example the 1,000 evaluation inputs fed in chunks), then
 // finish() turns the sums into means. Cheap enough to run on every logged training batch.
 class SinkStatisticsAccumulator {
@@ -30,12 +40,16 @@ class SinkStatisticsAccumulator {
 
   // probs: [batch, heads, T, T] blocks placed as `layout` says (batch-major when omitted);
   // roles: [batch, T] flags of core/observe/position_roles.h. A role byte with unknown bits, or
-  // flagged both no-op and active row, throws before anything is added.
+  // flagged both no-op and active row, throws before anything is added. facts: the per-row arrays of
+  // the same batch, [heads, batch, T] head-major whatever the layout of probs; without them the
+  // statistics that read them are null.
   void add(int layer, const float* probs, int batch, const uint8_t* roles);
-  void add(int layer, const float* probs, int batch, const uint8_t* roles, const AttentionBlockLayout& layout);
+  void add(int layer, const float* probs, int batch, const uint8_t* roles, const AttentionBlockLayout& layout,
+           const RowFacts& facts = {});
 
   // Layer-major order (layer 0 head 0, layer 0 head 1, ...). A statistic whose rows never occurred
-  // is NaN. Throws when a layer received no samples.
+  // is NaN; bos_mass_by_row has T entries (the onset steps are the trainer's). Throws when a layer
+  // received no samples.
   std::vector<HeadSinkStats> finish() const;
   void reset();
 
@@ -55,8 +69,9 @@ class SinkStatisticsAccumulator {
   void check_roles(const uint8_t* roles, int batch) const;
   int layers_, heads_, seq_len_;
   double eps_;
-  std::vector<Sums> sums_;        // [layers, heads, kHeadStatistics.size()]
-  std::vector<int64_t> samples_;  // per layer
+  std::vector<Sums> sums_;          // [layers, heads, kHeadStatistics.size()]
+  std::vector<double> row_sink_;    // [layers, heads, T]: sink mass of row i summed over samples
+  std::vector<int64_t> samples_;    // per layer
 };
 
 // alpha_0 of uniform causal attention: (1/T) * sum_{i=0..T-1} 1/(i+1) = H_T / T (0.2113 at T = 16).

@@ -5,14 +5,17 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "stats/head_statistics.h"
 
 namespace sinklab {
 namespace {
 
-// One column per statistic of stats/head_statistics.h, right-aligned, as wide as its header and
-// at least as wide as "0.0000".
+// One column per statistic of stats/head_statistics.h that has a column (the rest are in the JSON
+// files only), right-aligned, as wide as its header and at least as wide as "0.0000".
 size_t column_width(const HeadStatistic& stat) { return std::max<size_t>(std::strlen(stat.column), 6); }
 
 std::string right_aligned(const std::string& text, size_t width) {
@@ -26,6 +29,21 @@ std::string cell(const HeadSinkStats& h, const HeadStatistic& stat) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4f", v);
   return text;
+}
+
+std::string step_or_dash(const std::optional<int64_t>& step) { return step ? std::to_string(*step) : "-"; }
+
+// One line, only for a training run that found an onset (inspect and older files have none).
+std::string sink_onsets(const std::vector<HeadSinkStats>& heads) {
+  const bool any = std::any_of(heads.begin(), heads.end(), [](const HeadSinkStats& h) {
+    return h.sink_onset_step_50.has_value() || h.sink_onset_step_90.has_value();
+  });
+  if (!any) return {};
+  std::string out = "(sink onset, the logged step from which BOS@non-trig stays >= 0.5 / >= 0.9:";
+  for (const HeadSinkStats& h : heads)
+    out += " L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " " + step_or_dash(h.sink_onset_step_50) + "/" +
+           step_or_dash(h.sink_onset_step_90);
+  return out + "; - = not reached)\n";
 }
 
 }  // namespace
@@ -44,12 +62,14 @@ std::string format_head_table(const RunSummary& s) {
                 s.wall_seconds);
   out += line;
   out += "layer head";
-  for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(stat.column, column_width(stat));
+  for (const HeadStatistic& stat : kHeadStatistics)
+    if (stat.in_head_table()) out += "  " + right_aligned(stat.column, column_width(stat));
   out += '\n';
   for (const HeadSinkStats& h : s.heads) {
     std::snprintf(line, sizeof line, "%5d %4d", h.layer, h.head);
     out += line;
-    for (const HeadStatistic& stat : kHeadStatistics) out += "  " + right_aligned(cell(h, stat), column_width(stat));
+    for (const HeadStatistic& stat : kHeadStatistics)
+      if (stat.in_head_table()) out += "  " + right_aligned(cell(h, stat), column_width(stat));
     out += '\n';
   }
   char trigger[48] = "";
@@ -57,7 +77,8 @@ std::string format_head_table(const RunSummary& s) {
   std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
-  out += "(statistics: docs/analysis.md; - = no such rows)\n";
+  out += sink_onsets(s.heads);
+  out += "(statistics: docs/analysis.md; - = no such rows or not defined for this attention; more per head in summary.json)\n";
   return out;
 }
 

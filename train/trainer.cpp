@@ -166,6 +166,28 @@ void Trainer::save(const std::filesystem::path& path, const LoopState& state, ui
                   TrainingState{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss});
 }
 
+// The sink onsets start over, or, for a resumed run, continue from the metrics lines its checkpoint
+// kept. Replaying the log rather than keeping the onsets in the checkpoint keeps the checkpoint
+// format, resumes checkpoints written before onsets existed, and is exact: every number is written
+// with enough digits to read back as the same double, and the log after a resume holds exactly the
+// lines of an uninterrupted run.
+void Trainer::replay_onsets(const std::filesystem::path& run_dir) {
+  const size_t heads = static_cast<size_t>(config_.model.layers) * static_cast<size_t>(config_.model.heads);
+  onset_ = SinkOnsetTracker(heads);
+  if (resumed_.metrics_lines == 0) return;
+  if (run_dir.empty()) {  // no log to replay (tests, benchmarks): unknown, not a wrong step
+    onset_.mark_unknown();
+    return;
+  }
+  const std::filesystem::path path = run_dir / "metrics.jsonl";
+  for (const MetricsRecord& r : read_metrics(path, resumed_.metrics_lines)) {
+    if (r.heads.size() != heads)
+      throw RunFileError(path.string() + ": step " + std::to_string(r.step) + " logs " + std::to_string(r.heads.size()) +
+                         " heads, the run has " + std::to_string(heads));
+    onset_.observe(r.step, r.heads);
+  }
+}
+
 void Trainer::resume(const std::filesystem::path& checkpoint) {
   resumed_ = load_checkpoint(checkpoint, built_model_->checkpoint_hashes(), params_);
   optimizer_->set_steps(resumed_.optimizer_steps);
@@ -197,6 +219,7 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   r.grad_norm = last_grad_norm_;
   r.steps_per_second = steps_per_second;
   r.heads = train_stats_->finish();
+  onset_.observe(step, r.heads);
   if (tc.eval_every > 0 && step % tc.eval_every == 0) {
     const EvalMetrics e = evaluate(nullptr).metrics;
     r.eval_mse = e.mse;
@@ -291,7 +314,10 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
                          " after step " + std::to_string(state.step);
   }
   RunSummary s = summary_of(state);
-  if (!s.diverged()) add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
+  if (!s.diverged()) {
+    add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
+    onset_.fill(s.heads);
+  }
   return s;
 }
 
@@ -307,6 +333,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
   state.loss = resumed_.last_loss;
   // A resumed run cuts the log back to its checkpoint, so no step is logged twice or lost.
   MetricsLog log(options.run_dir, resumed_.metrics_lines);
+  replay_onsets(options.run_dir);
   // From here on a killed run always has a checkpoint to resume from.
   if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
 

@@ -24,6 +24,7 @@
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
+#include "train/sink_onset.h"
 
 namespace sinklab {
 
@@ -76,6 +77,7 @@ class Trainer {
   // The one place stop rules are decided, on the step's own batch before its update.
   StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
+  void replay_onsets(const std::filesystem::path& run_dir);
 
   RunConfig config_;
   std::unique_ptr<Task> task_;
@@ -90,6 +92,7 @@ class Trainer {
   BatchBuffers batch_;  // one training batch, reused every step
   std::unique_ptr<EvalSet> eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
+  SinkOnsetTracker onset_;  // fed by every logged step; a resume replays the kept metrics lines
   double last_error_ = 0, last_grad_norm_ = 0;
   StopRule last_stop_ = StopRule::none;
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
