@@ -134,12 +134,15 @@ std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs, std::ostrea
       } else if (r.diverged()) {
         ++v.diverged;
       } else {
+        ZooRunFacts facts;
         try {
-          v.runs.push_back(read_zoo_run_facts(*r.summary, r.dir));
+          facts = read_zoo_run_facts(*r.summary, r.dir);
         } catch (const RunFileError& e) {
           log << "run " << r.id << ": " << e.what() << " (its zoo statistics are shown as not recorded)\n";
-          v.runs.push_back(zoo_run_facts(*r.summary, nlohmann::json::object()));
+          facts = zoo_run_facts(*r.summary, nlohmann::json::object());
         }
+        facts.seed = r.seed;  // the sweep's seed, as in every other table of the report
+        v.runs.push_back(std::move(facts));
       }
     }
     in_sweep_order.push_back(std::move(v));
