@@ -1,6 +1,7 @@
 #include "report/zoo_figures.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,6 +19,24 @@ std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.8g", v);
   return buf;
+}
+
+// Ten well-separated colours, cycled over the variants; the dash pattern tells the classes apart.
+constexpr std::array<const char*, 10> kLineColours = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+// gnuplot dash type per class: S solid, V dashed, Z dotted, C dash-dot, G dash-dot-dot, U long dashes.
+std::string dash_of(const std::optional<SinkClass>& c) {
+  if (!c) return "1";
+  switch (*c) {
+    case SinkClass::S: return "1";
+    case SinkClass::V: return "2";
+    case SinkClass::Z: return "3";
+    case SinkClass::C: return "4";
+    case SinkClass::G: return "5";
+    case SinkClass::U: return "(16,6)";
+  }
+  return "1";
 }
 
 std::string class_suffix(const ZooVariant& v) {
@@ -64,7 +83,7 @@ std::vector<Figure> write_zoo_heatmap_figures(const std::filesystem::path& fig_d
     for (const auto& [v, run] : list) {
       for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h)
-          panels.push_back({v->variant + (per_variant > 1 ? " " + head_label(l, h) : class_suffix(*v)),
+          panels.push_back({v->variant + class_suffix(*v) + (per_variant > 1 ? " " + head_label(l, h) : ""),
                             attention_map_path(run->dir / "attention", l, h, AttentionMapKind::mean)});
       if (run->seed != 0) seeds_shown += (seeds_shown.empty() ? "" : ", ") + v->variant + " seed " + std::to_string(run->seed);
     }
@@ -76,7 +95,7 @@ std::vector<Figure> write_zoo_heatmap_figures(const std::filesystem::path& fig_d
       figures.push_back({name, "Every variant's attention side by side (query rows x key columns, mean over the evaluation "
                                "inputs, colour scale [0, 1]), seed 0" +
                                    (seeds_shown.empty() ? std::string() : " (where seed 0 did not finish: " + seeds_shown + ")") +
-                                   (per_variant > 1 ? "; panels L{layer}H{head}, a variant's heads in a row." : "; (class) after the name.")});
+                                   "; (class) after the name" + (per_variant > 1 ? std::string(", L{layer}H{head}: a variant's heads in a row.") : std::string("."))});
   }
   return figures;
 }
@@ -87,7 +106,6 @@ bool write_zoo_bos_step_figure(const std::filesystem::path& fig_dir, const std::
                      "`step mean-over-heads bos_mass_nontrigger_mean`; blocks separated by two blank lines\n";
   std::string plots;
   int block = 0;
-  std::map<std::optional<SinkClass>, int> in_class;  // colour index within the class
   for (const auto& v : variants) {
     const ReportRun* run = zoo_representative_run(runs, v.variant, /*with_maps=*/false);
     if (!run) continue;
@@ -111,12 +129,11 @@ bool write_zoo_bos_step_figure(const std::filesystem::path& fig_dir, const std::
     }
     if (lines.empty()) continue;  // gnuplot cannot plot an empty block
     data += "# " + v.variant + " seed " + std::to_string(run->seed) + "\n" + lines + "\n\n";
-    const int colour = ++in_class[v.sink_class];
-    const int dash = v.sink_class ? static_cast<int>(std::find(kSinkClasses.begin(), kSinkClasses.end(), *v.sink_class) - kSinkClasses.begin()) + 1
-                                  : static_cast<int>(kSinkClasses.size()) + 1;
     plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
-             std::to_string(block++) + " using 1:2 with lines lw 1.5 lc " + std::to_string(colour) + " dt " +
-             std::to_string(dash) + " title " + gnuplot_quote(v.variant + class_suffix(v));
+             std::to_string(block) + " using 1:2 with lines lw 1.5 lc rgb \"" +
+             kLineColours[static_cast<std::size_t>(block) % kLineColours.size()] + "\" dt " + dash_of(v.sink_class) +
+             " title " + gnuplot_quote(v.variant + class_suffix(v));
+    ++block;
   }
   if (plots.empty()) return false;
   const std::string title = "BOS mass on no-op rows vs step, mean over heads, one line per variant";

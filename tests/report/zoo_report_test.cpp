@@ -139,9 +139,9 @@ TEST(ZooReport, FiguresShowEveryVariantSideBySideAndBosMassPerVariant) {
   EXPECT_FALSE(std::filesystem::exists(figs / "attention_1x1_T16_mean.gp"));
 
   const std::string bos = read_text(figs / "zoo_bos_vs_step.gp");
-  EXPECT_TRUE(contains(bos, "dt 1 title \"softmax (S)\"")) << bos;  // dash pattern per class
-  EXPECT_TRUE(contains(bos, "dt 3 title \"relu (Z)\"")) << bos;
-  EXPECT_TRUE(contains(bos, "dt 6 title \"relu_seq_len (U)\"")) << bos;
+  EXPECT_TRUE(contains(bos, "lc rgb \"#1f77b4\" dt 1 title \"softmax (S)\"")) << bos;  // colour per variant,
+  EXPECT_TRUE(contains(bos, "lc rgb \"#ff7f0e\" dt 3 title \"relu (Z)\"")) << bos;     // dash pattern per class
+  EXPECT_TRUE(contains(bos, "lc rgb \"#2ca02c\" dt (16,6) title \"relu_seq_len (U)\"")) << bos;
   // Seed 0 of each variant, mean over heads; the fake softmax parks most of its mass on BOS.
   const std::string data = read_text(figs / "zoo_bos_vs_step.dat");
   EXPECT_TRUE(contains(data, "# softmax seed 0\n0 0.9")) << data;
@@ -161,8 +161,8 @@ TEST(ZooReport, MultiHeadVariantsPutTheirHeadsInARowTwoVariantsPerRow) {
   write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
   const std::string heat = read_text(dir / "report/figures/zoo_attention.gp");
   EXPECT_TRUE(contains(heat, "set multiplot layout 2,8")) << heat;
-  EXPECT_LT(heat.find("\"softmax L0H0\""), heat.find("\"softmax L1H1\""));
-  EXPECT_LT(heat.find("\"softmax L1H1\""), heat.find("\"softmax_n L0H0\""));
+  EXPECT_LT(heat.find("\"softmax (S) L0H0\""), heat.find("\"softmax (S) L1H1\""));
+  EXPECT_LT(heat.find("\"softmax (S) L1H1\""), heat.find("\"softmax_n (V) L0H0\""));
   // The S gate on a multi-head model asks for one sink head >= 0.9, which the fake softmax has.
   EXPECT_TRUE(contains(read_text(dir / "report/summary.md"), "| pass 1/1 |"));
 }
