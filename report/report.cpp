@@ -271,10 +271,11 @@ void write_report(const std::filesystem::path& dir, ReportOptions options) {
 }
 
 std::string variant_table_text(const ReportRuns& runs) {
-  std::ostringstream ignored;  // the report already said which zoo statistics it could not read
-  std::string out = has_sink_classes(runs) ? zoo_text_table(collect_zoo_variants(runs, ignored)).to_text()
-                                           : variant_text_table(summarize_variants(runs)).to_text();
-  for (const auto& note : setting_notes(runs)) out += note + "\n";
+  const bool zoo = has_sink_classes(runs);  // its table shows medians and means, no intervals
+  std::ostringstream ignored;               // the report already said which zoo statistics it could not read
+  std::string out = zoo ? zoo_text_table(collect_zoo_variants(runs, ignored)).to_text()
+                        : variant_text_table(summarize_variants(runs)).to_text();
+  for (const auto& note : zoo ? sink_setting_notes(runs) : setting_notes(runs)) out += note + "\n";
   for (const auto& r : runs.runs)
     if (!r.ok()) out += "FAILED " + r.id + ": " + r.error + "\n";
   return out;

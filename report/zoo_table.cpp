@@ -189,7 +189,7 @@ Table zoo_table(const ReportRuns& runs, const std::vector<ZooVariant>& variants)
       "onset: sink_onset_step_50 / _90, median over heads and seeds, (k/N) when only k of N heads reached it. "
       "— = not recorded or undefined for the normalizer.",
   };
-  for (const auto& note : setting_notes(runs)) t.notes.push_back(note);
+  for (const auto& note : sink_setting_notes(runs)) t.notes.push_back(note);
   std::string gates = "measured: the sink class's acceptance gate on every seed, pass/FAIL with the failing number; "
                       "n/a = the gate does not apply to that seed (and why). Gates: ";
   for (std::size_t c = 0; c < kSinkClasses.size(); ++c) gates += (c ? "; " : "") + zoo_gate_text(kSinkClasses[c]);

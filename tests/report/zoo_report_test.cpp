@@ -111,6 +111,7 @@ TEST(ZooReport, OneTableGroupedByClassWithPredictedAndMeasured) {
   EXPECT_LT(md.find("| relu | 305"), u);
   EXPECT_TRUE(contains(md, "T = 16 (uniform-causal baseline alpha_0 = H_T/T = 0.2113)")) << md;
   EXPECT_TRUE(contains(md, "eps = 0.3")) << md;
+  EXPECT_GT(md.find("Intervals:"), md.find("### Per variant")) << md;  // the zoo table shows no intervals
   EXPECT_TRUE(contains(md, "U, 1x1 runs: hit max_steps, eval max error >= 0.02, no-op row mass <= 0.01")) << md;
 
   const std::string html = read_text(dir / "report/index.html");
