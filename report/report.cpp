@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <tuple>
 
 #include "report/gnuplot_runner.h"
@@ -11,6 +12,8 @@
 #include "report/report_html.h"
 #include "report/report_line_plots.h"
 #include "report/report_summary_tables.h"
+#include "report/zoo_figures.h"
+#include "report/zoo_table.h"
 
 namespace sinklab {
 namespace {
@@ -68,24 +71,31 @@ class ReportBuilder {
                what + ", layer x head grid (rows: layers, columns: heads); colour scale [0, 1].");
   }
 
-  void finish(const std::string& title, std::vector<std::string> facts) {
+  // `leading` tables (the zoo comparison) come before the per-variant and per-head ones.
+  void finish(const std::string& title, std::vector<std::string> facts, const std::vector<Table>& leading = {}) {
     const std::vector<Table> variants = variant_tables(runs_, variants_);
     const Table heads = head_table(variants_);
     const Table failed = failed_runs_table(runs_);
     write_report_file(out_ / "summary.csv", run_table(runs_).to_csv());
     std::string md = "# " + title + "\n\n";
+    for (const auto& t : leading) md += t.to_markdown() + "\n";
     for (const auto& t : variants) md += t.to_markdown() + "\n";
     md += heads.to_markdown();
     if (!failed.rows.empty()) {
       md += '\n';
       md += failed.to_markdown();
     }
+    if (!figures_.empty()) {  // the same figures index.html shows, by relative path
+      md += "\n### Figures\n\n";
+      for (const auto& f : figures_) md += "- [" + f.name + "](figures/" + f.name + ".png): " + f.caption + "\n";
+    }
     write_report_file(out_ / "summary.md", md);
 
     HtmlPage page;
     page.title = title;
     page.facts = std::move(facts);
-    page.tables = variants;
+    page.tables = leading;
+    page.tables.insert(page.tables.end(), variants.begin(), variants.end());
     page.tables.push_back(heads);
     if (!failed.rows.empty()) {
       page.tables.push_back(failed);
@@ -172,13 +182,26 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
   const ReportRuns& runs = b.runs();
 
+  // A zoo comparison (variants with sink classes): its table first, its side-by-side figures replace
+  // the attention figures below.
+  const bool zoo = has_sink_classes(runs);
+  std::vector<Table> leading;
+  if (zoo) {
+    const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs, b.log());
+    leading.push_back(zoo_table(runs, zoo_variants));
+    for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log())) b.add_figure(true, f.name, f.caption);
+    b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()), "zoo_bos_vs_step",
+                 "BOS mass on no-op rows of the training batches vs step, mean over heads, one line per variant (seed 0, "
+                 "else its first seed that finished); dash pattern per sink class.");
+  }
+
   // One representative run per variant (its first readable run with attention maps), grouped by
   // model shape so a softmax variant sits next to the relu variant of the same shape.
   std::map<std::tuple<int, int, int>, std::vector<const ReportRun*>> groups;
   std::vector<std::tuple<int, int, int>> group_order;
   for (const auto& variant : runs.variants)
     for (const auto& r : runs.runs)
-      if (r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
+      if (!zoo && r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
         const auto key = std::make_tuple(r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len);
         if (!groups.count(key)) group_order.push_back(key);
         groups[key].push_back(&r);
@@ -238,7 +261,8 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   b.finish(runs.title, {"Sweep directory: " + sweep_dir.string(),
                         std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
                             " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
-                            " diverged."});
+                            " diverged."},
+           leading);
 }
 
 void write_report(const std::filesystem::path& dir, ReportOptions options) {
@@ -247,8 +271,11 @@ void write_report(const std::filesystem::path& dir, ReportOptions options) {
 }
 
 std::string variant_table_text(const ReportRuns& runs) {
-  std::string out = variant_text_table(summarize_variants(runs)).to_text();
-  for (const auto& note : setting_notes(runs)) out += note + "\n";
+  const bool zoo = has_sink_classes(runs);  // its table shows medians and means, no intervals
+  std::ostringstream ignored;               // the report already said which zoo statistics it could not read
+  std::string out = zoo ? zoo_text_table(collect_zoo_variants(runs, ignored)).to_text()
+                        : variant_text_table(summarize_variants(runs)).to_text();
+  for (const auto& note : zoo ? sink_setting_notes(runs) : setting_notes(runs)) out += note + "\n";
   for (const auto& r : runs.runs)
     if (!r.ok()) out += "FAILED " + r.id + ": " + r.error + "\n";
   return out;

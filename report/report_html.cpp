@@ -11,6 +11,7 @@ table { border-collapse: collapse; font-size: .9em; margin: .5em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; white-space: nowrap; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 tr:nth-child(even) td { background: #fafafa; }
+tr.section th { background: #e4ecf7; text-align: left; }
 .note { color: #555; font-size: .9em; margin: .2em 0; }
 .warn { background: #fff4e5; border: 1px solid #f0b060; padding: .5em 1em; }
 figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }

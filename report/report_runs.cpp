@@ -84,6 +84,13 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
       // compare writes null when no override set the seed: the run's summary then says which it was.
       seed_from_summary.push_back(member(runs[i], "seed", where).is_null());
       if (!seed_from_summary.back()) run.seed = get_uint(runs[i], "seed", where);
+      if (runs[i].contains("class")) {
+        const std::string letter = get_string(runs[i], "class", where);
+        run.sink_class = parse_sink_class(letter);
+        if (!run.sink_class)
+          throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() + ")");
+      }
+      if (runs[i].contains("predicted")) run.predicted = get_string(runs[i], "predicted", where);
       const std::filesystem::path rel = get_string(runs[i], "dir", where);
       run.dir = rel.is_absolute() ? rel : sweep_dir / rel;
       out.runs.push_back(std::move(run));

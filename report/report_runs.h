@@ -1,8 +1,9 @@
 #pragma once
 // Loading the runs a report covers. A run directory holds config.yaml, summary.json,
 // metrics.jsonl and attention/*.npy; a sweep directory holds sweep.json
-//   {"name": ..., "title": ..., "runs": [{"id": ..., "variant": ..., "seed": ..., "dir": "runs/<id>"}]}
-// ("title" optional) and one run directory per entry. A run whose summary.json is missing or corrupt is kept, marked
+//   {"name": ..., "title": ..., "runs": [{"id": ..., "variant": ..., "seed": ..., "dir": "runs/<id>",
+//                                        "class": ..., "predicted": ...}]}
+// ("title", "class" and "predicted" optional) and one run directory per entry. A run whose summary.json is missing or corrupt is kept, marked
 // failed with the reason, so one bad run never hides the others.
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "report/sink_class.h"
 #include "run_files/run_summary.h"
 
 namespace sinklab {
@@ -27,6 +29,8 @@ struct ReportRun {
   std::filesystem::path dir;
   std::optional<RunSummary> summary;  // empty when the run failed
   std::string error;                  // why it failed, naming the file
+  std::optional<SinkClass> sink_class;  // the sweep variant's class, if it gave one (zoo comparison)
+  std::string predicted;                // the sweep variant's predicted outcome, free text
   bool ok() const { return summary.has_value(); }  // finished: has a summary (diverged runs included)
   bool diverged() const { return summary && summary->diverged(); }
   // Finished without diverging: the only runs that enter means, CIs, per-head tables and plots.

@@ -227,7 +227,7 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
   return t;
 }
 
-std::vector<std::string> setting_notes(const ReportRuns& runs) {
+std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
   std::set<double> eps;
   std::set<int> lengths, triggers;
   for (const auto& r : runs.runs)
@@ -247,8 +247,14 @@ std::vector<std::string> setting_notes(const ReportRuns& runs) {
   for (int j : triggers) j_text.push_back(std::to_string(j));
   return {"Sink head: sink score alpha_0 > eps, eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + ".",
           "BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
-              join(j_text, ", ") + "); row mass: their row sums (1 for softmax).",
-          "Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval)."};
+              join(j_text, ", ") + "); row mass: their row sums (1 for softmax)."};
+}
+
+std::vector<std::string> setting_notes(const ReportRuns& runs) {
+  std::vector<std::string> notes = sink_setting_notes(runs);
+  if (notes.size() > 1)  // not when no run is readable: then the one note says so
+    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval).");
+  return notes;
 }
 
 }  // namespace sinklab

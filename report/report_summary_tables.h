@@ -45,5 +45,7 @@ Table variant_text_table(const std::vector<VariantSummary>& variants);
 
 // eps, T and the uniform-causal baseline actually found in the runs, for under every table.
 std::vector<std::string> setting_notes(const ReportRuns& runs);
+// The same without the note on confidence intervals, for tables that show none (the zoo table).
+std::vector<std::string> sink_setting_notes(const ReportRuns& runs);
 
 }  // namespace sinklab

@@ -64,7 +64,15 @@ std::string Table::to_markdown() const {
   out += "|";
   for (size_t i = 0; i < header.size(); ++i) out += i == 0 ? " --- |" : " ---: |";
   out += "\n";
-  for (const auto& row : rows) line(row);
+  for (size_t r = 0; r <= rows.size(); ++r) {
+    for (const auto& [at, heading] : sections)
+      if (at == r) {  // bold in the first cell: Markdown tables have no cells spanning columns
+        std::vector<std::string> cells(header.size());
+        if (!cells.empty()) cells[0] = "**" + heading + "**";
+        line(cells);
+      }
+    if (r < rows.size()) line(rows[r]);
+  }
   if (!notes.empty()) out += "\n";
   for (const auto& note : notes) out += note + "\n";
   return out;
@@ -76,9 +84,14 @@ std::string Table::to_html() const {
   out += "<div class=\"scroll\"><table>\n<tr>";
   for (const auto& h : header) out += "<th>" + html_escape(h) + "</th>";
   out += "</tr>\n";
-  for (const auto& row : rows) {
+  for (size_t r = 0; r <= rows.size(); ++r) {
+    for (const auto& [at, heading] : sections)
+      if (at == r)
+        out += "<tr class=\"section\"><th colspan=\"" + std::to_string(std::max<size_t>(header.size(), 1)) + "\">" +
+               html_escape(heading) + "</th></tr>\n";
+    if (r == rows.size()) break;
     out += "<tr>";
-    for (size_t i = 0; i < header.size(); ++i) out += "<td>" + html_escape(cell(row, i)) + "</td>";
+    for (size_t i = 0; i < header.size(); ++i) out += "<td>" + html_escape(cell(rows[r], i)) + "</td>";
     out += "</tr>\n";
   }
   out += "</table></div>\n";
@@ -107,7 +120,11 @@ std::string Table::to_text() const {
   size_t total = 0;
   for (size_t w : width) total += w + 2;
   out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
-  for (const auto& row : rows) line(row);
+  for (size_t r = 0; r <= rows.size(); ++r) {
+    for (const auto& [at, heading] : sections)
+      if (at == r) out += heading + "\n";
+    if (r < rows.size()) line(rows[r]);
+  }
   for (const auto& note : notes) out += note + "\n";
   return out;
 }

@@ -31,12 +31,15 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
   for (const auto& run : runs) {
     nlohmann::json overrides = nlohmann::json::object();
     for (const auto& o : run.overrides) overrides[o.key] = typed_value(o.value);
-    list.push_back({{"id", run.id},
-                    {"variant", run.label},
-                    {"seed", run.seed ? nlohmann::json(*run.seed) : nlohmann::json(nullptr)},
-                    {"dir", "runs/" + run.id},
-                    {"overrides", overrides},
-                    {"config", fs::absolute(run.config).lexically_normal().string()}});
+    nlohmann::json entry = {{"id", run.id},
+                            {"variant", run.label},
+                            {"seed", run.seed ? nlohmann::json(*run.seed) : nlohmann::json(nullptr)},
+                            {"dir", "runs/" + run.id},
+                            {"overrides", overrides},
+                            {"config", fs::absolute(run.config).lexically_normal().string()}};
+    if (!run.sink_class.empty()) entry["class"] = run.sink_class;
+    if (!run.predicted.empty()) entry["predicted"] = run.predicted;
+    list.push_back(std::move(entry));
   }
   return {{"name", spec.name},
           {"title", spec.title},
@@ -54,6 +57,8 @@ void check_manifest_fields(const nlohmann::json& j) {
     const std::string where = "runs[" + std::to_string(i) + "]";
     for (const char* key : {"id", "variant", "dir", "config"}) get_string(runs[i], key, where);
     if (!member(runs[i], "seed", where).is_null()) get_int(runs[i], "seed", where);
+    for (const char* key : {"class", "predicted"})  // optional: sweeps without a zoo comparison omit them
+      if (runs[i].contains(key)) get_string(runs[i], key, where);
     const nlohmann::json& overrides = member(runs[i], "overrides", where);
     if (!overrides.is_object())
       throw JsonFieldError(where + ".overrides: expected an object, got " + overrides.type_name());

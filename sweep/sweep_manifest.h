@@ -13,9 +13,9 @@
 namespace sinklab::sweep {
 
 // {"name", "title", "source", "runs": [{"id", "variant", "seed", "dir": "runs/<id>", "overrides": {...},
-// "config"}]}; "title" heads the report (SweepSpec::title), "variant" is the aggregation label,
-// override values keep their YAML type (numbers stay numbers), "seed" is null when neither the grid
-// nor the variant sets it.
+// "config", "class", "predicted"}]}; "title" heads the report (SweepSpec::title), "variant" is the
+// aggregation label, override values keep their YAML type (numbers stay numbers), "seed" is null when
+// neither the grid nor the variant sets it; "class" and "predicted" only when the variant gives them.
 nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs);
 
 // Writes sweep_manifest() to <out_dir>/sweep.json atomically (core/io/file_write.h). Throws SweepError

@@ -80,6 +80,8 @@ std::vector<PlannedRun> expand_sweep(const SweepSpec& spec) {
       run.variant_name = variant.name;
       run.config = variant.config;
       run.overrides = variant.set;
+      run.sink_class = variant.sink_class;
+      run.predicted = variant.predicted;
       std::string values;  // non-seed grid values, "lr=3e-4, layers=2"
       std::string id = variant.name;
       for (const auto& o : variant.set)

@@ -19,6 +19,7 @@ struct PlannedRun {
   std::optional<std::int64_t> seed;  // from the grid or the variant's set; empty if neither sets it
   std::vector<Override> overrides;   // the variant's set, then one value per grid axis
   std::filesystem::path config;
+  std::string sink_class, predicted;  // the variant's (empty when it gives none)
 };
 
 // The most runs one sweep may expand to (variants x product of grid sizes). A grid beyond it is a

@@ -11,6 +11,7 @@
 
 #include "configs/closest_match.h"
 #include "core/io/file_read.h"
+#include "report/sink_class.h"
 #include "sweep/sweep_error.h"
 #include "sweep/run_naming.h"
 
@@ -80,7 +81,7 @@ class Parser {
       parse_variants(*variants, base_path, spec);
     } else {
       if (base_path.empty()) fail(1, "needs 'base' (a config file) or a 'variants' list");
-      spec.variants.push_back(Variant{base_path.stem().string(), base_path, {}, line_of(*base)});
+      spec.variants.push_back(Variant{base_path.stem().string(), base_path, {}, line_of(*base), "", ""});
     }
     if (!seen.count("name")) check_name(spec.name, 1);  // the file's own name names the output folder
     if (grid && !grid->IsNull()) parse_grid(*grid, spec);
@@ -149,10 +150,17 @@ class Parser {
           config = kv.second;
         } else if (key == "set") {
           v.set = parse_set(kv.second);
+        } else if (key == "class") {
+          v.sink_class = scalar(kv.second, "variant class");
+          if (!parse_sink_class(v.sink_class))
+            fail(line_of(kv.second), "variant key 'class' is '" + v.sink_class + "'; it must be one of the sink classes " +
+                                         sink_class_letters() + " (docs/compare.md)");
+        } else if (key == "predicted") {
+          v.predicted = scalar(kv.second, "variant predicted");
         } else {
           fail(line_of(kv.first), "unknown variant key '" + key + "'" +
-                                      did_you_mean(key, {"name", "config", "set"}) +
-                                      " (allowed: name, config, set)");
+                                      did_you_mean(key, {"name", "config", "set", "class", "predicted"}) +
+                                      " (allowed: name, config, set, class, predicted)");
         }
       }
       if (v.name.empty()) fail(v.line, "variant without a 'name'");

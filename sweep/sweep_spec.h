@@ -21,6 +21,10 @@ struct Variant {
   std::filesystem::path config;  // resolved against the sweep file's folder
   std::vector<Override> set;     // document order
   int line = 0;
+  // Optional, for the zoo comparison (docs/compare.md): the sink class letter (S, V, Z, C, G or U,
+  // checked) whose acceptance gate the report evaluates, and the predicted outcome as free text.
+  std::string sink_class;
+  std::string predicted;
 };
 
 struct GridAxis {

@@ -127,7 +127,10 @@ void write_fake_sweep(const std::filesystem::path& dir, const std::string& name,
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : runs) {
     write_fake_run(dir / "runs" / r.id, r.spec);
-    list.push_back({{"id", r.id}, {"variant", r.spec.name}, {"seed", r.spec.seed}, {"dir", "runs/" + r.id}});
+    nlohmann::json entry = {{"id", r.id}, {"variant", r.spec.name}, {"seed", r.spec.seed}, {"dir", "runs/" + r.id}};
+    if (!r.sink_class.empty()) entry["class"] = r.sink_class;
+    if (!r.predicted.empty()) entry["predicted"] = r.predicted;
+    list.push_back(std::move(entry));
   }
   std::ofstream(dir / "sweep.json") << nlohmann::json{{"name", name}, {"runs", list}}.dump(2) << "\n";
 }

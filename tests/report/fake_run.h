@@ -27,6 +27,7 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
 struct FakeSweepRun {
   std::string id;
   FakeRunSpec spec;
+  std::string sink_class = {}, predicted = {};  // written to sweep.json when not empty
 };
 
 // sweep.json plus runs/<id>/ for each run.

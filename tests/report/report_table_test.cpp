@@ -46,5 +46,21 @@ TEST(ReportTable, HtmlEscapesText) {
   EXPECT_NE(html.find("<td>a &amp; b</td>"), std::string::npos);
 }
 
+TEST(ReportTable, SectionHeadingsGroupRowsInEveryRenderingButCsv) {
+  Table t;
+  t.header = {"variant", "value"};
+  t.rows = {{"softmax", "1"}, {"relu", "2"}};
+  t.sections = {{0, "S: simplex"}, {1, "Z: <zero>"}};
+  EXPECT_NE(t.to_markdown().find("| variant | value |\n| --- | ---: |\n| **S: simplex** |  |\n| softmax | 1 |\n"
+                                 "| **Z: <zero>** |  |\n| relu | 2 |\n"),
+            std::string::npos)
+      << t.to_markdown();
+  const std::string html = t.to_html();
+  EXPECT_NE(html.find("<tr class=\"section\"><th colspan=\"2\">Z: &lt;zero&gt;</th></tr>\n<tr><td>relu</td>"), std::string::npos)
+      << html;
+  EXPECT_NE(t.to_text().find("\nS: simplex\nsoftmax  1\nZ: <zero>\nrelu     2\n"), std::string::npos) << t.to_text();
+  EXPECT_EQ(t.to_csv(), "variant,value\nsoftmax,1\nrelu,2\n");
+}
+
 }  // namespace
 }  // namespace sinklab

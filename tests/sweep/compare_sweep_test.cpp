@@ -154,6 +154,39 @@ TEST_F(CompareSweepTest, AGridOverOneConfigIsLabelledByItsValuesAndTitledByItsFi
   EXPECT_NE(out.str().find("resume: 2 of 2 runs already finished"), std::string::npos) << out.str();
 }
 
+// The zoo comparison end to end: classes and predictions from the sweep file reach sweep.json, the
+// report's table groups by them and evaluates each class's gate, the terminal shows the narrow version.
+TEST_F(CompareSweepTest, VariantsWithSinkClassesGetTheZooTable) {
+  write_file(dir / "s.yaml",
+             "name: zoo\nbase: a.yaml\n"
+             "variants:\n"
+             "  - name: relu\n"
+             "    class: Z\n"
+             "    predicted: empty rows\n"
+             "    set: {model.attention.normalizer: relu, train.max_steps: 200}\n"
+             "  - name: softmax\n"
+             "    class: S\n"
+             "    predicted: \"stops; BOS@nt 0.9998\"\n"
+             "    set: {train.max_steps: 200}\n"
+             "grid:\n  seed: [0, 1]\n");
+  ASSERT_EQ(compare(readable_summaries(), false, /*report=*/true), 0) << err.str();
+  const nlohmann::json manifest = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
+  EXPECT_EQ(manifest.at("runs").at(0).at("class"), "Z");
+  EXPECT_EQ(manifest.at("runs").at(3).at("predicted"), "stops; BOS@nt 0.9998");
+
+  // Every fake run parks 0.99 on BOS: the simplex gate passes, the zero-row gate fails with the number.
+  const std::string md = read_file(dir / "out/report/summary.md");
+  const auto s = md.find("| **S: simplex rows (BOS sink necessary)** |");
+  const auto z = md.find("| **Z: all-zero rows possible (no sink needed)** |");
+  ASSERT_NE(s, std::string::npos) << md;
+  ASSERT_NE(z, std::string::npos) << md;
+  EXPECT_LT(s, z);
+  EXPECT_NE(md.find("| stops; BOS@nt 0.9998 | pass 2/2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| empty rows | FAIL 2/2: seed 0 BOS@nt 0.99 > 0.01; seed 1 BOS@nt 0.99 > 0.01 |"), std::string::npos) << md;
+  EXPECT_NE(out.str().find("measured (class gate)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\nS: simplex rows (BOS sink necessary)\nsoftmax "), std::string::npos) << out.str();
+}
+
 // Run folders of a sweep started before labels and titles changed are found and kept: only the
 // labels in sweep.json change, and the report follows them.
 TEST_F(CompareSweepTest, ASweepJsonWithOlderLabelsStillResumes) {

@@ -46,6 +46,36 @@ TEST(SweepManifest, ListsEveryRunWithVariantSeedDirOverridesAndConfig) {
   EXPECT_EQ(r.at("config"), std::filesystem::absolute(dir / "a.yaml").lexically_normal().string());
 }
 
+TEST(SweepManifest, RecordsClassAndPredictedOnlyWhenTheVariantGivesThem) {
+  ScratchDir dir;
+  write_file(dir / "a.yaml", "seed: 0\n");
+  const SweepSpec spec = parse_sweep_spec(
+      "base: a.yaml\nvariants:\n  - name: soft\n    class: S\n    predicted: BOS sink\n  - name: relu\n"
+      "grid:\n  seed: [0, 1]\n",
+      dir / "s.yaml");
+  write_sweep_manifest(dir / "out", spec, expand_sweep(spec));
+  const auto manifest = read_sweep_manifest(dir / "out");
+  ASSERT_TRUE(manifest.has_value());
+  const auto& runs = manifest->at("runs");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[1].at("class"), "S");
+  EXPECT_EQ(runs[1].at("predicted"), "BOS sink");
+  EXPECT_FALSE(runs[2].contains("class"));
+  EXPECT_FALSE(runs[2].contains("predicted"));
+}
+
+TEST(SweepManifest, AMistypedClassIsNamedWithItsField) {
+  ScratchDir dir;
+  write_file(dir / "out/sweep.json", R"({"name": "x", "runs": [{"id": "a", "variant": "a", "seed": 0, "dir": "runs/a",
+      "overrides": {}, "config": "/c.yaml", "class": 5}]})");
+  try {
+    read_sweep_manifest(dir / "out");
+    FAIL() << "a numeric class was accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs[0].class"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SweepManifest, ChangedRunsAreThoseWhoseOverridesOrConfigMoved) {
   const nlohmann::json before = nlohmann::json::parse(R"({"runs": [
       {"id": "a", "overrides": {"seed": 0}, "config": "x.yaml"},

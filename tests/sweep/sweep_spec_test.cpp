@@ -31,6 +31,41 @@ class SweepSpecTest : public ::testing::Test {
   ScratchDir dir;
 };
 
+TEST_F(SweepSpecTest, VariantsMayNameTheirSinkClassAndPredictedOutcome) {
+  const SweepSpec spec = parse_sweep_spec(
+      "base: ../paper/a.yaml\n"
+      "variants:\n"
+      "  - name: soft\n"
+      "    class: S\n"
+      "    predicted: \"stops; BOS@nt 0.9998\"\n"
+      "  - name: relu\n"
+      "    set: {model.attention.normalizer: relu}\n",
+      dir / "sweeps/s.yaml");
+  ASSERT_EQ(spec.variants.size(), 2u);
+  EXPECT_EQ(spec.variants[0].sink_class, "S");
+  EXPECT_EQ(spec.variants[0].predicted, "stops; BOS@nt 0.9998");
+  EXPECT_EQ(spec.variants[1].sink_class, "");  // both optional: sweeps before the zoo have neither
+  EXPECT_EQ(spec.variants[1].predicted, "");
+}
+
+TEST_F(SweepSpecTest, AClassOutsideTheSinkClassesNamesKeyFileAndLine) {
+  const std::string error = parse_error(dir,
+                                        "base: ../paper/a.yaml\n"
+                                        "variants:\n"
+                                        "  - name: soft\n"
+                                        "    class: simplex\n");
+  EXPECT_NE(error.find((dir / "sweeps/s.yaml").string() + ":4: variant key 'class' is 'simplex'; it must be one of the "
+                       "sink classes S, V, Z, C, G, U"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    class: s\n").find("'s'"), std::string::npos);
+  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    class: [S]\n")
+                .find("variant class must be a single value"),
+            std::string::npos);
+  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    clas: S\n").find("did you mean 'class'?"),
+            std::string::npos);
+}
+
 TEST_F(SweepSpecTest, ReadsVariantsGridAndResolvesPathsAgainstTheSweepFile) {
   const SweepSpec spec = parse_sweep_spec(
       "name: demo\n"
