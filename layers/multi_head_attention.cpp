@@ -91,7 +91,9 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   const SlotAttentionWeights attention = attention_weights(g, scores, *normalizer_, head_params, slot_logits);
   const Tensor& weights = attention.weights;  // [H, B, T, T]
   // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
-  const Tensor gate = gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_->out_features() / H)) : Tensor();
+  const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
+  const Tensor gate =
+      gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_width)).reshape({H, B * T, gate_width}) : Tensor();
   if (observers_ && !observers_->empty()) {
     AttentionView view{layer_index_, B, H, T, weights.data(), observers_->any_wants_scores() ? scores.data() : nullptr,
                        AttentionBlockLayout::head_major(B, T)};
@@ -105,7 +107,7 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
       fill_virtual_mass(*normalizer_, scores.data(), weights.data(), params, H, B, T, virtual_mass);
     if (gate_) {
       float* mean_gate = g.scratch(static_cast<size_t>(H * B * T));
-      fill_mean_gate(gate.data(), H, B * T, gate.dim(2), mean_gate);
+      fill_mean_gate(gate.data(), H, B * T, gate_width, mean_gate);
       for (int64_t row = 0; row < H * B * T; ++row) virtual_mass[row] = 1.0f - mean_gate[row] * (1.0f - virtual_mass[row]);
       view.gate = mean_gate;
     }

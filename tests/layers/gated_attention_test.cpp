@@ -16,10 +16,11 @@ namespace {
 
 constexpr int64_t kBatch = 2, kSeq = 5, kWidth = 6, kHeads = 2, kHeadDim = 4;
 
-AttentionSpec spec_with(const std::string& normalizer, const std::string& gate, bool bias, bool rope = false) {
+AttentionSpec spec_with(const std::string& normalizer, const std::string& gate, bool bias, bool rope = false,
+                        int heads = kHeads) {
   AttentionSpec spec;
   spec.d_model = kWidth;
-  spec.heads = kHeads;
+  spec.heads = heads;
   spec.head_dim = kHeadDim;
   spec.bias = bias;
   spec.rope = rope;
@@ -48,6 +49,21 @@ TEST_P(GateKind, AttentionLayerGradientsMatchFiniteDifferences) {
       auto f = [&](Graph& g) { return attn.forward(g, x); };
       EXPECT_TRUE(testing::check_parameter_gradients(store, f)) << "bias " << bias << " rope " << rope;
     }
+}
+
+// One head (the paper's 1x1 model): the gate is [1, B*T, width] like any other head count, and the
+// layer trains; the first zoo sweep found a single-head shape error here.
+TEST_P(GateKind, SingleHeadLayerGradientsMatchFiniteDifferences) {
+  ParameterStore store;
+  MultiHeadAttention attn(store, "attn", spec_with("gated_softmax", GetParam(), false, false, 1),
+                          InitSpec{InitKind::normal, 0.5f}, 0, nullptr);
+  store.finalize();
+  Rng rng(5);
+  attn.initialize(rng);
+  std::vector<float> x_values;
+  const Tensor x = testing::random_tensor(x_values, Shape{kBatch, kSeq, kWidth}, 22);
+  auto f = [&](Graph& g) { return attn.forward(g, x); };
+  EXPECT_TRUE(testing::check_parameter_gradients(store, f));
 }
 
 // The gate held at a constant sigmoid(b) (W_g = 0, bias b): b = 100 gives exactly 1 in float32, the
