@@ -51,21 +51,6 @@ TEST_P(GateKind, AttentionLayerGradientsMatchFiniteDifferences) {
     }
 }
 
-// One head (the paper's 1x1 model): the gate is [1, B*T, width] like any other head count, and the
-// layer trains; the first zoo sweep found a single-head shape error here.
-TEST_P(GateKind, SingleHeadLayerGradientsMatchFiniteDifferences) {
-  ParameterStore store;
-  MultiHeadAttention attn(store, "attn", spec_with("gated_softmax", GetParam(), false, false, 1),
-                          InitSpec{InitKind::normal, 0.5f}, 0, nullptr);
-  store.finalize();
-  Rng rng(5);
-  attn.initialize(rng);
-  std::vector<float> x_values;
-  const Tensor x = testing::random_tensor(x_values, Shape{kBatch, kSeq, kWidth}, 22);
-  auto f = [&](Graph& g) { return attn.forward(g, x); };
-  EXPECT_TRUE(testing::check_parameter_gradients(store, f));
-}
-
 // The gate held at a constant sigmoid(b) (W_g = 0, bias b): b = 100 gives exactly 1 in float32, the
 // plain softmax layer; b = 0 gives 1/2, half of every head's output (W_O's bias is not gated).
 TEST_P(GateKind, ConstantGateScalesPlainSoftmaxAttention) {
@@ -108,6 +93,31 @@ class GateObserver : public AttentionObserver {
   }
   std::vector<float> gate, virtual_mass;
 };
+
+// One head (the paper's 1x1 model), observed as on a logged step: the gate keeps its
+// [1, B*T, width] shape and observers see one mean gate per row; the first zoo sweep found a
+// single-head shape error on exactly this path.
+TEST_P(GateKind, SingleHeadIsObservedAndItsGradientsMatchFiniteDifferences) {
+  ParameterStore store;
+  AttentionObservers observers;
+  MultiHeadAttention attn(store, "attn", spec_with("gated_softmax", GetParam(), false, false, 1),
+                          InitSpec{InitKind::normal, 0.5f}, 0, &observers);
+  store.finalize();
+  Rng rng(5);
+  attn.initialize(rng);
+  std::vector<float> x_values;
+  const Tensor x = testing::random_tensor(x_values, Shape{kBatch, kSeq, kWidth}, 22);
+  GateObserver seen;
+  {
+    const auto registration = observers.observe(seen);
+    Graph g;
+    attn.forward(g, x);
+  }
+  ASSERT_EQ(seen.gate.size(), static_cast<size_t>(kBatch * kSeq));
+  for (float gate : seen.gate) EXPECT_TRUE(gate > 0.0f && gate < 1.0f);
+  auto f = [&](Graph& g) { return attn.forward(g, x); };
+  EXPECT_TRUE(testing::check_parameter_gradients(store, f));
+}
 
 // W_g = 0 and a bias per gate: every row of head h sees the mean of sigmoid(bias) over its channels.
 TEST_P(GateKind, ObserversSeeTheMeanGateAndOneMinusItAsVirtualMass) {
