@@ -57,10 +57,12 @@ void fill_value_norms(const float* v, const float* w_o, int64_t H, int64_t B, in
     const int64_t h = row / (B * T);
     const float* vk = v + row * D;
     double u_sq = 0.0, v_sq = 0.0;
+#pragma omp simd reduction(+ : v_sq)
     for (int64_t d = 0; d < D; ++d) v_sq += static_cast<double>(vk[d]) * vk[d];
     for (int64_t c = 0; c < C; ++c) {
       const float* w = w_o + c * H * D + h * D;
       double u = 0.0;
+#pragma omp simd reduction(+ : u)
       for (int64_t d = 0; d < D; ++d) u += static_cast<double>(w[d]) * vk[d];
       u_sq += u * u;
     }
