@@ -28,6 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr size_t kListedValues = 8;  // parameters this small are printed in full
+
 void print_parameters(const Model& model) {
   const auto values = model.parameters().values();
   std::printf("%-40s %-14s %10s %12s %12s\n", "parameter", "shape", "count", "rms", "max |w|");
@@ -39,8 +41,12 @@ void print_parameters(const Model& model) {
       sq += v * v;
       max_abs = std::max(max_abs, std::fabs(v));
     }
-    std::printf("%-40s %-14s %10zu %12.4e %12.4e\n", p.name.c_str(), p.shape.str().c_str(), n,
+    std::printf("%-40s %-14s %10zu %12.4e %12.4e", p.name.c_str(), p.shape.str().c_str(), n,
                 std::sqrt(sq / static_cast<double>(n)), max_abs);
+    // Learned per-head scalars (a sink logit, an SSMax scale) are read for their values and signs.
+    if (n <= kListedValues)
+      for (size_t i = 0; i < n; ++i) std::printf(" %.6g", values[p.offset + i]);
+    std::printf("\n");
   }
   std::printf("%zu parameters\n", values.size());
 }

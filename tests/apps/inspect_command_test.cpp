@@ -47,6 +47,26 @@ TEST(InspectCommand, ReEvaluatesAFinishedRunToTheSameBits) {
   }
 }
 
+// A learned per-head scalar is small enough to be listed with its value (and sign): a sink logit
+// started at -1.5 is still near -1.5 after one Adam step of 1e-3.
+TEST(InspectCommand, ListsTheValuesOfLearnedPerHeadScalars) {
+  const std::string source = SINKLAB_SOURCE_DIR;
+  const fs::path dir = fresh_dir("sink_logit");
+  const testing::CliResult trained = testing::run_sinklab(
+      "train " + source + "/configs/paper/1x1_softmax.yaml --set model.attention.normalizer=sink_logit"
+      " --set model.attention.normalizer.init_logit=-1.5 --set train.max_steps=1 --set task.eval_samples=50"
+      " --set analysis.eval_attention_samples=50 --quiet --out " + dir.string());
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const testing::CliResult inspected = testing::run_sinklab("inspect " + dir.string());
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.output;
+  const size_t at = inspected.output.find("blocks.0.attn.sink_logit");
+  ASSERT_NE(at, std::string::npos) << inspected.output;
+  const std::string line = inspected.output.substr(at, inspected.output.find('\n', at) - at);
+  const double value = std::stod(line.substr(line.find_last_of(' ') + 1));
+  EXPECT_NEAR(value, -1.5, 0.01) << line;
+  fs::remove_all(dir);
+}
+
 TEST(InspectCommand, AMissingRunIsOneClearError) {
   const testing::CliResult r = testing::run_sinklab("inspect /nonexistent/sinklab_run");
   EXPECT_EQ(r.exit_code, 2);
