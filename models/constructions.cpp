@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "data/task_registry.h"
@@ -13,6 +14,11 @@ namespace sinklab {
 namespace {
 
 std::string str(int v) { return std::to_string(v); }
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 void require(bool ok, const std::string& key, const std::string& detail) {
@@ -35,7 +41,7 @@ void check_normalizer(const NormalizerConfig& n, ConstructionKind kind) {
   if (kind == ConstructionKind::softmax) {
     require(options.number("temperature") == 1.0, "model.attention.normalizer.temperature",
             "the softmax construction's logits are beta exactly: needs temperature 1, got " +
-                std::to_string(options.number("temperature")));
+                number_text(options.number("temperature")));
   } else {
     require(options.choice("divisor") == "visible_non_bos", "model.attention.normalizer.divisor",
             "the relu construction averages the trigger row's j keys with weights c / j: needs divisor visible_non_bos "
@@ -85,10 +91,10 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
 
 void check_construction_params(ConstructionKind kind, const ConstructionParams& p) {
   if (kind == ConstructionKind::softmax)
-    require(finite_in_float(p.beta) && p.beta > 0, "--beta", "must be a number > 0 (a float32), got " + std::to_string(p.beta));
+    require(finite_in_float(p.beta) && p.beta > 0, "--beta", "must be a number > 0 (a float32), got " + number_text(p.beta));
   else
     require(finite_in_float(p.c) && p.c > 0 && finite_in_float(1.0 / p.c) && static_cast<float>(p.c) > 0, "--c",
-            "must be a number > 0 whose inverse is a float32 too, got " + std::to_string(p.c));
+            "must be a number > 0 whose inverse is a float32 too, got " + number_text(p.c));
 }
 
 std::unique_ptr<Model> build_construction(const RunConfig& config, ConstructionKind kind, const ConstructionParams& params) {
