@@ -1,0 +1,214 @@
+// sinklab construct relu|softmax [--config BASE.yaml] [--beta B] [--c C] [--layers L] [--heads H] [--out DIR] [--force]
+// Writes the explicit weights of the sink paper's theorems (models/constructions.h) as a normal run
+// folder: the resolved config, a checkpoint (step 0, no optimizer moments), run.json marked
+// `constructed`, then the evaluation the trainer ends with: attention maps and summary.json
+// (stop_reason `constructed`). `report`, `inspect --eval` and every analysis command read it unchanged.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef SINKLAB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "apps/commands.h"
+#include "configs/config_loader.h"
+#include "core/io/file_write.h"
+#include "data/eval_set.h"
+#include "data/task_registry.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "models/constructions.h"
+#include "models/evaluation.h"
+#include "models/model_loader.h"
+#include "run_files/attention_map_files.h"
+#include "stats/sink_observer.h"
+#include "train/checkpoint.h"
+#include "train/evaluation_summary.h"
+#include "train/head_table.h"
+#include "train/run_folder.h"
+#include "train/run_folder_lock.h"
+#include "train/run_provenance.h"
+
+namespace sinklab::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ConstructArgs {
+  std::string kind;
+  std::string config;
+  ConstructionParams params;
+  std::optional<int> layers, heads;
+  std::string out;
+  bool force = false;
+};
+
+ConstructionKind kind_of(const std::string& name) {
+  return name == "relu" ? ConstructionKind::relu : ConstructionKind::softmax;  // CLI11 admits only the two
+}
+
+// The paper's own model for the kind: its single layer, or its residual stack when --layers > 1 (the
+// head's output reaches the model's output past the other blocks only through the residual stream).
+std::string default_base(const ConstructArgs& a) {
+  return "configs/paper/" + std::string(a.layers && *a.layers > 1 ? "2x2_" : "1x1_") + a.kind + ".yaml";
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// construct_softmax_beta20, construct_relu_c1: the run's name in summaries and reports.
+std::string run_name(const ConstructArgs& a) {
+  return "construct_" + a.kind + (a.kind == "softmax" ? "_beta" + number_text(a.params.beta) : "_c" + number_text(a.params.c));
+}
+
+RunConfig base_config(const ConstructArgs& a, const fs::path& file, ConstructionKind kind) {
+  if (!fs::exists(file))
+    throw std::invalid_argument("--config " + file.string() + ": no such file" +
+                                (a.config.empty() ? std::string(" (the default is relative to the repository root; run from "
+                                                                "there or pass --config)")
+                                                  : std::string()));
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const std::string name = "name=" + run_name(a);
+  // No memory check: nothing is trained (the loader's estimate is for training batches).
+  const RunConfig as_written = load_run_config(file, {name}, vocab, std::nullopt);
+  if (a.layers && *a.layers > 1 && !as_written.model.residual)
+    throw ConfigError(file.string(), 0, "model.residual",
+                      "--layers " + std::to_string(*a.layers) + " needs the residual stream (the head's output has to pass "
+                      "the other blocks): needs true, as configs/paper/2x2_" + a.kind + ".yaml, the default base with --layers > 1");
+  // --layers and --heads go through the loader's checks; its messages name the flag.
+  const std::vector<std::pair<std::string, std::optional<int>>> flags{{"layers", a.layers}, {"heads", a.heads}};
+  std::vector<std::string> overrides{name};
+  for (const auto& [flag, value] : flags)
+    if (value) overrides.push_back("model." + flag + "=" + std::to_string(*value));
+  RunConfig config;
+  try {
+    config = load_run_config(file, overrides, vocab, std::nullopt);
+  } catch (const ConfigError& e) {
+    for (const auto& [flag, value] : flags)
+      if (value && e.source() == "--set model." + flag + "=" + std::to_string(*value))
+        throw ConfigError("--" + flag + " " + std::to_string(*value), 0, e.key(), e.detail());
+    throw;
+  }
+  try {
+    check_construction_base(config, kind);
+  } catch (const ConstructionError& e) {
+    throw ConfigError(file.string(), 0, e.key(), e.detail());
+  }
+  return config;
+}
+
+// As `train` does: a run (or the base config itself) is overwritten only with --force.
+void check_can_write(const ConstructArgs& a, const fs::path& base, const RunConfig& config, const fs::path& dir) {
+  const fs::path own = dir / "config.yaml";
+  if (fs::exists(own) && fs::equivalent(own, base)) {
+    std::ifstream in(own);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text != to_yaml(config))
+      throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" + base.string() +
+                                  ") with the resolved config; choose another --out");
+  }
+  if (a.force) return;
+  switch (inspect_run_folder(dir)) {
+    case RunFolderState::empty: return;
+    case RunFolderState::finished:
+      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
+    case RunFolderState::unfinished:
+      throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; pass --force to replace it");
+  }
+}
+
+// The trainer's final evaluation (train/trainer.cpp): the fixed evaluation set, sink statistics and
+// attention maps over the first eval_attention_samples inputs, into the summary a finished run writes.
+RunSummary evaluate_construction(Model& model, AttentionMapAccumulator& maps) {
+  const RunConfig& c = model.config();
+  const auto task = make_task(c.task, c.model.residual);
+  const EvalSet set(*task, c.task);
+  const TaskObjective objective(task->shape());
+  SinkStatisticsAccumulator stats(c.model.layers, c.model.heads, task->seq_len(), c.analysis.sink_eps);
+  SinkObserver observer(&stats, &maps);
+  AttentionObserver* const observers[] = {&observer};
+  EvalOptions options;
+  options.attention_samples = c.analysis.eval_attention_samples;
+  Graph graph;
+  const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
+  if (!std::isfinite(m.mse) || !std::isfinite(m.max_abs_error))
+    throw std::runtime_error("the construction's evaluation is not finite (eval MSE " + std::to_string(m.mse) + ")");
+  RunSummary s = summary_of_run(c, *task);
+  s.steps = 0;
+  s.stop_reason = "constructed";
+  s.reached_stop_rule = false;                            // no training ran
+  s.train_loss = std::numeric_limits<double>::quiet_NaN();  // null: nothing was trained
+  s.git_revision = git_revision();
+  add_evaluation(s, m, task->shape().loss, stats.finish());
+  return s;
+}
+
+void run_construct(const ConstructArgs& a) {
+  const auto started = std::chrono::steady_clock::now();
+  const ConstructionKind kind = kind_of(a.kind);
+  check_construction_params(kind, a.params);  // "--beta: ..." before any file is read
+  const fs::path base = a.config.empty() ? fs::path(default_base(a)) : fs::path(a.config);
+  const RunConfig config = base_config(a, base, kind);
+  const fs::path dir = a.out.empty() ? fs::path("runs") / config.name : fs::path(a.out);
+  check_can_write(a, base, config, dir);
+  const std::unique_ptr<Model> model = build_construction(config, kind, a.params);
+#ifdef SINKLAB_HAVE_OPENMP
+  omp_set_num_threads(config.threads);  // the run's thread count, as the trainer and `inspect --eval` set it
+#endif
+
+  RunFolderLock lock(dir);
+  check_can_write(a, base, config, dir);
+  clear_run_files(dir);
+  write_file_atomically(dir / "config.yaml", to_yaml(config));
+  nlohmann::json run = provenance(command_line(), config.threads, config.seed);
+  run["constructed"] = {{"kind", a.kind}, {"beta", a.params.beta}, {"c", a.params.c}};
+  write_provenance(dir, run);
+  // Step 0, no moment blocks: the weights of a run that never trained (a fresh trainer's data stream).
+  TrainingState state;
+  state.rng = seed_stream(config.seed, kDataStream).state();
+  save_checkpoint(dir / "checkpoint.bin", model->checkpoint_hashes(), model->parameters(), state);
+
+  AttentionMapAccumulator maps(config.model.layers, config.model.heads, model->shape().max_seq_len);
+  RunSummary summary = evaluate_construction(*model, maps);
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  write_attention_maps(dir / "attention", maps);
+  write_run_summary(dir / "summary.json", summary);  // last: marks the run finished
+  std::printf("%s", format_head_table(summary).c_str());
+  std::printf("eval_mse %.6e, eval_max_abs_error %.6e\n", summary.eval_mse, summary.eval_max_abs_error);
+  std::printf("run directory: %s\n", dir.c_str());
+}
+
+}  // namespace
+
+void add_construct_command(CLI::App& app) {
+  auto args = std::make_shared<ConstructArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "construct", "Write the theorems' explicit relu or softmax weights as a run folder, evaluated like a trained run");
+  cmd->add_option("kind", args->kind, "relu (no sink, exact) or softmax (a BOS sink of strength beta)")
+      ->required()
+      ->check(CLI::IsMember({"relu", "softmax"}));
+  cmd->add_option("--config", args->config,
+                  "Base config (default configs/paper/1x1_<kind>.yaml, or 2x2_<kind>.yaml with --layers > 1)");
+  cmd->add_option("--beta", args->params.beta, "softmax: the BOS logit")->capture_default_str();
+  cmd->add_option("--c", args->params.c, "relu: the trigger row's logit on every non-BOS key")->capture_default_str();
+  cmd->add_option("--layers", args->layers, "Layers (default: the base config's); block 0 head 0 carries the construction")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", args->heads, "Heads per layer (default: the base config's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", args->out, "Run directory (default runs/<name>, e.g. runs/construct_softmax_beta20)");
+  cmd->add_flag("--force", args->force, "Replace a finished or unfinished run in --out");
+  cmd->callback([args] { run_construct(*args); });
+}
+
+}  // namespace sinklab::apps
