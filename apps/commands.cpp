@@ -8,6 +8,7 @@ void add_compare_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_construct_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -17,6 +18,7 @@ const std::vector<CommandRegistration>& commands() {
       {"report", add_report_command},
       {"inspect", add_inspect_command},
       {"construct", add_construct_command},
+      {"eval", add_eval_command},
   };
   return list;
 }

@@ -228,3 +228,59 @@ Tensor attention_weights(Graph& g, const Tensor& scores, const Normalizer& norma
 }
 
 }  // namespace sinklab
+
+namespace sinklab {
+
+SlotAttentionWeights ablated_attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer,
+                                               const Tensor& head_params, const Tensor& slot_logits,
+                                               const AttentionAblation& ablation, int layer) {
+  if (g.needs_grad({scores, head_params, slot_logits}))
+    throw std::logic_error("attention ablation " + std::string(ablation_mode_name(ablation.mode())) +
+                           " is for evaluation only: it has no backward (run it under a NoGradGuard)");
+  SlotAttentionWeights w = attention_weights(g, scores, normalizer, head_params, slot_logits);
+  if (!ablation.applies_in_layer(layer)) return w;
+  const auto [H, B, T] = layout_of(scores);
+  float* probs = w.weights.data();  // [H, B, T, T], fresh and untracked: rewritten in place
+  if (ablation.mode() == AblationMode::zero_bos_weight) {
+    for (int64_t hb = 0; hb < H * B; ++hb)
+      if (ablation.applies(layer, static_cast<int>(hb / B)))
+        for (int64_t i = 0; i < T; ++i) probs[(hb * T + i) * T] = 0.0f;
+    return w;
+  }
+  // mask_bos_key: rows i >= 1 again, on keys 1..i (after the slot, if any); row 0 is left alone.
+  const bool slot = slot_logits.defined();
+  const int64_t lead = slot ? 1 : 0, row_len = T + lead;
+  float* slot_weights = nullptr;  // [H, B, T]: a copy, so the unablated op's array stays as it was
+  if (slot) {
+    slot_weights = g.scratch(static_cast<size_t>(H * B * T));
+    std::copy_n(w.slot_weights, H * B * T, slot_weights);
+    w.slot_weights = slot_weights;
+  }
+  const int P = normalizer.params_per_head();
+  const int64_t per_block = 2 * row_len + normalizer.scratch_per_row(static_cast<int>(row_len));
+  float* buffers = g.scratch(static_cast<size_t>(H * B * per_block));
+
+#pragma omp parallel for schedule(static) if (B * H * T * T >= kernels::kParallelMinElements)
+  for (int64_t hb = 0; hb < H * B; ++hb) {
+    const int h = static_cast<int>(hb / B);
+    if (!ablation.applies(layer, h)) continue;
+    float* s_row = buffers + hb * per_block;  // [row_len] each: [slot,] keys 1..i
+    float* p_row = s_row + row_len;
+    float* row_scratch = p_row + row_len;
+    const float* params = P > 0 ? head_params.data() + h * P : nullptr;
+    for (int64_t i = 1; i < T; ++i) {
+      const int64_t at = (hb * T + i) * T;
+      if (slot) s_row[0] = slot_logits.data()[hb * T + i];
+      std::copy_n(scores.data() + at + 1, i, s_row + lead);
+      // Positions from query, never from the row length: divisors and log n_i stay those of row i.
+      const RowSpec spec{static_cast<int>(i), static_cast<int>(i + lead), static_cast<int>(T), h};
+      normalizer.forward_row(s_row, p_row, spec, params, row_scratch);
+      if (slot) slot_weights[hb * T + i] = p_row[0];
+      probs[at] = 0.0f;
+      std::copy_n(p_row + lead, i, probs + at + 1);  // keys > i are already 0
+    }
+  }
+  return w;
+}
+
+}  // namespace sinklab

@@ -1,6 +1,7 @@
 #pragma once
 // The fused "causal mask + row normalizer" op of attention, with autodiff.
 #include "core/graph.h"
+#include "layers/attention_ablation.h"
 #include "layers/normalizers/normalizer.h"
 
 namespace sinklab {
@@ -23,5 +24,13 @@ struct SlotAttentionWeights {
 // row is normalized together). An undefined slot_logits is plain attention_weights.
 SlotAttentionWeights attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer,
                                        const Tensor& head_params, const Tensor& slot_logits);
+
+// Evaluation only: the weights above (slot_logits may be undefined) with the BOS key ablated in the
+// heads of `layer` that `ablation` names, as layers/attention_ablation.h defines the modes; the other
+// heads' weights are those of attention_weights, bit for bit. Nothing is recorded for backward: a graph
+// that would track a gradient through it is refused with std::logic_error.
+SlotAttentionWeights ablated_attention_weights(Graph& g, const Tensor& scores, const Normalizer& normalizer,
+                                               const Tensor& head_params, const Tensor& slot_logits,
+                                               const AttentionAblation& ablation, int layer);
 
 }  // namespace sinklab

@@ -36,11 +36,13 @@ Tensor project_heads(Graph& g, const Tensor& rows, const Linear& w, int64_t H, i
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init,
-                                       int layer_index, const AttentionObservers* observers)
+                                       int layer_index, const AttentionObservers* observers,
+                                       const AttentionAblation* ablation)
     : Module(store, std::move(prefix)),
       spec_(spec),
       layer_index_(layer_index),
       observers_(observers),
+      ablation_(ablation),
       normalizer_(normalizer_registry().create(spec.config.normalizer)),
       scale_(logit_scale_for(spec)),
       w_q_(store, child_prefix("w_q"), spec.d_model, spec.heads * spec.head_dim, spec.bias, init),
@@ -88,7 +90,10 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
   const Tensor slot_logits = key_bias_ ? key_bias_->logits(g, q, scale_) : Tensor();  // [H, B, T]
-  const SlotAttentionWeights attention = attention_weights(g, scores, *normalizer_, head_params, slot_logits);
+  const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
+  const SlotAttentionWeights attention =
+      ablated ? ablated_attention_weights(g, scores, *normalizer_, head_params, slot_logits, *ablation_, layer_index_)
+              : attention_weights(g, scores, *normalizer_, head_params, slot_logits);
   const Tensor& weights = attention.weights;  // [H, B, T, T]
   // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
   const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
@@ -105,6 +110,10 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
                                   virtual_mass);
     else
       fill_virtual_mass(*normalizer_, scores.data(), weights.data(), params, H, B, T, virtual_mass);
+    if (ablated)
+      fill_masked_bos_virtual_mass(*ablation_, layer_index_, *normalizer_, scores.data(),
+                                   key_bias_ ? slot_logits.data() : nullptr, weights.data(), attention.slot_weights,
+                                   params, H, B, T, g.scratch(static_cast<size_t>(2 * (T + 1))), virtual_mass);
     if (gate_) {
       float* mean_gate = g.scratch(static_cast<size_t>(H * B * T));
       fill_mean_gate(gate.data(), H, B * T, gate_width, mean_gate);

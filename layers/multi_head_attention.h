@@ -8,7 +8,9 @@
 //   ([H*D, d_model], elementwise), parameter <attn>.gate.weight (PyTorch Linear layout, a bias with
 //   model.bias); each head's output is multiplied by its gate before W_O;
 // - the key-bias token (model.attention.key_bias, layers/key_bias_token.h): a learned key per head
-//   with value 0, normalized as a leading slot of every row.
+//   with value 0, normalized as a leading slot of every row;
+// - evaluation-only ablations of the BOS key (layers/attention_ablation.h), read from the model's
+//   AttentionAblation when it names a head of this layer.
 // Observers see the gate (mean over a head's channels) and the virtual mass of each row:
 // 1 - gate * (1 - v), v the row's own virtual mass (the key-bias slot's weight, plus the
 // normalizer's virtual_mass()).
@@ -18,6 +20,7 @@
 #include <memory>
 
 #include "core/observe/attention_observer.h"
+#include "layers/attention_ablation.h"
 #include "layers/key_bias_token.h"
 #include "layers/linear.h"
 #include "layers/model_config.h"
@@ -36,8 +39,9 @@ struct AttentionSpec {
 
 class MultiHeadAttention : public Module {
  public:
+  // `ablation` (the model's, may be null) is read on every forward pass.
   MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
-                     const AttentionObservers* observers);
+                     const AttentionObservers* observers, const AttentionAblation* ablation = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, d_model] -> [B, T, d_model]
 
   const Normalizer& normalizer() const { return *normalizer_; }
@@ -51,6 +55,7 @@ class MultiHeadAttention : public Module {
   AttentionSpec spec_;
   int layer_index_;
   const AttentionObservers* observers_;
+  const AttentionAblation* ablation_;
   std::unique_ptr<Normalizer> normalizer_;
   float scale_;
   Linear w_q_, w_k_, w_v_, w_o_;

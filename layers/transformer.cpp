@@ -38,7 +38,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   block.mlp_activation = config.mlp_activation;
   block.residual = config.residual;
   for (int l = 0; l < config.layers; ++l) {
-    blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_));
+    blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_,
+                                                     &ablation_));
     add_child(*blocks_.back());
   }
   if (config.norm != NormKind::none) {
@@ -52,6 +53,14 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
     throw std::invalid_argument("model.d_model (" + std::to_string(d) + ") must equal the task's output width (" +
                                 std::to_string(shape.output_dim) + ") unless model.output_head is true");
   }
+}
+
+void Transformer::set_ablation(AttentionAblation ablation) {
+  for (const HeadRef& h : ablation.heads())
+    if (h.layer < 0 || h.layer >= layers() || h.head < 0 || h.head >= config_.heads)
+      throw std::invalid_argument("ablation: " + head_label(h) + " is not a head of this model (" +
+                                  std::to_string(layers()) + " layer(s) x " + std::to_string(config_.heads) + " head(s))");
+  ablation_ = std::move(ablation);
 }
 
 void Transformer::initialize_own(Rng& rng) {

@@ -27,6 +27,10 @@ class Transformer : public Module {
   Tensor forward_tokens(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const;
 
   AttentionObservers& observers() { return observers_; }
+  // Evaluation-only ablation of the BOS key (layers/attention_ablation.h), read by every attention
+  // layer; none by default. Throws std::invalid_argument for a head the model does not have.
+  void set_ablation(AttentionAblation ablation);
+  const AttentionAblation& ablation() const { return ablation_; }
   int layers() const { return static_cast<int>(blocks_.size()); }
   int heads() const { return config_.heads; }
   const TransformerBlock& block(int i) const { return *blocks_[static_cast<size_t>(i)]; }
@@ -40,6 +44,7 @@ class Transformer : public Module {
   ModelConfig config_;
   ModelShape shape_;
   AttentionObservers observers_;
+  AttentionAblation ablation_;
   std::unique_ptr<Linear> input_projection_;
   std::unique_ptr<Embedding> embedding_;
   ParameterStore::Id pos_embedding_ = -1;  // [max_seq_len, d_model], learned positions

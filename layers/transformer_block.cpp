@@ -5,12 +5,13 @@
 namespace sinklab {
 
 TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init,
-                                   int layer_index, const AttentionObservers* observers)
+                                   int layer_index, const AttentionObservers* observers,
+                                   const AttentionAblation* ablation)
     : Module(store, std::move(prefix)),
       spec_(spec),
       ln1_(spec.norm != NormKind::none ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm, spec.attention.d_model)
                                        : nullptr),
-      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers) {
+      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation) {
   if (ln1_) add_child(*ln1_);
   add_child(attn_);
   if (spec.mlp_hidden > 0) {

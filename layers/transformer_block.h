@@ -21,7 +21,7 @@ struct BlockSpec {
 class TransformerBlock : public Module {
  public:
   TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init, int layer_index,
-                   const AttentionObservers* observers);
+                   const AttentionObservers* observers, const AttentionAblation* ablation = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;
   const MultiHeadAttention& attention() const { return attn_; }
 

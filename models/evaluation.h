@@ -4,10 +4,12 @@
 // `attention_samples` inputs; each observer gets the roles of every chunk before it runs (begin_batch).
 #include <limits>
 #include <span>
+#include <vector>
 
 #include "core/graph.h"
 #include "data/eval_set.h"
 #include "core/observe/attention_observer.h"
+#include "layers/attention_ablation.h"
 #include "layers/transformer.h"
 #include "models/task_objective.h"
 
@@ -20,14 +22,21 @@ struct EvalMetrics {
   double mse = kUndefined, max_abs_error = kUndefined;
   // Cross-entropy tasks: mean loss in nats over scored positions and the share predicted correctly.
   double loss = kUndefined, accuracy = kUndefined;
+  // MSE tasks with EvalOptions::row_errors: max |pred - y| per position i ([T], over samples and output
+  // entries), and over the rows the task flags as no-op rows / active rows (core/observe/position_roles.h;
+  // the trigger task's non-trigger rows 1..T-1 except j, and its trigger row); NaN when no row has the flag.
+  std::vector<double> row_max_abs_error;
+  double no_op_max_abs_error = kUndefined, active_max_abs_error = kUndefined;
 };
 
 struct EvalOptions {
   int chunk = 250;              // inputs per forward pass
   int attention_samples = 0;    // the observers see inputs 0 .. attention_samples - 1
+  bool row_errors = false;      // fill EvalMetrics' per-row errors (MSE tasks)
+  AttentionAblation ablation;   // set on the model for this evaluation only (layers/attention_ablation.h)
 };
 
-// Runs with gradients off; resets `g` after each chunk.
+// Runs with gradients off; resets `g` after each chunk. The model's own ablation is restored afterwards.
 EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& objective, const EvalSet& set,
                            std::span<AttentionObserver* const> observers, const EvalOptions& options);
 

@@ -38,6 +38,7 @@ BatchScore TaskObjective::run(Graph& g, const Transformer& model, const ConstBat
     out = model.forward(g, x);
   }
   BatchScore score;
+  score.output = out;
   if (shape_.loss == TaskLoss::mse) {
     const Tensor y(const_cast<float*>(batch.targets), nullptr, Shape{samples, T, shape_.output_dim});
     score.loss = mse_loss(g, out, y);

@@ -12,6 +12,7 @@ namespace sinklab {
 
 struct BatchScore {
   Tensor loss;                 // [1]
+  Tensor output;               // the model's output [samples, T, output_dim] (valid until g is reset)
   double max_abs_error = 0.0;  // mse tasks
   int64_t scored = 0;          // cross-entropy tasks: positions with a target
   int64_t correct = 0;         // ... whose arg-max prediction is the target

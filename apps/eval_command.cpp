@@ -1,0 +1,341 @@
+// `sinklab eval RUN_DIR|CHECKPOINT [--ablate MODE] [--heads all|L0H1,L1H0] [--eval-trigger J] [--seq-len T]
+// [--samples N] [--out FILE]`: evaluates a trained model on its task's fixed evaluation set, optionally
+// with the BOS key ablated in some heads (layers/attention_ablation.h), next to the unablated model in
+// the same invocation. Writes RUN_DIR/eval/<mode>[_<heads>][_j<J>][_T<T>][_n<N>].json (the suffixes only
+// for what differs from the run's own evaluation; --out FILE instead) and prints a summary table.
+// docs/reproducing-sinks.md, "Ablating the sink", describes the file.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef SINKLAB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "core/io/file_write.h"
+#include "data/eval_set.h"
+#include "data/task_registry.h"
+#include "models/evaluation.h"
+#include "models/model_loader.h"
+#include "run_files/run_summary.h"
+#include "stats/sink_observer.h"
+
+namespace sinklab::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct EvalFlags {
+  std::string run;
+  std::string ablate = "none";
+  std::string heads = "all";
+  std::optional<std::string> eval_trigger, seq_len, samples;  // as typed; checked here (exit 2)
+  std::string out;
+};
+
+// A whole number in [low, high] for `flag`, or one clear error.
+int flag_integer(const std::string& flag, const std::string& text, int low, int high) {
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < low || value > high)
+    throw std::invalid_argument(flag + ": expected a whole number in " + std::to_string(low) + " .. " +
+                                std::to_string(high) + ", got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+// The task config of this evaluation: the run's, with --eval-trigger, --seq-len and --samples applied.
+TaskConfig eval_task_config(const RunConfig& c, const EvalFlags& f) {
+  TaskConfig t = c.task;
+  const TaskRegistration* registration = find_task(t.name);
+  const auto declares = [&](const char* key) {
+    if (!registration) return false;
+    for (const OptionSpec& o : registration->options)
+      if (o.key == key) return true;
+    return false;
+  };
+  if (f.samples) t.eval_samples = flag_integer("--samples", *f.samples, 1, 1000000);
+  if (f.seq_len) {
+    t.seq_len = flag_integer("--seq-len", *f.seq_len, 1, 65536);
+    // The evaluation set draws no training triggers: a training range the new length cannot hold is
+    // dropped rather than refused (1 .. T-1 instead).
+    if (declares("trigger_min")) t.options.set("trigger_min", int64_t{1});
+    if (declares("trigger_max")) t.options.set("trigger_max", int64_t{-1});
+  }
+  if (f.eval_trigger) {
+    if (!declares("eval_trigger"))
+      throw std::invalid_argument("--eval-trigger: task " + t.name + " has no trigger position (task.eval_trigger)");
+    t.options.set("eval_trigger", int64_t{flag_integer("--eval-trigger", *f.eval_trigger, 0, 65535)});
+  }
+  return t;
+}
+
+std::string evaluation_flags_text(const EvalFlags& f) {
+  std::string text;
+  if (f.eval_trigger) text += " --eval-trigger " + *f.eval_trigger;
+  if (f.seq_len) text += " --seq-len " + *f.seq_len;
+  return text;
+}
+
+// The task must take the evaluation's trigger and length; its own message, prefixed with the flags.
+std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFlags& f) {
+  try {
+    return make_task(t, residual);
+  } catch (const TaskError& e) {
+    const std::string flags = evaluation_flags_text(f);
+    if (flags.empty()) throw;
+    throw std::invalid_argument("the task cannot be evaluated with" + flags + ": " + e.what());
+  }
+}
+
+// The model for sequences of length T: the loaded one when T fits it, else the same weights in a
+// model built for T (exactly the same parameters; refused when one depends on the length, such as
+// learned positions).
+std::unique_ptr<Model> model_for_length(std::unique_ptr<Model> loaded, int T) {
+  if (T <= loaded->shape().max_seq_len) return loaded;
+  ModelShape shape = loaded->shape();
+  shape.max_seq_len = T;
+  auto longer = std::make_unique<Model>(loaded->config(), shape);
+  const ParameterStore& from = loaded->parameters();
+  ParameterStore& to = longer->parameters();
+  for (const ParameterInfo& p : to.parameters()) {
+    if (!from.contains(p.name) || !(from.tensor(p.name).shape() == p.shape))
+      throw std::invalid_argument("--seq-len " + std::to_string(T) + ": the model was trained at length " +
+                                  std::to_string(loaded->shape().max_seq_len) + " and its parameter " + p.name +
+                                  " depends on the length (learned positions); it cannot run longer sequences");
+    const Tensor src = from.tensor(p.name);
+    std::copy_n(src.data(), src.numel(), to.values().data() + p.offset);
+  }
+  return longer;
+}
+
+struct Evaluation {
+  EvalMetrics metrics;
+  std::vector<HeadSinkStats> heads;
+};
+
+Evaluation evaluate(Model& model, const TaskShape& shape, const EvalSet& set, const AttentionAblation& ablation) {
+  const RunConfig& c = model.config();
+  SinkStatisticsAccumulator stats(c.model.layers, c.model.heads, shape.seq_len, c.analysis.sink_eps);
+  SinkObserver observer(&stats, nullptr);
+  AttentionObserver* const observers[] = {&observer};
+  EvalOptions options;  // as the trainer's evaluation (chunk 250), so `none` gives the run's own bits
+  options.attention_samples = c.analysis.eval_attention_samples;
+  options.row_errors = true;
+  options.ablation = ablation;
+  Graph graph;
+  const TaskObjective objective(shape);
+  const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
+  return {m, stats.finish()};
+}
+
+// |W_O^h W_V^h e_0|_inf per head, layer-major: what the BOS input vector e_0 (position 0 of the
+// evaluation input) adds to a head's output per unit of BOS weight, from the weights (with W_V's bias
+// when the model has one). The map of e_0 itself: exact for layer 0 of a model without an input
+// projection or a norm before attention; for deeper layers it leaves out what earlier layers add to
+// the BOS stream. NaN when the model does not read vectors of width d_model.
+std::vector<double> bos_value_map_inf(const Model& model, const EvalSet& set) {
+  const RunConfig& c = model.config();
+  const int L = c.model.layers, H = c.model.heads, C = c.model.d_model;
+  std::vector<double> norms(static_cast<size_t>(L * H), std::numeric_limits<double>::quiet_NaN());
+  if (set.shape().input != TaskInput::vectors || c.model.input_projection || set.input_dim() != C) return norms;
+  const float* e0 = set.view(0, 1).inputs;  // [input_dim]: sample 0, position 0
+  const ParameterStore& p = model.parameters();
+  for (int l = 0; l < L; ++l) {
+    const std::string attn = "blocks." + std::to_string(l) + ".attn.";
+    const Tensor w_v = p.tensor(attn + "w_v.weight");  // [H*D, C]
+    const Tensor w_o = p.tensor(attn + "w_o.weight");  // [C, H*D]
+    const Tensor b_v = p.contains(attn + "w_v.bias") ? p.tensor(attn + "w_v.bias") : Tensor();
+    const int64_t D = w_v.dim(0) / H;
+    for (int h = 0; h < H; ++h) {
+      std::vector<double> v(static_cast<size_t>(D));  // W_V^h e_0 (+ b_V^h): [D]
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t row = h * D + d;
+        double sum = b_v.defined() ? b_v.data()[row] : 0.0;
+        for (int k = 0; k < C; ++k) sum += static_cast<double>(w_v.data()[row * C + k]) * e0[k];
+        v[static_cast<size_t>(d)] = sum;
+      }
+      double inf = 0.0;
+      for (int out = 0; out < C; ++out) {
+        double u = 0.0;
+        for (int64_t d = 0; d < D; ++d) u += static_cast<double>(w_o.data()[out * H * D + h * D + d]) * v[static_cast<size_t>(d)];
+        inf = std::max(inf, std::fabs(u));
+      }
+      norms[static_cast<size_t>(l * H + h)] = inf;
+    }
+  }
+  return norms;
+}
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json numbers(const std::vector<double>& values) {
+  nlohmann::json a = nlohmann::json::array();
+  for (double v : values) a.push_back(number(v));
+  return a;
+}
+
+nlohmann::json metrics_json(const EvalMetrics& m) {
+  return {{"eval_mse", number(m.mse)},
+          {"eval_max_abs_error", number(m.max_abs_error)},
+          {"nontrigger_max_abs_error", number(m.no_op_max_abs_error)},
+          {"trigger_max_abs_error", number(m.active_max_abs_error)},
+          {"row_max_abs_error", numbers(m.row_max_abs_error)}};
+}
+
+nlohmann::json heads_json(const Evaluation& e, const AttentionAblation& ablation, const std::vector<double>& bos_map) {
+  nlohmann::json heads = nlohmann::json::array();
+  for (size_t i = 0; i < e.heads.size(); ++i) {
+    const HeadSinkStats& s = e.heads[i];
+    nlohmann::json j = s;  // every statistic of stats/head_statistics.h, under its summary.json name
+    j["ablated"] = ablation.applies(s.layer, s.head);
+    j["w_o_w_v_bos_inf"] = number(bos_map[i]);
+    j["bos_mass_by_row"] = numbers(s.bos_mass_by_row);
+    heads.push_back(std::move(j));
+  }
+  return heads;
+}
+
+nlohmann::json deltas_json(const EvalMetrics& ablated, const EvalMetrics& base) {
+  std::vector<double> rows(ablated.row_max_abs_error.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = ablated.row_max_abs_error[i] - base.row_max_abs_error[i];
+  return {{"eval_mse", number(ablated.mse - base.mse)},
+          {"eval_mse_ratio", number(ablated.mse / base.mse)},
+          {"eval_max_abs_error", number(ablated.max_abs_error - base.max_abs_error)},
+          {"nontrigger_max_abs_error", number(ablated.no_op_max_abs_error - base.no_op_max_abs_error)},
+          {"trigger_max_abs_error", number(ablated.active_max_abs_error - base.active_max_abs_error)},
+          {"row_max_abs_error", numbers(rows)}};
+}
+
+// RUN_DIR/eval/<mode>[_<heads>][_j<J>][_T<T>][_n<N>].json
+fs::path default_output(const fs::path& run_dir, const AttentionAblation& ablation, const EvalFlags& f,
+                        const TaskConfig& t, const Task& task) {
+  std::string name(ablation_mode_name(ablation.mode()));
+  if (!ablation.all_heads()) name += "_" + ablation.heads_text("_");
+  if (f.eval_trigger) name += "_j" + std::to_string(task.fixed_eval_row());
+  if (f.seq_len) name += "_T" + std::to_string(t.seq_len);
+  if (f.samples) name += "_n" + std::to_string(t.eval_samples);
+  return run_dir / "eval" / (name + ".json");
+}
+
+std::string joined_command_line() {
+  std::string text;
+  for (const std::string& w : command_line()) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+void print_summary(const std::string& what, const Evaluation& base, const Evaluation& ablated,
+                   const std::vector<double>& bos_map, const AttentionAblation& ablation, const fs::path& out) {
+  std::printf("%s\n", what.c_str());
+  std::printf("%-26s %12s %12s %12s\n", "", "unablated", "ablated", "delta");
+  const auto row = [](const char* name, double a, double b) {
+    std::printf("%-26s %12.4e %12.4e %+12.4e\n", name, a, b, b - a);
+  };
+  row("eval_mse", base.metrics.mse, ablated.metrics.mse);
+  row("eval_max_abs_error", base.metrics.max_abs_error, ablated.metrics.max_abs_error);
+  row("non-trigger max |error|", base.metrics.no_op_max_abs_error, ablated.metrics.no_op_max_abs_error);
+  row("trigger row max |error|", base.metrics.active_max_abs_error, ablated.metrics.active_max_abs_error);
+  std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated", "BOS@non-trig (base->)", "trig BOS (base->)",
+              "|WoWv e0|inf");
+  for (size_t i = 0; i < ablated.heads.size(); ++i) {
+    const HeadSinkStats& a = ablated.heads[i];
+    const HeadSinkStats& b = base.heads[i];
+    std::printf("%-6s %-8s %10.4f->%-10.4f %10.4f->%-10.4f %14.4e\n", head_label({a.layer, a.head}).c_str(),
+                ablation.applies(a.layer, a.head) ? "yes" : "no", b.bos_mass_nontrigger_mean, a.bos_mass_nontrigger_mean,
+                b.trigger_bos, a.trigger_bos, bos_map[i]);
+  }
+  std::printf("wrote %s\n", out.string().c_str());
+}
+
+void run_eval(const EvalFlags& f) {
+  const AblationMode mode = parse_ablation_mode(f.ablate);  // before anything is loaded
+  const fs::path given(f.run);
+  std::unique_ptr<Model> model = load_model(given);
+  const RunConfig c = model->config();  // a copy: model_for_length may replace the model
+  const AttentionAblation ablation(mode, parse_head_list(f.heads, c.model.layers, c.model.heads));
+  if (mode == AblationMode::none && !ablation.all_heads())
+    throw std::invalid_argument("--heads: --ablate none ablates no head; leave --heads out");
+  const TaskConfig t = eval_task_config(c, f);
+  const std::unique_ptr<Task> task = eval_task(t, c.model.residual, f);
+  const TaskShape shape = task->shape();
+  if (shape.input_dim != model->shape().input_dim || shape.output_dim != model->shape().output_dim)
+    throw std::invalid_argument("the task's widths changed with" + evaluation_flags_text(f));
+  model = model_for_length(std::move(model), shape.seq_len);
+#ifdef SINKLAB_HAVE_OPENMP
+  omp_set_num_threads(c.threads);  // the run's thread count: the same bits as its own evaluation
+#endif
+  const EvalSet set(*task, t);
+  const Evaluation base = evaluate(*model, shape, set, AttentionAblation());
+  const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, shape, set, ablation);
+  const std::vector<double> bos_map = bos_value_map_inf(*model, set);
+
+  const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
+  const fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
+  nlohmann::json j = {
+      {"command", joined_command_line()},
+      {"run", run_dir.string()},
+      {"checkpoint", (fs::is_directory(given) ? given / "checkpoint.bin" : given).string()},
+      {"mode", std::string(ablation_mode_name(mode))},
+      {"ablated_heads", ablation.all_heads() ? nlohmann::json("all") : nlohmann::json::array()},
+      {"normalizer", c.model.attention.normalizer.name},
+      {"layers", c.model.layers},
+      {"heads_per_layer", c.model.heads},
+      {"seq_len", shape.seq_len},
+      {"eval_trigger", task->fixed_eval_row() >= 0 ? nlohmann::json(task->fixed_eval_row()) : nlohmann::json()},
+      {"samples", set.size()},
+      {"attention_samples", std::min(set.size(), c.analysis.eval_attention_samples)},
+      {"sink_eps", c.analysis.sink_eps},
+  };
+  if (!ablation.all_heads())
+    for (const HeadRef& h : ablation.heads()) j["ablated_heads"].push_back(head_label(h));
+  j.update(metrics_json(ablated.metrics));
+  j["heads"] = heads_json(ablated, ablation, bos_map);
+  nlohmann::json unablated = metrics_json(base.metrics);
+  unablated["heads"] = heads_json(base, AttentionAblation(), bos_map);
+  j["unablated"] = std::move(unablated);
+  j["deltas"] = deltas_json(ablated.metrics, base.metrics);
+  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  write_file_atomically(out, j.dump(2) + '\n');
+
+  const std::string ablated_text = mode == AblationMode::none ? "no ablation"
+                                   : std::string(ablation_mode_name(mode)) + " on " +
+                                         (ablation.all_heads() ? "all heads" : "heads " + ablation.heads_text());
+  std::string what = "eval " + f.run + ": " + ablated_text + " (" +
+                     c.model.attention.normalizer.name + ", " + std::to_string(c.model.layers) + " layer(s) x " +
+                     std::to_string(c.model.heads) + " head(s)), " + std::to_string(set.size()) + " inputs, T = " +
+                     std::to_string(shape.seq_len);
+  if (task->fixed_eval_row() >= 0) what += ", trigger j = " + std::to_string(task->fixed_eval_row());
+  print_summary(what, base, ablated, bos_map, ablation, out);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto flags = std::make_shared<EvalFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "eval", "Evaluate a trained model on its task's evaluation set, optionally with the BOS key ablated");
+  cmd->add_option("RUN", flags->run, "A run folder, or a checkpoint file inside one")->required();
+  cmd->add_option("--ablate", flags->ablate, "none | mask_bos_key | zero_bos_weight (default none)");
+  cmd->add_option("--heads", flags->heads, "Heads to ablate: all (default) or a list such as L0H1,L1H0");
+  cmd->add_option("--eval-trigger", flags->eval_trigger, "Trigger position of the evaluation set (default: the run's)");
+  cmd->add_option("--seq-len", flags->seq_len, "Sequence length of the evaluation set (default: the run's)");
+  cmd->add_option("--samples", flags->samples, "Evaluation inputs (default: the run's task.eval_samples)");
+  cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json)");
+  cmd->callback([flags] { run_eval(*flags); });
+}
+
+}  // namespace sinklab::apps
