@@ -7,6 +7,7 @@ void add_train_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -15,6 +16,7 @@ const std::vector<CommandRegistration>& commands() {
       {"compare", add_compare_command},
       {"report", add_report_command},
       {"inspect", add_inspect_command},
+      {"export", add_export_command},
   };
   return list;
 }
