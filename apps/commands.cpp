@@ -9,6 +9,7 @@ void add_report_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_construct_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -19,6 +20,7 @@ const std::vector<CommandRegistration>& commands() {
       {"inspect", add_inspect_command},
       {"construct", add_construct_command},
       {"eval", add_eval_command},
+      {"export", add_export_command},
   };
   return list;
 }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <climits>
+#include <filesystem>
 #include <stdexcept>
 
 #include "configs/closest_match.h"
@@ -169,6 +170,25 @@ FieldSpec head_dim_field() {
   return f;
 }
 
+// model.init_from: a path, recorded absolute so that a run resumed from another directory finds the same
+// file. Left out of the resolved config when empty, so configs without it keep their hashes.
+FieldSpec init_from_field() {
+  FieldSpec f = string_field("model.init_from", [](RunConfig& c) -> std::string& { return c.model.init_from; },
+                             NameList::none, "a .safetensors file (relative to the current directory)",
+                             "start from these weights instead of the initialization: every parameter is replaced "
+                             "by the file's tensor of the same name and shape, and the file may hold nothing else "
+                             "(`sinklab export` writes such files; docs/models.md)");
+  f.default_text = "none";
+  f.parse = [](const ScalarText& s, RunConfig& c) {
+    if (s.text.empty()) throw FieldValueError("an empty path; leave the key out to start from the initialization");
+    c.model.init_from = std::filesystem::absolute(s.text).lexically_normal().string();
+  };
+  f.misplaced = [](const RunConfig& c) -> std::string {
+    return c.model.init_from.empty() ? "an empty path; leave the key out to start from the initialization" : "";
+  };
+  return f;
+}
+
 std::vector<FieldSpec> build_fields() {
   using B = Bound;
   std::vector<FieldSpec> t;
@@ -235,6 +255,7 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(bool_field("model.attention.key_bias", [](RunConfig& c) -> bool& { return c.model.attention.key_bias; },
                          "a learned key per head with value 0 (Gu et al.), attended by every query as an extra "
                          "slot before BOS; works with any normalizer; not rotated by rope"));
+  t.push_back(init_from_field());
 
   t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
                            "a registered task", "the task, by name"));

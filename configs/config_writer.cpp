@@ -50,6 +50,10 @@ uint64_t model_shaping_hash(const RunConfig& config, int input_dim, int output_d
   for (const auto& field : config_fields()) {
     if (!field.path.starts_with("model.")) continue;
     if (field.misplaced && !field.misplaced(config).empty()) continue;  // as to_yaml: not part of this model
+    // Where the first weights came from changes no parameter's name or shape and nothing the network
+    // computes: a checkpoint of a run started from a file loads into the same config without it. The
+    // config hash (resuming) covers it.
+    if (field.path == "model.init_from") continue;
     text += field.path + ": " + field.emit(config) + "\n";
   }
   // The task's widths and length size the input projection, output head and positions.

@@ -84,6 +84,9 @@ struct ModelConfig {
   int vocab_size = 0;
   bool output_head = false;
   AttentionConfig attention;
+  // A safetensors file whose tensors replace the initialized parameters (models/weight_files.h);
+  // "" = none. The layers never read it.
+  std::string init_from;
   bool operator==(const ModelConfig&) const = default;
 };
 

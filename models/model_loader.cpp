@@ -6,6 +6,7 @@
 #include "configs/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
+#include "models/weight_files.h"
 
 namespace sinklab {
 
@@ -26,6 +27,8 @@ std::unique_ptr<Model> build_model(const RunConfig& config, const ModelShape& sh
   auto model = std::make_unique<Model>(config, shape);
   Rng init = seed_stream(config.seed, kInitStream);
   model->transformer().initialize(init);
+  // Drawn first all the same, so the init stream is consumed as in every other run.
+  if (!config.model.init_from.empty()) load_initial_weights(*model, config.model.init_from);
   return model;
 }
 

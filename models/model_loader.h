@@ -22,7 +22,8 @@ Rng seed_stream(uint64_t seed, uint64_t which);
 // The widths and sequence length the config's task gives the model.
 ModelShape model_shape_of(const RunConfig& config);
 
-// A freshly initialized model: stream kInitStream of config.seed, bit-identical to a new Trainer's.
+// A freshly initialized model: stream kInitStream of config.seed, bit-identical to a new Trainer's;
+// with model.init_from, then every parameter from that file (load_initial_weights, models/weight_files.h).
 std::unique_ptr<Model> build_model(const RunConfig& config);
 // The same with the shape already known (the caller has built the task: no second task build).
 std::unique_ptr<Model> build_model(const RunConfig& config, const ModelShape& shape);

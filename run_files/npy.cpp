@@ -16,9 +16,10 @@ static_assert(std::endian::native == std::endian::little, "npy: '<f4' data is wr
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 
-[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
-  throw NpyError("npy file " + path.string() + ": " + why);
+[[noreturn]] void fail(const std::string& where, const std::string& why) {
+  throw NpyError("npy file " + where + ": " + why);
 }
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) { fail(path.string(), why); }
 
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -71,12 +72,12 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::filesystem:
 
 }  // namespace
 
-void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape) {
+std::string encode_npy(std::span<const float> data, const std::vector<int64_t>& shape, const std::string& where) {
   for (int64_t d : shape)
-    if (d < 0) fail(path, "negative dimension in shape");
+    if (d < 0) fail(where, "negative dimension in shape");
   if (element_count(shape) != static_cast<int64_t>(data.size()))
-    fail(path, "shape holds " + std::to_string(element_count(shape)) + " elements but " +
-                   std::to_string(data.size()) + " were given");
+    fail(where, "shape holds " + std::to_string(element_count(shape)) + " elements but " +
+                    std::to_string(data.size()) + " were given");
 
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -91,14 +92,18 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
   total = (total + 63) / 64 * 64;
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict += '\n';
-  if (dict.size() > 65535) fail(path, "header too long for format 1.0");
+  if (dict.size() > 65535) fail(where, "header too long for format 1.0");
 
   const uint16_t len = static_cast<uint16_t>(dict.size());
   std::string bytes(kMagic, kMagicLen);
   bytes += {'\x01', '\x00', static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};  // version 1.0, header length
   bytes += dict;
   bytes.append(reinterpret_cast<const char*>(data.data()), data.size_bytes());
-  write_file_atomically(path, bytes);
+  return bytes;
+}
+
+void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape) {
+  write_file_atomically(path, encode_npy(data, shape, path.string()));
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {

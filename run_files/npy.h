@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace sinklab {
@@ -19,6 +20,9 @@ struct NpyArray {
   std::vector<int64_t> shape;
   std::vector<float> data;  // row-major, product(shape) elements
 };
+
+// The bytes of a .npy file holding data (product(shape) floats, row-major); `where` names it in errors.
+std::string encode_npy(std::span<const float> data, const std::vector<int64_t>& shape, const std::string& where);
 
 // Writes data (product(shape) floats, row-major) to path, replacing the file.
 void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape);

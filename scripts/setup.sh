@@ -7,13 +7,14 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev      # oneDNN matmul; its CMake config requires OpenCL headers
   libyaml-cpp-dev                      # configs
   nlohmann-json3-dev libcli11-dev      # JSON output, command line
+  libzip-dev                           # .npz exports (zip container)
   libgtest-dev libbenchmark-dev        # tests, benchmarks
   gnuplot-nox                          # plots
   clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
 )
-# PyTorch only for the golden-file generator and the speed comparison (tools/), not for tests.
+# PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
-if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy libopenblas0-pthread); fi
+if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy python3-yaml libopenblas0-pthread); fi
 
 missing=()
 for p in "${packages[@]}"; do

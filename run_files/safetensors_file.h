@@ -1,0 +1,48 @@
+#pragma once
+// safetensors files (the Hugging Face format that PyTorch, JAX and NumPy tools read), float32 only:
+//   u64 little-endian N, then N bytes of JSON header
+//     {"__metadata__": {string: string}, NAME: {"dtype": "F32", "shape": [...], "data_offsets": [begin, end]}, ...}
+//   (padded with spaces to a multiple of 8 bytes), then the data: each tensor's little-endian floats at
+//   [begin, end) of the data, the tensors back to back with no gap and nothing after the last one.
+// The writer keeps the given order of tensors and metadata, so equal input gives equal bytes. The reader
+// checks everything a file could get wrong and throws SafetensorsError naming the file and the problem.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "run_files/named_tensor.h"
+#include "run_files/run_summary.h"  // RunFileError: a bad file the user gave
+
+namespace sinklab {
+
+class SafetensorsError : public RunFileError {
+ public:
+  using RunFileError::RunFileError;
+};
+
+using SafetensorsMetadata = std::vector<std::pair<std::string, std::string>>;
+
+struct SafetensorsContent {
+  std::vector<NamedTensor> tensors;  // in the order of their data
+  SafetensorsMetadata metadata;      // "__metadata__", in file order
+};
+
+inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;  // as the reference implementation
+inline constexpr uint64_t kMaxSafetensorsFileBytes = uint64_t{1} << 34;
+
+// The file's bytes. Throws SafetensorsError (naming `where`) for a name that is empty or repeated, a
+// metadata key "__metadata__" used as a tensor name, or values that do not fill the shape.
+std::string encode_safetensors(const std::vector<NamedTensor>& tensors, const SafetensorsMetadata& metadata,
+                               const std::string& where);
+// Writes the file atomically (core/io/file_write.h).
+void write_safetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+                       const SafetensorsMetadata& metadata);
+
+// Parses a whole file's bytes; `where` names it in messages ("safetensors file <where>: ...").
+SafetensorsContent decode_safetensors(std::string_view bytes, const std::string& where);
+SafetensorsContent read_safetensors(const std::filesystem::path& path);
+
+}  // namespace sinklab
