@@ -111,22 +111,7 @@ RunConfig base_config(const ConstructArgs& a, const fs::path& file, Construction
 
 // As `train` does: a run (or the base config itself) is overwritten only with --force.
 void check_can_write(const ConstructArgs& a, const fs::path& base, const RunConfig& config, const fs::path& dir) {
-  const fs::path own = dir / "config.yaml";
-  if (fs::exists(own) && fs::equivalent(own, base)) {
-    std::ifstream in(own);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text != to_yaml(config))
-      throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" + base.string() +
-                                  ") with the resolved config; choose another --out");
-  }
-  if (a.force) return;
-  switch (inspect_run_folder(dir)) {
-    case RunFolderState::empty: return;
-    case RunFolderState::finished:
-      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
-    case RunFolderState::unfinished:
-      throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; pass --force to replace it");
-  }
+  check_new_run_folder(dir, base, to_yaml(config), a.force, "pass --force to replace it");
 }
 
 // The trainer's final evaluation (train/trainer.cpp): the fixed evaluation set, sink statistics and

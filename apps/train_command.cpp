@@ -107,23 +107,8 @@ void check_can_resume(const Resumption& r) {
 
 // A fresh run may not overwrite a run (or the user's own config file) without --force.
 void check_can_start(const TrainArgs& a, const RunConfig& config, const fs::path& dir) {
-  const fs::path own = dir / "config.yaml";
-  if (fs::exists(own) && fs::equivalent(own, a.config)) {
-    std::ifstream in(own);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text != to_yaml(config))
-      throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" + a.config +
-                                  ") with the resolved config; choose another --out");
-  }
-  if (a.force) return;
-  switch (inspect_run_folder(dir)) {
-    case RunFolderState::empty: return;
-    case RunFolderState::finished:
-      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
-    case RunFolderState::unfinished:
-      throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; continue it with `sinklab train --resume " +
-                                  dir.string() + "`, or pass --force to start over");
-  }
+  check_new_run_folder(dir, a.config, to_yaml(config), a.force,
+                       "continue it with `sinklab train --resume " + dir.string() + "`, or pass --force to start over");
 }
 
 void report_end(const RunSummary& summary, const fs::path& dir) {

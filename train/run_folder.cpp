@@ -1,6 +1,9 @@
 #include "train/run_folder.h"
 
 #include <array>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string_view>
 
 namespace sinklab {
@@ -25,6 +28,26 @@ void clear_run_files(const fs::path& dir) {
   for (std::string_view name : kRunFiles) {
     fs::remove_all(dir / name);
     fs::remove(dir / (std::string(name) + ".tmp"));
+  }
+}
+
+void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
+                          const std::string& resolved_config, bool force, const std::string& unfinished_hint) {
+  const std::filesystem::path own = dir / "config.yaml";
+  if (std::filesystem::exists(own) && std::filesystem::equivalent(own, source_config)) {
+    std::ifstream in(own);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text != resolved_config)
+      throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" +
+                                  source_config.string() + ") with the resolved config; choose another --out");
+  }
+  if (force) return;
+  switch (inspect_run_folder(dir)) {
+    case RunFolderState::empty: return;
+    case RunFolderState::finished:
+      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
+    case RunFolderState::unfinished:
+      throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; " + unfinished_hint);
   }
 }
 

@@ -15,6 +15,13 @@ enum class RunFolderState {
 
 RunFolderState inspect_run_folder(const std::filesystem::path& dir);
 
+// Refuses (std::invalid_argument naming `--out DIR`) to write a new run into `dir` when that would
+// overwrite the config file being read (`source_config`) with another text than `resolved_config`, or,
+// without `force`, when `dir` holds a run; `unfinished_hint` ends the message for an unfinished one
+// (what the user can do instead).
+void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
+                          const std::string& resolved_config, bool force, const std::string& unfinished_hint);
+
 // Removes the run files (summary.json first, so a crash midway never leaves a "finished" run).
 void clear_run_files(const std::filesystem::path& dir);
 

@@ -22,9 +22,8 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 
-// args is split on spaces (tests use paths without spaces).
-inline CliResult run_sinklab(const std::string& args) {
-  const std::string cmd = sinklab_binary() + " " + args + " 2>&1";
+// A shell command line; its output (stdout, and stderr if the command redirects it) and exit status.
+inline CliResult run_command(const std::string& cmd) {
   CliResult r{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -32,6 +31,14 @@ inline CliResult run_sinklab(const std::string& args) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// args is split on spaces (tests use paths without spaces).
+inline CliResult run_sinklab(const std::string& args) { return run_command(sinklab_binary() + " " + args + " 2>&1"); }
+
+// The same from another working directory (commands that find default files relative to it).
+inline CliResult run_sinklab_in(const std::string& working_dir, const std::string& args) {
+  return run_command("cd " + working_dir + " && " + sinklab_binary() + " " + args + " 2>&1");
 }
 
 // Starts sinklab with args (split on spaces), stdout and stderr appended to log; returns the pid.

@@ -37,14 +37,7 @@ nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(re
 
 // sinklab run from the repository root, where the default base configs are found.
 testing::CliResult run_sinklab_in_source(const std::string& args) {
-  const std::string cmd = "cd " + std::string(SINKLAB_SOURCE_DIR) + " && " + testing::sinklab_binary() + " " + args + " 2>&1";
-  testing::CliResult r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return testing::run_sinklab_in(SINKLAB_SOURCE_DIR, args);
 }
 
 // What checkpoint.bin says about training (run_files/checkpoint_file.h, train/checkpoint.h): its
