@@ -1,6 +1,7 @@
 #include "configs/plugin_fields.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include "configs/closest_match.h"
@@ -37,6 +38,11 @@ PluginFamily tasks() {
   return f;
 }
 
+std::string absolute_path(const std::string& text) {
+  if (text.empty()) throw FieldValueError("an empty path");
+  return std::filesystem::absolute(text).lexically_normal().string();
+}
+
 OptionValue parse_option(const OptionSpec& spec, const ScalarText& s) {
   switch (spec.kind) {
     case OptionKind::integer: {
@@ -50,6 +56,7 @@ OptionValue parse_option(const OptionSpec& spec, const ScalarText& s) {
       return v;
     }
     case OptionKind::boolean: return parse_bool(s);
+    case OptionKind::path: return absolute_path(s.text);
     case OptionKind::choice: break;
   }
   if (std::find(spec.choices.begin(), spec.choices.end(), s.text) != spec.choices.end()) return s.text;
@@ -119,7 +126,9 @@ void resolve_family(const PluginFamily& family, RunConfig& config) {
     if (name != family.chosen(config)) continue;
     OptionValues& values = family.values(config);
     for (const OptionSpec& spec : *options)
-      if (!values.find(spec.key)) values.set(spec.key, spec.default_value);
+      if (!values.find(spec.key))
+        values.set(spec.key, spec.kind == OptionKind::path ? absolute_path(std::get<std::string>(spec.default_value))
+                                                           : spec.default_value);
   }
 }
 

@@ -31,6 +31,10 @@ OptionSpec OptionSpec::choice(std::string key, std::vector<std::string> choices,
   return {std::move(key), OptionKind::choice, std::move(default_value), {}, std::move(choices), std::move(doc), {}};
 }
 
+OptionSpec OptionSpec::path(std::string key, std::string default_value, std::string doc) {
+  return {std::move(key), OptionKind::path, std::move(default_value), {}, {}, std::move(doc), {}};
+}
+
 OptionSpec& OptionSpec::with_allowed_text(std::string text) {
   allowed_text = std::move(text);
   return *this;
@@ -42,6 +46,7 @@ std::string OptionSpec::type_text() const {
     case OptionKind::number: return "number";
     case OptionKind::boolean: return "bool";
     case OptionKind::choice: return "enum";
+    case OptionKind::path: return "path";
   }
   return "";
 }
@@ -53,6 +58,7 @@ std::string OptionSpec::allowed() const {
     case OptionKind::number: return bound.text();
     case OptionKind::boolean: return "true | false";
     case OptionKind::choice: return join(choices);
+    case OptionKind::path: return "a readable file";
   }
   return "";
 }
@@ -102,6 +108,10 @@ const std::string& PluginOptions::choice(std::string_view key) const {
   return std::get<std::string>(value(spec(key, OptionKind::choice)));
 }
 
+const std::string& PluginOptions::path(std::string_view key) const {
+  return std::get<std::string>(value(spec(key, OptionKind::path)));
+}
+
 int PluginOptions::choice_index(std::string_view key) const {
   const OptionSpec& s = spec(key, OptionKind::choice);
   const auto& v = std::get<std::string>(value(s));
@@ -121,7 +131,8 @@ void check_option_values(const std::vector<OptionSpec>& specs, const OptionValue
     const bool type_ok = (s.kind == OptionKind::integer && std::holds_alternative<int64_t>(v)) ||
                          (s.kind == OptionKind::number && std::holds_alternative<double>(v)) ||
                          (s.kind == OptionKind::boolean && std::holds_alternative<bool>(v)) ||
-                         (s.kind == OptionKind::choice && std::holds_alternative<std::string>(v));
+                         ((s.kind == OptionKind::choice || s.kind == OptionKind::path) &&
+                          std::holds_alternative<std::string>(v));
     if (!type_ok) throw std::logic_error(where + " must be " + s.type_text());
     if (s.kind == OptionKind::integer && !s.bound.contains(static_cast<double>(std::get<int64_t>(v))))
       throw std::logic_error(where + " must be " + s.allowed());
@@ -130,6 +141,7 @@ void check_option_values(const std::vector<OptionSpec>& specs, const OptionValue
     if (s.kind == OptionKind::choice &&
         std::find(s.choices.begin(), s.choices.end(), std::get<std::string>(v)) == s.choices.end())
       throw std::logic_error(where + " must be one of " + s.allowed());
+    if (s.kind == OptionKind::path && std::get<std::string>(v).empty()) throw std::logic_error(where + " is empty");
   }
 }
 

@@ -15,7 +15,9 @@
 
 namespace sinklab {
 
-enum class OptionKind : uint8_t { integer, number, boolean, choice };
+// path: a file name, recorded absolute (relative names resolve against the working directory when the
+// config is loaded) so that a run resumed from another directory reads the same file.
+enum class OptionKind : uint8_t { integer, number, boolean, choice, path };
 using OptionValue = std::variant<int64_t, double, bool, std::string>;
 
 struct OptionSpec {
@@ -32,9 +34,10 @@ struct OptionSpec {
   static OptionSpec boolean(std::string key, bool default_value, std::string doc);
   static OptionSpec choice(std::string key, std::vector<std::string> choices, std::string default_value,
                            std::string doc);
+  static OptionSpec path(std::string key, std::string default_value, std::string doc);
   OptionSpec& with_allowed_text(std::string text);
 
-  std::string type_text() const;     // "integer", "number", "bool", "enum"
+  std::string type_text() const;     // "integer", "number", "bool", "enum", "path"
   std::string allowed() const;       // allowed_text, the bound, "true | false" or "a | b | c"
   std::string value_text(const OptionValue& v) const;  // as YAML writes it
   // The same option (two plug-ins may share one declaration, e.g. the relu-family row divisor).
@@ -72,6 +75,7 @@ class PluginOptions {
   double number(std::string_view key) const;
   bool flag(std::string_view key) const;
   const std::string& choice(std::string_view key) const;
+  const std::string& path(std::string_view key) const;
   // The index of a choice option's value in its declared choices (to map it onto an enum).
   int choice_index(std::string_view key) const;
 
