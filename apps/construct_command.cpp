@@ -29,8 +29,8 @@
 #include "models/constructions.h"
 #include "models/evaluation.h"
 #include "models/model_loader.h"
+#include "models/sink_evaluation.h"
 #include "run_files/attention_map_files.h"
-#include "stats/sink_observer.h"
 #include "train/checkpoint.h"
 #include "train/evaluation_summary.h"
 #include "train/head_table.h"
@@ -118,16 +118,12 @@ void check_can_write(const ConstructArgs& a, const fs::path& base, const RunConf
 // attention maps over the first eval_attention_samples inputs, into the summary a finished run writes.
 RunSummary evaluate_construction(Model& model, AttentionMapAccumulator& maps) {
   const RunConfig& c = model.config();
-  const auto task = make_task(c.task, c.model.residual);
+  const auto task = make_task(evaluation_task_config(c.task), c.model.residual);
   const EvalSet set(*task, c.task);
-  const TaskObjective objective(task->shape());
-  SinkStatisticsAccumulator stats(c.model.layers, c.model.heads, task->seq_len(), c.analysis.sink_eps);
-  SinkObserver observer(&stats, &maps);
-  AttentionObserver* const observers[] = {&observer};
   EvalOptions options;
   options.attention_samples = c.analysis.eval_attention_samples;
-  Graph graph;
-  const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
+  SinkEvaluation e = evaluate_with_sink_statistics(model, set, options, &maps);
+  const EvalMetrics& m = e.metrics;
   if (!std::isfinite(m.mse) || !std::isfinite(m.max_abs_error))
     throw std::runtime_error("the construction's evaluation is not finite (eval MSE " + std::to_string(m.mse) + ")");
   RunSummary s = summary_of_run(c, *task);
@@ -136,7 +132,7 @@ RunSummary evaluate_construction(Model& model, AttentionMapAccumulator& maps) {
   s.reached_stop_rule = false;                            // no training ran
   s.train_loss = std::numeric_limits<double>::quiet_NaN();  // null: nothing was trained
   s.git_revision = git_revision();
-  add_evaluation(s, m, task->shape().loss, stats.finish());
+  add_evaluation(s, m, task->shape().loss, std::move(e.heads));
   return s;
 }
 
@@ -165,7 +161,7 @@ void run_construct(const ConstructArgs& a) {
   state.rng = seed_stream(config.seed, kDataStream).state();
   save_checkpoint(dir / "checkpoint.bin", model->checkpoint_hashes(), model->parameters(), state);
 
-  AttentionMapAccumulator maps(config.model.layers, config.model.heads, model->shape().max_seq_len);
+  AttentionMapAccumulator maps(config.model.layers, config.model.heads, evaluation_task_config(config.task).seq_len);
   RunSummary summary = evaluate_construction(*model, maps);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   write_attention_maps(dir / "attention", maps);

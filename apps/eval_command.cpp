@@ -27,8 +27,8 @@
 #include "data/task_registry.h"
 #include "models/evaluation.h"
 #include "models/model_loader.h"
+#include "models/sink_evaluation.h"
 #include "run_files/run_summary.h"
-#include "stats/sink_observer.h"
 
 namespace sinklab::apps {
 namespace {
@@ -58,9 +58,10 @@ int flag_integer(const std::string& flag, const std::string& text, int low, int 
   return static_cast<int>(value);
 }
 
-// The task config of this evaluation: the run's, with --eval-trigger, --seq-len and --samples applied.
+// The task config of this evaluation: the run's evaluation set (task.eval_seq_len applied), with
+// --eval-trigger, --seq-len and --samples applied.
 TaskConfig eval_task_config(const RunConfig& c, const EvalFlags& f) {
-  TaskConfig t = c.task;
+  TaskConfig t = evaluation_task_config(c.task);
   const TaskRegistration* registration = find_task(t.name);
   const auto declares = [&](const char* key) {
     if (!registration) return false;
@@ -69,13 +70,7 @@ TaskConfig eval_task_config(const RunConfig& c, const EvalFlags& f) {
     return false;
   };
   if (f.samples) t.eval_samples = flag_integer("--samples", *f.samples, 1, 1000000);
-  if (f.seq_len) {
-    t.seq_len = flag_integer("--seq-len", *f.seq_len, 1, 65536);
-    // The evaluation set draws no training triggers: a training range the new length cannot hold is
-    // dropped rather than refused (1 .. T-1 instead).
-    if (declares("trigger_min")) t.options.set("trigger_min", int64_t{1});
-    if (declares("trigger_max")) t.options.set("trigger_max", int64_t{-1});
-  }
+  if (f.seq_len) t = task_config_at_length(t, flag_integer("--seq-len", *f.seq_len, 1, 65536));
   if (f.eval_trigger) {
     if (!declares("eval_trigger"))
       throw std::invalid_argument("--eval-trigger: task " + t.name + " has no trigger position (task.eval_trigger)");
@@ -123,24 +118,14 @@ std::unique_ptr<Model> model_for_length(std::unique_ptr<Model> loaded, int T) {
   return longer;
 }
 
-struct Evaluation {
-  EvalMetrics metrics;
-  std::vector<HeadSinkStats> heads;
-};
+using Evaluation = SinkEvaluation;
 
-Evaluation evaluate(Model& model, const TaskShape& shape, const EvalSet& set, const AttentionAblation& ablation) {
-  const RunConfig& c = model.config();
-  SinkStatisticsAccumulator stats(c.model.layers, c.model.heads, shape.seq_len, c.analysis.sink_eps);
-  SinkObserver observer(&stats, nullptr);
-  AttentionObserver* const observers[] = {&observer};
+Evaluation evaluate(Model& model, const EvalSet& set, const AttentionAblation& ablation) {
   EvalOptions options;  // as the trainer's evaluation (chunk 250), so `none` gives the run's own bits
-  options.attention_samples = c.analysis.eval_attention_samples;
+  options.attention_samples = model.config().analysis.eval_attention_samples;
   options.row_errors = true;
   options.ablation = ablation;
-  Graph graph;
-  const TaskObjective objective(shape);
-  const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
-  return {m, stats.finish()};
+  return evaluate_with_sink_statistics(model, set, options);
 }
 
 // |W_O^h W_V^h e_0|_inf per head, layer-major: what the BOS input vector e_0 (position 0 of the
@@ -279,8 +264,8 @@ void run_eval(const EvalFlags& f) {
   omp_set_num_threads(c.threads);  // the run's thread count: the same bits as its own evaluation
 #endif
   const EvalSet set(*task, t);
-  const Evaluation base = evaluate(*model, shape, set, AttentionAblation());
-  const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, shape, set, ablation);
+  const Evaluation base = evaluate(*model, set, AttentionAblation());
+  const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, set, ablation);
   const std::vector<double> bos_map = bos_value_map_inf(*model, set);
 
   const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
@@ -332,7 +317,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--ablate", flags->ablate, "none | mask_bos_key | zero_bos_weight (default none)");
   cmd->add_option("--heads", flags->heads, "Heads to ablate: all (default) or a list such as L0H1,L1H0");
   cmd->add_option("--eval-trigger", flags->eval_trigger, "Trigger position of the evaluation set (default: the run's)");
-  cmd->add_option("--seq-len", flags->seq_len, "Sequence length of the evaluation set (default: the run's)");
+  cmd->add_option("--seq-len", flags->seq_len, "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len)");
   cmd->add_option("--samples", flags->samples, "Evaluation inputs (default: the run's task.eval_samples)");
   cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json)");
   cmd->callback([flags] { run_eval(*flags); });

@@ -21,11 +21,6 @@ void check_registered(const std::string& path, const std::string& value, const s
 }
 
 void check_model(const ModelConfig& m, const KeyLocations& where) {
-  if (!m.residual && m.layers > 1) {
-    throw where.error_at_first_set({"model.residual", "model.layers"},
-                                   "residual: false is only allowed with layers: 1 (the paper's single-layer "
-                                   "model), but layers is " + str(m.layers));
-  }
   if (m.head_dim.mode == HeadDimMode::split && m.d_model % m.heads != 0) {
     throw where.error_at_first_set({"model.heads", "model.d_model", "model.head_dim"},
                                    "head_dim: split needs heads to divide d_model, but " + str(m.heads) +
@@ -82,6 +77,24 @@ void check_task(const RunConfig& c, const KeyLocations& where) {
   }
 }
 
+// task.eval_seq_len: the evaluation set's task must build at that length, and the model must run it.
+void check_eval_length(const RunConfig& c, const KeyLocations& where) {
+  const TaskConfig& t = c.task;
+  if (t.eval_seq_len == 0 || t.eval_seq_len == t.seq_len) return;
+  if (t.eval_seq_len > t.seq_len && c.model.positional == Positional::learned) {
+    throw where.error_at_first_set({"task.eval_seq_len", "model.positional"},
+                                   "learned positions have no embedding beyond the training length " +
+                                       str(t.seq_len) + ", so the model cannot be evaluated at " +
+                                       str(t.eval_seq_len) + "; use positional: none, sinusoidal or rope");
+  }
+  try {
+    task_shape_of(evaluation_task_config(t), c.model.residual);
+  } catch (const TaskError& e) {
+    throw where.error("task.eval_seq_len", "the task cannot be evaluated at length " + str(t.eval_seq_len) + ": " +
+                                               e.what());
+  }
+}
+
 void check_optimizer(const RunConfig& c, const KeyLocations& where) {
   const OptimizerConfig& o = c.optimizer;
   if (o.name != OptimizerKind::sgd && o.momentum != 0.0) {
@@ -115,6 +128,7 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
   check_registered("task.name", config.task.name, vocab.tasks, "task", where);
   check_model(config.model, where);
   check_task(config, where);
+  check_eval_length(config, where);
   check_optimizer(config, where);
   if (config.analysis.eval_attention_samples > config.task.eval_samples) {
     throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},

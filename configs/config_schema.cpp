@@ -266,6 +266,10 @@ std::vector<FieldSpec> build_fields() {
   for (auto& f : task_option_fields()) t.push_back(std::move(f));
   t.push_back(int_field("task.eval_samples", [](RunConfig& c) -> int& { return c.task.eval_samples; },
                         B::at_least(1).up_to(kMaxEvalSamples), "size of the fixed evaluation set"));
+  t.push_back(int_field("task.eval_seq_len", [](RunConfig& c) -> int& { return c.task.eval_seq_len; },
+                        B::at_least(0).up_to(kMaxSeqLen),
+                        "length of the evaluation set, BOS included; 0 = seq_len. Another length measures "
+                        "length generalization (positions must not be learned)"));
   t.push_back(unsigned_field("task.eval_seed", [](RunConfig& c) -> uint64_t& { return c.task.eval_seed; },
                              "seed of the fixed evaluation set"));
 

@@ -42,4 +42,24 @@ TaskShape task_shape_of(const TaskConfig& config, bool residual_model) {
   return make_task(config, residual_model)->shape();
 }
 
+TaskConfig task_config_at_length(const TaskConfig& config, int seq_len) {
+  TaskConfig t = config;
+  t.seq_len = seq_len;
+  const TaskRegistration* r = find_task(t.name);
+  const auto declares = [&](const char* key) {
+    if (!r) return false;
+    for (const OptionSpec& o : r->options)
+      if (o.key == key) return true;
+    return false;
+  };
+  if (declares("trigger_min")) t.options.set("trigger_min", int64_t{1});
+  if (declares("trigger_max")) t.options.set("trigger_max", int64_t{-1});
+  return t;
+}
+
+TaskConfig evaluation_task_config(const TaskConfig& config) {
+  if (config.eval_seq_len == 0 || config.eval_seq_len == config.seq_len) return config;
+  return task_config_at_length(config, config.eval_seq_len);
+}
+
 }  // namespace sinklab

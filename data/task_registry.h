@@ -22,4 +22,12 @@ std::unique_ptr<Task> make_task(const TaskConfig& config, bool residual_model);
 // make_task(config, residual_model)->shape().
 TaskShape task_shape_of(const TaskConfig& config, bool residual_model);
 
+// The same task at another sequence length (evaluation sets longer or shorter than training's). The
+// evaluation set draws no training triggers, so a training range the new length cannot hold is reset
+// to 1 .. T-1 rather than refused.
+TaskConfig task_config_at_length(const TaskConfig& config, int seq_len);
+// The task the evaluation set is drawn from: task_config_at_length(config, eval_seq_len) when
+// task.eval_seq_len is set, else config itself.
+TaskConfig evaluation_task_config(const TaskConfig& config);
+
 }  // namespace sinklab

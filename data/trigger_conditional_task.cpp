@@ -25,7 +25,8 @@ TriggerConditionalTask::TriggerConditionalTask(const TriggerTaskSettings& s, boo
       trigger_min_(s.trigger_min),
       trigger_max_(s.trigger_max == -1 ? s.seq_len - 1 : s.trigger_max),
       eval_trigger_(s.eval_trigger),
-      residual_target_(s.target == TargetKind::automatic ? residual_model : s.target == TargetKind::residual) {
+      residual_target_(s.target == TargetKind::automatic ? residual_model : s.target == TargetKind::residual),
+      bos_(s.bos) {
   require(dim_ >= 4, "dim must be >= 4 (BOS flag, trigger flag, content, ordinary flag), got " + str(dim_), {"task.dim"});
   require(seq_len_ >= 3, "seq_len must be >= 3, got " + str(seq_len_), {"task.seq_len"});
   const int last = seq_len_ - 1;
@@ -78,7 +79,7 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
       for (int l = 0; l < n; ++l) lane_seeds[static_cast<size_t>(l)] = seeds[static_cast<size_t>(g0 - c0 + l)];
       RngLanes streams(lane_seeds);
       float draw[kLanes];
-      for (int i = 1; i < seq_len_; ++i)
+      for (int i = bos_ ? 1 : 0; i < seq_len_; ++i)
         for (int c = 2; c <= d - 2; ++c) {
           streams.uniform(-1.0f, 1.0f, draw);
           for (int l = 0; l < n; ++l)
@@ -93,20 +94,23 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
   }
 }
 
-// One sequence whose content (coordinates 2..d-2 of rows 1..seq_len-1) is already drawn: the flags,
-// roles and target. x and y are [seq_len, dim], roles [seq_len].
+// One sequence whose content (coordinates 2..d-2 of rows 1..seq_len-1, or 0..seq_len-1 without BOS) is
+// already drawn: the flags, roles and target. x and y are [seq_len, dim], roles [seq_len].
 void TriggerConditionalTask::finish_sample(int trigger, float* x, float* y, uint8_t* roles) const {
   using namespace position_role;
   const int d = dim_;
-  std::fill(x, x + d, 0.0f);
-  x[0] = 1.0f;
+  const int first = bos_ ? 1 : 0;  // the first ordinary position
+  if (bos_) {
+    std::fill(x, x + d, 0.0f);
+    x[0] = 1.0f;
+  }
   roles[0] = kSinkKey;
-  for (int i = 1; i < seq_len_; ++i) {
+  for (int i = first; i < seq_len_; ++i) {
     float* row = x + static_cast<std::size_t>(i) * d;
     const bool is_trigger = i == trigger;
     row[0] = row[1] = row[d - 1] = 0.0f;
     row[is_trigger ? 1 : d - 1] = 1.0f;
-    roles[i] = is_trigger ? kActiveRow : kNoOpRow;
+    if (i > 0) roles[i] = is_trigger ? kActiveRow : kNoOpRow;
   }
 
   if (residual_target_) {
@@ -114,18 +118,18 @@ void TriggerConditionalTask::finish_sample(int trigger, float* x, float* y, uint
   } else {
     std::fill(y, y + static_cast<std::size_t>(seq_len_) * d, 0.0f);
   }
-  // Mean of rows 1..trigger, accumulated in double (each column in row order) so the target does not
+  // Mean of rows first..trigger, accumulated in double (each column in row order) so the target does not
   // depend on how the loop is vectorized; 16 columns at a time, row by row.
   float* target = y + static_cast<std::size_t>(trigger) * d;
   constexpr int kColumns = 16;
   for (int c0 = 0; c0 < d; c0 += kColumns) {
     const int width = std::min(kColumns, d - c0);
     double sum[kColumns] = {};
-    for (int k = 1; k <= trigger; ++k) {
+    for (int k = first; k <= trigger; ++k) {
       const float* row = x + static_cast<std::size_t>(k) * d + c0;
       for (int c = 0; c < width; ++c) sum[c] += row[c];
     }
-    for (int c = 0; c < width; ++c) target[c0 + c] += static_cast<float>(sum[c] / trigger);
+    for (int c = 0; c < width; ++c) target[c0 + c] += static_cast<float>(sum[c] / (trigger - first + 1));
   }
 }
 
@@ -145,7 +149,10 @@ TaskRegistration trigger_conditional_task_registration() {
                .with_allowed_text("1 .. seq_len - 1"),
            OptionSpec::choice("target", {"auto", "mean", "residual"}, "auto",
                               "auto = residual when model.residual, else mean; mean: the prefix mean at the trigger "
-                              "and 0 elsewhere; residual: x_i plus the mean at the trigger")},
+                              "and 0 elsewhere; residual: x_i plus the mean at the trigger"),
+           OptionSpec::boolean("bos", true,
+                               "false: position 0 is an ordinary token and the mean includes it (the no-BOS "
+                               "control: no content-free key)")},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {
             const PluginOptions& o = s.options;
             TriggerTaskSettings t;
@@ -155,6 +162,7 @@ TaskRegistration trigger_conditional_task_registration() {
             t.trigger_max = static_cast<int>(o.integer("trigger_max"));
             t.eval_trigger = static_cast<int>(o.integer("eval_trigger"));
             t.target = static_cast<TargetKind>(o.choice_index("target"));
+            t.bos = o.flag("bos");
             return std::make_unique<TriggerConditionalTask>(t, s.residual_model);
           }};
 }

@@ -18,6 +18,12 @@
 // let eight samples draw at once (core/rng_lanes.h), so generation stays a small part of the step.
 // sample() writes straight into the caller's buffers and allocates nothing.
 // Roles: BOS is the sink key, the trigger row the active row, every other row a no-op row.
+//
+// bos: false (the no-BOS control) makes position 0 an ordinary token: its content is drawn too (position
+// 0 first, then 1..seq_len-1, same order otherwise), coordinate 0 is never set, and the mean runs over
+// x_0..x_j. Position 0 stays flagged as the sink-candidate key, so the statistics measure whether weight
+// still parks on the first token; row 0 sees only itself (its weight is forced) and, like a BOS row,
+// carries no row flag.
 #include "data/task_registration.h"
 
 namespace sinklab {
@@ -32,6 +38,7 @@ struct TriggerTaskSettings {
   int trigger_max = -1;  // -1 = seq_len - 1
   int eval_trigger = 7;
   TargetKind target = TargetKind::automatic;
+  bool bos = true;  // false: position 0 is an ordinary token (no content-free key)
 };
 
 class TriggerConditionalTask final : public Task {
@@ -49,6 +56,7 @@ class TriggerConditionalTask final : public Task {
   int trigger_max() const { return trigger_max_; }
   int eval_trigger() const { return eval_trigger_; }
   bool residual_target() const { return residual_target_; }
+  bool has_bos() const { return bos_; }
 
  private:
   void finish_sample(int trigger, float* x, float* y, uint8_t* roles) const;
@@ -59,6 +67,7 @@ class TriggerConditionalTask final : public Task {
   int trigger_max_;
   int eval_trigger_;
   bool residual_target_;
+  bool bos_;
 };
 
 TaskRegistration trigger_conditional_task_registration();

@@ -66,6 +66,7 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
   const auto task = make_task(config.task, m.residual);
   const auto* trigger_task = dynamic_cast<const TriggerConditionalTask*>(task.get());
   require(trigger_task != nullptr, "task.name", "the task " + in_quotes(config.task.name) + " is not the trigger task");
+  require(trigger_task->has_bos(), "task.bos", "the constructions park weight on BOS: needs true");
   const int dim = task->shape().input_dim;
   require(m.input == InputKind::vectors, "model.input", "the construction reads the task's vectors: needs vectors");
   require(!m.input_projection, "model.input_projection", "the construction reads the task's vectors as they are: needs false");

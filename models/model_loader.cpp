@@ -1,5 +1,6 @@
 #include "models/model_loader.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -18,7 +19,8 @@ Rng seed_stream(uint64_t seed, uint64_t which) {
 
 ModelShape model_shape_of(const RunConfig& config) {
   const TaskShape task = task_shape_of(config.task, config.model.residual);
-  return {task.input_dim, task.output_dim, task.seq_len};
+  // Long enough for the evaluation set too (task.eval_seq_len; learned positions refuse a longer one).
+  return {task.input_dim, task.output_dim, std::max(task.seq_len, config.task.eval_seq_len)};
 }
 
 std::unique_ptr<Model> build_model(const RunConfig& config) { return build_model(config, model_shape_of(config)); }

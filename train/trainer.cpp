@@ -40,11 +40,13 @@ std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? 
 Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
-      built_model_(build_model(config, ModelShape{task_->input_dim(), task_->output_dim(), task_->seq_len()})),
+      eval_task_(make_task(evaluation_task_config(config.task), config.model.residual)),
+      built_model_(build_model(config, model_shape_of(config))),
       params_(built_model_->parameters()),
       model_(&built_model_->transformer()),
       data_rng_(seed_stream(config.seed, kDataStream)),
       objective_(task_->shape()),
+      eval_objective_(eval_task_->shape()),
       batch_(task_->shape(), config.train.batch_size) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
   // (Initialization above draws from one Rng on one thread, so setting it after is the same.)
@@ -53,7 +55,7 @@ Trainer::Trainer(const RunConfig& config)
 #endif
   optimizer_ = make_optimizer(config.optimizer);
 
-  eval_set_ = std::make_unique<EvalSet>(*task_, config.task.eval_samples, config.task.eval_seed);
+  eval_set_ = std::make_unique<EvalSet>(*eval_task_, config.task.eval_samples, config.task.eval_seed);
   train_stats_ = std::make_unique<SinkStatisticsAccumulator>(config.model.layers, config.model.heads, task_->seq_len(),
                                                              config.analysis.sink_eps);
 }
@@ -95,13 +97,14 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
-  SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, task_->seq_len(), config_.analysis.sink_eps);
+  SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, eval_task_->seq_len(),
+                                  config_.analysis.sink_eps);
   SinkObserver observer(&stats, maps);
   AttentionObserver* const observers[] = {&observer};
   EvalOptions options;
   options.chunk = kEvalChunk;
   options.attention_samples = config_.analysis.eval_attention_samples;
-  const EvalMetrics metrics = evaluate_model(graph_, *model_, objective_, *eval_set_, observers, options);
+  const EvalMetrics metrics = evaluate_model(graph_, *model_, eval_objective_, *eval_set_, observers, options);
   return {metrics, stats.finish()};
 }
 
@@ -280,7 +283,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
 }
 
 RunSummary Trainer::summary_of(const LoopState& state) const {
-  RunSummary s = summary_of_run(config_, *task_);
+  RunSummary s = summary_of_run(config_, *eval_task_);  // the evaluation's length and trigger
   s.steps = state.step;
   s.git_revision = git_revision();
   s.train_loss = state.loss;
@@ -349,7 +352,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     return s;
   }
 
-  AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, task_->seq_len());
+  AttentionMapAccumulator maps(config_.model.layers, config_.model.heads, eval_task_->seq_len());
   RunSummary s = final_summary(state, maps);
   s.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (writes) {

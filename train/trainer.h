@@ -81,6 +81,7 @@ class Trainer {
 
   RunConfig config_;
   std::unique_ptr<Task> task_;
+  std::unique_ptr<Task> eval_task_;  // the task at the evaluation length (task.eval_seq_len), else task_'s twin
   std::unique_ptr<Model> built_model_;  // parameters and network, built by build_model (models/model_loader.h)
   // built_model_'s parameter store and network, under the names the step code uses.
   ParameterStore& params_;
@@ -89,6 +90,7 @@ class Trainer {
   Rng data_rng_;
   Graph graph_;
   TaskObjective objective_;
+  TaskObjective eval_objective_;
   BatchBuffers batch_;  // one training batch, reused every step
   std::unique_ptr<EvalSet> eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;

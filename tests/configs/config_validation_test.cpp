@@ -190,9 +190,12 @@ TEST(ConfigValidation, CrossKeyRulesPointAtTheKeyTheUserWrote) {
   EXPECT_EQ(e.line(), 3);
   EXPECT_EQ(e.key(), "model.heads");
   EXPECT_TRUE(contains(e.what(), "3 heads do not divide d_model 16")) << e.what();
-  e = parse_error("model:\n  layers: 2\n");
-  EXPECT_EQ(e.key(), "model.layers");
-  EXPECT_TRUE(contains(e.what(), "residual: false is only allowed with layers: 1")) << e.what();
+  e = parse_error("model:\n  positional: learned\ntask:\n  eval_seq_len: 32\n");
+  EXPECT_EQ(e.key(), "task.eval_seq_len");
+  EXPECT_TRUE(contains(e.what(), "cannot be evaluated at 32")) << e.what();
+  e = parse_error("task:\n  eval_seq_len: 2\n");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_TRUE(contains(e.what(), "cannot be evaluated at length 2: seq_len must be >= 3")) << e.what();
   e = parse_error("model:\n  d_model: 32\n  output_head: true\n");
   EXPECT_EQ(e.line(), 2);
   EXPECT_TRUE(contains(e.what(), "d_model (32) must equal task.dim (16)")) << e.what();

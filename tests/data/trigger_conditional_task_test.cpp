@@ -165,6 +165,56 @@ TEST(TriggerConditionalTask, ResidualTargetAddsTheMeanToTheInput) {
   }
 }
 
+TEST(TriggerConditionalTask, WithoutBosPositionZeroIsAnOrdinaryTokenInTheMean) {
+  TriggerTaskSettings c = config();
+  c.bos = false;
+  c.trigger_min = 1;
+  const TriggerConditionalTask task(c, /*residual_model=*/false);
+  EXPECT_FALSE(task.has_bos());
+  const Batch b = sample(task, 64, 33, Split::train);
+  using namespace position_role;
+  bool saw_content = false;
+  for (int s = 0; s < 64; ++s) {
+    const int j = b.triggers[s];
+    ASSERT_GE(j, 1);
+    // No position carries the BOS flag; position 0 is ordinary, with drawn content.
+    for (int i = 0; i < 16; ++i) ASSERT_EQ(b.x(s, i, 0), 0.0f);
+    EXPECT_EQ(b.x(s, 0, 15), 1.0f);
+    EXPECT_EQ(b.x(s, 0, 1), 0.0f);
+    for (int col = 2; col <= 14; ++col) {
+      ASSERT_GE(b.x(s, 0, col), -1.0f);
+      ASSERT_LT(b.x(s, 0, col), 1.0f);
+      saw_content |= b.x(s, 0, col) != 0.0f;
+    }
+    // Position 0 is the sink-candidate key without a row flag; the other rows as with BOS.
+    EXPECT_EQ(b.role(s, 0), kSinkKey);
+    for (int i = 1; i < 16; ++i) EXPECT_EQ(b.role(s, i), i == j ? kActiveRow : kNoOpRow);
+    for (int col = 0; col < 16; ++col) {
+      double mean = 0;
+      for (int k = 0; k <= j; ++k) mean += b.x(s, k, col);
+      ASSERT_NEAR(b.y(s, j, col), mean / (j + 1), 1e-6);
+    }
+    EXPECT_FLOAT_EQ(b.y(s, j, 1), 1.0f / static_cast<float>(j + 1));
+  }
+  EXPECT_TRUE(saw_content);
+}
+
+TEST(TriggerConditionalTask, WithoutBosTheDrawsStartAtPositionZero) {
+  TriggerTaskSettings c = config(6, 5);
+  c.bos = false;
+  c.trigger_min = 1;
+  c.eval_trigger = 3;
+  const TriggerConditionalTask task(c, false);
+  const Batch b = sample(task, 3, 5, Split::train);
+  Rng rng(5);
+  for (int s = 0; s < 3; ++s) {
+    rng.below(4);
+    Rng stream(rng.next());
+    for (int i = 0; i < 5; ++i)
+      for (int col = 2; col <= 4; ++col) EXPECT_EQ(b.x(s, i, col), stream.uniform(-1.0f, 1.0f));
+  }
+}
+
 TEST(TriggerConditionalTask, ExplicitTargetOverridesAuto) {
   TriggerTaskSettings c = config();
   c.target = TargetKind::mean;

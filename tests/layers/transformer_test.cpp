@@ -117,6 +117,37 @@ TEST(Transformer, PaperSingleLayerReturnsAttentionOutputItself) {
   }
 }
 
+TEST(Transformer, PureAttentionStackFeedsEachLayerTheLastOnesOutput) {
+  ModelConfig m = small_model();
+  m.layers = 2;
+  m.heads = 2;
+  m.head_dim = {HeadDimMode::full, 0};
+  m.residual = false;
+  auto b = build(m, {8, 8, 5});
+  std::vector<float> xs;
+  const Tensor x = testing::random_tensor(xs, Shape{2, 5, 8}, 7);
+  // Row 0 sees only itself in every layer, so through two layers it is M1 M0 x_0 with
+  // M_l = sum_h W_O^(h) W_V^(h): no residual term anywhere.
+  Graph g;
+  const Tensor out = b->model->forward(g, x);
+  std::vector<double> row(xs.begin(), xs.begin() + 8);
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blocks." + std::to_string(l) + ".attn.";
+    const Tensor wv = b->store.tensor(p + "w_v.weight"), wo = b->store.tensor(p + "w_o.weight");  // [16, 8], [8, 16]
+    std::vector<double> v(16, 0.0), next(8, 0.0);
+    for (int64_t r = 0; r < 16; ++r)
+      for (int64_t e = 0; e < 8; ++e) v[static_cast<size_t>(r)] += wv.at({r, e}) * row[static_cast<size_t>(e)];
+    for (int64_t c = 0; c < 8; ++c)
+      for (int64_t r = 0; r < 16; ++r) next[static_cast<size_t>(c)] += wo.at({c, r}) * v[static_cast<size_t>(r)];
+    row = next;
+  }
+  for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5);
+  auto f = [&](Graph& graph) { return b->model->forward(graph, x); };
+  testing::GradcheckOptions o;
+  o.max_checks_per_tensor = 12;
+  EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+}
+
 TEST(Transformer, WidthMismatchIsAClearError) {
   ModelConfig m = small_model();
   ParameterStore store;

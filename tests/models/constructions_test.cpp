@@ -293,7 +293,7 @@ TEST(Constructions, RefusesABaseThatCannotHoldItNamingTheKey) {
       {K::softmax, "paper/1x1_softmax.yaml", {"model.attention.normalizer.temperature=2"},
        "model.attention.normalizer.temperature"},
       {K::relu, "paper/1x1_relu.yaml", {"model.attention.normalizer.divisor=visible"}, "model.attention.normalizer.divisor"},
-      {K::softmax, "paper/1x1_softmax.yaml", {"model.layers=2"}, "loader: model.layers"},
+      {K::softmax, "paper/1x1_softmax.yaml", {"model.layers=2"}, "model.residual"},
       {K::softmax, "paper/2x2_softmax.yaml", {"task.target=mean"}, "task.target"},
       {K::relu, "paper/1x1_relu.yaml", {"task.target=residual"}, "task.target"},
       {K::relu, "paper/1x1_relu.yaml", {"model.residual=true"}, "task.target"},  // the file says target: mean

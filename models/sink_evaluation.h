@@ -1,0 +1,25 @@
+#pragma once
+// The evaluation every analysis ends with: a model's task metrics on an evaluation set plus the sink
+// statistics of each head (and, when asked, attention maps), as the trainer's final evaluation computes
+// them. `construct`, `eval` and `error-vs-sink` evaluate models outside training through it.
+#include <vector>
+
+#include "data/eval_set.h"
+#include "models/evaluation.h"
+#include "models/model.h"
+#include "stats/attention_maps.h"
+#include "stats/head_statistics.h"
+
+namespace sinklab {
+
+struct SinkEvaluation {
+  EvalMetrics metrics;
+  std::vector<HeadSinkStats> heads;  // layer-major
+};
+
+// options.attention_samples inputs feed the statistics (and `maps` when not null); the model's
+// config gives layers, heads and sink_eps.
+SinkEvaluation evaluate_with_sink_statistics(Model& model, const EvalSet& set, const EvalOptions& options,
+                                             AttentionMapAccumulator* maps = nullptr);
+
+}  // namespace sinklab
