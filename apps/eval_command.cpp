@@ -62,17 +62,10 @@ int flag_integer(const std::string& flag, const std::string& text, int low, int 
 // --eval-trigger, --seq-len and --samples applied.
 TaskConfig eval_task_config(const RunConfig& c, const EvalFlags& f) {
   TaskConfig t = evaluation_task_config(c.task);
-  const TaskRegistration* registration = find_task(t.name);
-  const auto declares = [&](const char* key) {
-    if (!registration) return false;
-    for (const OptionSpec& o : registration->options)
-      if (o.key == key) return true;
-    return false;
-  };
   if (f.samples) t.eval_samples = flag_integer("--samples", *f.samples, 1, 1000000);
   if (f.seq_len) t = task_config_at_length(t, flag_integer("--seq-len", *f.seq_len, 1, 65536));
   if (f.eval_trigger) {
-    if (!declares("eval_trigger"))
+    if (!task_declares_option(t.name, "eval_trigger"))
       throw std::invalid_argument("--eval-trigger: task " + t.name + " has no trigger position (task.eval_trigger)");
     t.options.set("eval_trigger", int64_t{flag_integer("--eval-trigger", *f.eval_trigger, 0, 65535)});
   }

@@ -26,6 +26,14 @@ std::vector<std::string> task_names() {
   return names;
 }
 
+bool task_declares_option(std::string_view name, std::string_view key) {
+  const TaskRegistration* r = find_task(name);
+  if (!r) return false;
+  for (const OptionSpec& o : r->options)
+    if (o.key == key) return true;
+  return false;
+}
+
 std::unique_ptr<Task> make_task(const TaskConfig& config, bool residual_model) {
   const TaskRegistration* r = find_task(config.name);
   if (!r) {
@@ -45,15 +53,8 @@ TaskShape task_shape_of(const TaskConfig& config, bool residual_model) {
 TaskConfig task_config_at_length(const TaskConfig& config, int seq_len) {
   TaskConfig t = config;
   t.seq_len = seq_len;
-  const TaskRegistration* r = find_task(t.name);
-  const auto declares = [&](const char* key) {
-    if (!r) return false;
-    for (const OptionSpec& o : r->options)
-      if (o.key == key) return true;
-    return false;
-  };
-  if (declares("trigger_min")) t.options.set("trigger_min", int64_t{1});
-  if (declares("trigger_max")) t.options.set("trigger_max", int64_t{-1});
+  if (task_declares_option(t.name, "trigger_min")) t.options.set("trigger_min", int64_t{1});
+  if (task_declares_option(t.name, "trigger_max")) t.options.set("trigger_max", int64_t{-1});
   return t;
 }
 

@@ -14,6 +14,8 @@ const std::vector<TaskRegistration>& task_registrations();
 // nullptr for an unknown name.
 const TaskRegistration* find_task(std::string_view name);
 std::vector<std::string> task_names();
+// Whether task `name` declares the option `key` (false for an unknown task).
+bool task_declares_option(std::string_view name, std::string_view key);
 
 // Builds the task `config.name` with its options (defaults for unset ones); an unknown name throws
 // TaskError listing the known ones, an inconsistent config TaskError naming its keys.

@@ -42,6 +42,18 @@ std::unique_ptr<Built> build(const ModelConfig& m, const ModelShape& shape) {
   return b;
 }
 
+// W_O W_V v of block `layer` (all heads): what a row that sees only one key with input v outputs.
+std::vector<double> value_map(const ParameterStore& store, int layer, const std::vector<double>& v) {
+  const std::string p = "blocks." + std::to_string(layer) + ".attn.";
+  const Tensor wv = store.tensor(p + "w_v.weight"), wo = store.tensor(p + "w_o.weight");  // [H*D, C], [C, H*D]
+  std::vector<double> hidden(static_cast<size_t>(wv.dim(0)), 0.0), out(static_cast<size_t>(wo.dim(0)), 0.0);
+  for (int64_t r = 0; r < wv.dim(0); ++r)
+    for (int64_t e = 0; e < wv.dim(1); ++e) hidden[static_cast<size_t>(r)] += wv.at({r, e}) * v[static_cast<size_t>(e)];
+  for (int64_t c = 0; c < wo.dim(0); ++c)
+    for (int64_t r = 0; r < wo.dim(1); ++r) out[static_cast<size_t>(c)] += wo.at({c, r}) * hidden[static_cast<size_t>(r)];
+  return out;
+}
+
 TEST(Transformer, TokenInputLearnedPositionsRmsNormMlp) {
   ModelConfig m = small_model();
   m.input = InputKind::tokens;
@@ -105,16 +117,8 @@ TEST(Transformer, PaperSingleLayerReturnsAttentionOutputItself) {
   Graph g;
   const Tensor out = b->model->forward(g, x);
   // Without a residual the output is W_O * sum_k a_ik W_V x_k; row 0 sees only BOS: W_O W_V x_0.
-  const Tensor wv = b->store.tensor("blocks.0.attn.w_v.weight"), wo = b->store.tensor("blocks.0.attn.w_o.weight");
-  for (int64_t c = 0; c < 8; ++c) {
-    double want = 0;
-    for (int64_t d = 0; d < 8; ++d) {
-      double v = 0;
-      for (int64_t e = 0; e < 8; ++e) v += wv.at({d, e}) * x.at({0, 0, e});
-      want += wo.at({c, d}) * v;
-    }
-    EXPECT_NEAR(out.at({0, 0, c}), want, 1e-5);
-  }
+  const std::vector<double> want = value_map(b->store, 0, {xs.begin(), xs.begin() + 8});
+  for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), want[static_cast<size_t>(c)], 1e-5);
 }
 
 TEST(Transformer, PureAttentionStackFeedsEachLayerTheLastOnesOutput) {
@@ -131,16 +135,7 @@ TEST(Transformer, PureAttentionStackFeedsEachLayerTheLastOnesOutput) {
   Graph g;
   const Tensor out = b->model->forward(g, x);
   std::vector<double> row(xs.begin(), xs.begin() + 8);
-  for (int l = 0; l < 2; ++l) {
-    const std::string p = "blocks." + std::to_string(l) + ".attn.";
-    const Tensor wv = b->store.tensor(p + "w_v.weight"), wo = b->store.tensor(p + "w_o.weight");  // [16, 8], [8, 16]
-    std::vector<double> v(16, 0.0), next(8, 0.0);
-    for (int64_t r = 0; r < 16; ++r)
-      for (int64_t e = 0; e < 8; ++e) v[static_cast<size_t>(r)] += wv.at({r, e}) * row[static_cast<size_t>(e)];
-    for (int64_t c = 0; c < 8; ++c)
-      for (int64_t r = 0; r < 16; ++r) next[static_cast<size_t>(c)] += wo.at({c, r}) * v[static_cast<size_t>(r)];
-    row = next;
-  }
+  for (int l = 0; l < 2; ++l) row = value_map(b->store, l, row);
   for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5);
   auto f = [&](Graph& graph) { return b->model->forward(graph, x); };
   testing::GradcheckOptions o;
