@@ -105,42 +105,29 @@ TEST(Transformer, RopeAttentionOnlyStack) {
   EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
 }
 
-TEST(Transformer, PaperSingleLayerReturnsAttentionOutputItself) {
-  ModelConfig m = small_model();
-  m.layers = 1;
-  m.heads = 1;
-  m.head_dim = {HeadDimMode::full, 0};
-  m.residual = false;
-  auto b = build(m, {8, 8, 4});
-  std::vector<float> xs;
-  const Tensor x = testing::random_tensor(xs, Shape{1, 4, 8}, 6);
-  Graph g;
-  const Tensor out = b->model->forward(g, x);
-  // Without a residual the output is W_O * sum_k a_ik W_V x_k; row 0 sees only BOS: W_O W_V x_0.
-  const std::vector<double> want = value_map(b->store, 0, {xs.begin(), xs.begin() + 8});
-  for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), want[static_cast<size_t>(c)], 1e-5);
-}
-
-TEST(Transformer, PureAttentionStackFeedsEachLayerTheLastOnesOutput) {
-  ModelConfig m = small_model();
-  m.layers = 2;
-  m.heads = 2;
-  m.head_dim = {HeadDimMode::full, 0};
-  m.residual = false;
-  auto b = build(m, {8, 8, 5});
-  std::vector<float> xs;
-  const Tensor x = testing::random_tensor(xs, Shape{2, 5, 8}, 7);
-  // Row 0 sees only itself in every layer, so through two layers it is M1 M0 x_0 with
-  // M_l = sum_h W_O^(h) W_V^(h): no residual term anywhere.
-  Graph g;
-  const Tensor out = b->model->forward(g, x);
-  std::vector<double> row(xs.begin(), xs.begin() + 8);
-  for (int l = 0; l < 2; ++l) row = value_map(b->store, l, row);
-  for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5);
-  auto f = [&](Graph& graph) { return b->model->forward(graph, x); };
-  testing::GradcheckOptions o;
-  o.max_checks_per_tensor = 12;
-  EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+// Without a residual each layer returns W_O sum_k a_ik W_V x_k of the previous layer's output; row 0
+// sees only itself, so through the stack it is M_{L-1} ... M_0 x_0 with M_l = sum_h W_O^(h) W_V^(h).
+// One layer is the paper's single-layer model; two are Theorem 2's pure attention stack.
+TEST(Transformer, WithoutResidualEveryLayerReadsOnlyTheLastOnesOutput) {
+  for (const int layers : {1, 2}) {
+    ModelConfig m = small_model();
+    m.layers = layers;
+    m.heads = layers;
+    m.head_dim = {HeadDimMode::full, 0};
+    m.residual = false;
+    auto b = build(m, {8, 8, 5});
+    std::vector<float> xs;
+    const Tensor x = testing::random_tensor(xs, Shape{2, 5, 8}, 6 + layers);
+    Graph g;
+    const Tensor out = b->model->forward(g, x);
+    std::vector<double> row(xs.begin(), xs.begin() + 8);
+    for (int l = 0; l < layers; ++l) row = value_map(b->store, l, row);
+    for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5) << layers << " layers";
+    auto f = [&](Graph& graph) { return b->model->forward(graph, x); };
+    testing::GradcheckOptions o;
+    o.max_checks_per_tensor = 12;
+    EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+  }
 }
 
 TEST(Transformer, WidthMismatchIsAClearError) {
