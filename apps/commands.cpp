@@ -10,6 +10,7 @@ void add_inspect_command(CLI::App& app);
 void add_construct_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -21,6 +22,7 @@ const std::vector<CommandRegistration>& commands() {
       {"construct", add_construct_command},
       {"eval", add_eval_command},
       {"export", add_export_command},
+      {"sample", add_sample_command},
   };
   return list;
 }
