@@ -11,6 +11,7 @@ void add_construct_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_error_vs_sink_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -23,6 +24,7 @@ const std::vector<CommandRegistration>& commands() {
       {"eval", add_eval_command},
       {"export", add_export_command},
       {"error-vs-sink", add_error_vs_sink_command},
+      {"sample", add_sample_command},
   };
   return list;
 }

@@ -27,6 +27,8 @@ struct TaskShape {
   int output_dim = 0;  // target vector width, or the number of classes for cross_entropy
   TaskLoss loss = TaskLoss::mse;
   std::string width_key;  // the config key that sets input_dim / output_dim, for messages ("task.dim")
+  // When that key does not hold the number itself (a corpus file): what the width is, for messages.
+  std::string width_note;
 };
 
 // Caller-owned buffers, row-major; a pointer the shape does not use is null.

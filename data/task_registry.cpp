@@ -1,6 +1,7 @@
 #include "data/task_registry.h"
 
 #include "data/copy_task.h"
+#include "data/text_lm_task.h"
 #include "data/trigger_conditional_task.h"
 
 namespace sinklab {
@@ -10,6 +11,7 @@ const std::vector<TaskRegistration>& task_registrations() {
   static const std::vector<TaskRegistration> tasks{
       trigger_conditional_task_registration(),
       copy_task_registration(),
+      text_lm_task_registration(),
   };
   return tasks;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +54,9 @@ std::string format_head_table(const RunSummary& s) {
   char line[256];
   char eval[96];
   if (s.eval_loss) {  // a token task
-    std::snprintf(eval, sizeof eval, "eval loss %.3e nats  accuracy %.4f", *s.eval_loss, s.eval_accuracy.value_or(std::numeric_limits<double>::quiet_NaN()));
+    // Bits per token (nats / ln 2) too: language models are usually compared in bits per character.
+    std::snprintf(eval, sizeof eval, "eval loss %.3e nats (%.4f bits)  accuracy %.4f", *s.eval_loss,
+                  *s.eval_loss / std::numbers::ln2, s.eval_accuracy.value_or(std::numeric_limits<double>::quiet_NaN()));
   } else {
     std::snprintf(eval, sizeof eval, "eval mse %.3e  max err %.3e", s.eval_mse, s.eval_max_abs_error);
   }

@@ -14,11 +14,17 @@
 namespace sinklab {
 namespace {
 
+// A task that reads a file (an OptionKind::path option, such as task.corpus) reads the committed
+// fixture text: tests must not depend on data/corpora/, which scripts/get_corpus.sh writes.
+const char* const kFixtureCorpus = SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt";
+
 class EveryTask : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<Task> task() const {
     TaskConfig c;
     c.name = GetParam();
+    for (const OptionSpec& o : find_task(c.name)->options)
+      if (o.kind == OptionKind::path) c.options.set(o.key, std::string(kFixtureCorpus));
     return make_task(c, false);
   }
 };

@@ -72,7 +72,26 @@ TEST(ShippedSweeps, ZooSweepsHoldEveryNormalizerWithClassAndPrediction) {
   check_zoo_sweep("zoo_2x2.yaml", "2x2_softmax.yaml", "30000");
 }
 
+// Sweeps over text tasks read data/corpora/kjv.txt relative to the working directory, and
+// scripts/get_corpus.sh may not have run here: they validate in a folder where that path holds the
+// committed KJV excerpt (the same 63 distinct bytes, so the same model.vocab_size).
+class WorkingDirectoryWithCorpus {
+ public:
+  WorkingDirectoryWithCorpus() : previous_(std::filesystem::current_path()) {
+    const auto dir = std::filesystem::path(::testing::TempDir()) / "shipped_sweeps_cwd";
+    std::filesystem::create_directories(dir / "data/corpora");
+    std::filesystem::copy_file(std::filesystem::path(SINKLAB_SOURCE_DIR) / "tests/fixtures/corpus/kjv_excerpt.txt",
+                               dir / "data/corpora/kjv.txt", std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::current_path(dir);
+  }
+  ~WorkingDirectoryWithCorpus() { std::filesystem::current_path(previous_); }
+
+ private:
+  std::filesystem::path previous_;
+};
+
 TEST(ShippedSweeps, EveryExampleExpandsAndValidates) {
+  const WorkingDirectoryWithCorpus cwd;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kConfigs / "sweeps")) {
     if (entry.path().extension() != ".yaml") continue;

@@ -83,5 +83,16 @@ TEST(HeadTable, OnsetsOnOneLineWhenTheRunHasThem) {
   EXPECT_NE(table.find(">= 0.5 / >= 0.9: L0H0 40/55 L0H1 300/-; - = not reached)"), std::string::npos) << table;
 }
 
+// A token task's evaluation loss is printed in nats and in bits per token (nats / ln 2).
+TEST(HeadTable, TokenTaskLossInNatsAndBits) {
+  RunSummary s;
+  s.name = "text_lm";
+  s.eval_loss = 1.3862943611198906;  // 2 ln 2: exactly 2 bits
+  s.eval_accuracy = 0.5;
+  s.heads.resize(1);
+  const std::string title = format_head_table(s).substr(0, format_head_table(s).find('\n'));
+  EXPECT_NE(title.find("eval loss 1.386e+00 nats (2.0000 bits)  accuracy 0.5000"), std::string::npos) << title;
+}
+
 }  // namespace
 }  // namespace sinklab
