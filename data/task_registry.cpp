@@ -1,6 +1,8 @@
 #include "data/task_registry.h"
 
+#include "data/bigram_backcopy_task.h"
 #include "data/copy_task.h"
+#include "data/induction_task.h"
 #include "data/trigger_conditional_task.h"
 
 namespace sinklab {
@@ -10,6 +12,8 @@ const std::vector<TaskRegistration>& task_registrations() {
   static const std::vector<TaskRegistration> tasks{
       trigger_conditional_task_registration(),
       copy_task_registration(),
+      bigram_backcopy_task_registration(),
+      induction_task_registration(),
   };
   return tasks;
 }

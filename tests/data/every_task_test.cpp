@@ -16,9 +16,14 @@ namespace {
 
 class EveryTask : public ::testing::TestWithParam<std::string> {
  protected:
+  // Defaults, except that a task reading a text file reads the small fixture corpus (the tests must not
+  // need the corpus scripts/get_corpus.sh installs).
   std::unique_ptr<Task> task() const {
     TaskConfig c;
     c.name = GetParam();
+    for (const OptionSpec& o : find_task(c.name)->options)
+      if (o.kind == OptionKind::path && o.key == "corpus")
+        c.options.set("corpus", std::string(SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/small.txt"));
     return make_task(c, false);
   }
 };
