@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/observe/position_roles.h"
+#include "data/vocab_size_option.h"
 
 namespace sinklab {
 
@@ -48,8 +49,7 @@ void CopyTask::sample(int batch, Rng& rng, Split, BatchView out) const {
 TaskRegistration copy_task_registration() {
   return {"copy",
           "reproduce the token `offset` positions back (token ids, next-token cross-entropy)",
-          {OptionSpec::integer("vocab_size", 16, Bound::at_least(2).up_to(1 << 24),
-                               "token ids: BOS = 0 and content tokens 1 .. vocab_size - 1"),
+          {vocab_size_option(),
            OptionSpec::integer("offset", 4, Bound::at_least(1).up_to(65535),
                                "how far back the copied token is; positions 0 .. offset are not scored")},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/observe/position_roles.h"
+#include "data/vocab_size_option.h"
 
 namespace sinklab {
 
@@ -49,13 +50,14 @@ void InductionTask::sample(int batch, Rng& rng, Split, BatchView out) const {
     for (std::size_t i = P + 1; i < T; ++i) ids[i] = ids[i - P];
     for (std::size_t t = 0; t < T; ++t) {
       targets[t] = t + 1 < T ? ids[t + 1] : -1;
-      roles[t] = t == 0 ? kSinkKey : (t <= P ? kNoOpRow : kActiveRow);
+      roles[t] = t == 0 ? kSinkKey : (t < P ? kNoOpRow : kActiveRow);
     }
   }
 }
 
 std::vector<std::pair<std::string, double>> InductionTask::baselines() const {
-  // A model that knows only "no immediate repeat" on the first copy: uniform over vocab_size - 2 tokens.
+  // The best loss on the no-op rows: their next token is uniform over the vocab_size - 2 tokens that are
+  // not the current one.
   return {{"first_copy_chance_loss", std::log(static_cast<double>(vocab_size_ - 2))},
           {"second_copy_chance_accuracy", 1.0 / static_cast<double>(vocab_size_ - 2)}};
 }
@@ -64,8 +66,7 @@ TaskRegistration induction_task_registration() {
   return {"induction",
           "a random token sequence (no immediate repeats) followed by itself; the second copy is predictable by "
           "an induction head",
-          {OptionSpec::integer("vocab_size", 64, Bound::at_least(3).up_to(1 << 24),
-                               "token ids: BOS = 0 and content tokens 1 .. vocab_size - 1")},
+          {vocab_size_option()},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {
             return std::make_unique<InductionTask>(s.seq_len, static_cast<int>(s.options.integer("vocab_size")));
           }};

@@ -1,6 +1,6 @@
 // The induction task: BOS, a sequence without immediate repeats, its exact repeat (truncated when
-// seq_len - 1 is odd), next-token targets, first-copy rows no-op and second-copy rows active, uniform
-// content tokens, and errors that name their keys.
+// seq_len - 1 is odd), next-token targets, rows with a fresh next token no-op and rows with a copied one
+// active, uniform content tokens, and errors that name their keys.
 #include "data/induction_task.h"
 
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ void check_samples(int T, int V) {
       if (i > 1) {
         ASSERT_NE(x[i], x[i - 1]) << "immediate repeat at " << i;
       }
-      ASSERT_EQ(roles[i], kNoOpRow) << i;
+      ASSERT_EQ(roles[i], i < P ? kNoOpRow : kActiveRow) << i;  // row P's target is x_1: active
     }
     for (int i = P + 1; i < T; ++i) {
       ASSERT_EQ(x[i], x[i - P]) << "second copy differs at " << i;
