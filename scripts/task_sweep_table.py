@@ -36,8 +36,14 @@ def main(sweep_dir):
     heads = [(h["layer"], h["head"]) for h in first["heads"]]
     baselines = ", ".join(f"{k} = {v:.4f}" for k, v in first.get("task_baselines", {}).items())
     header = ["variant", "seeds", "active acc", "active loss", "no-op loss", "no-op acc"]
+    head_keys = {"bos_mass_nontrigger_mean": "BOS@no-op", "trigger_bos": "BOS@active",
+                 "mass_nontrigger_mean": "mass@no-op", "sink_score": "alpha_0"}
+    # Columns some normalizers only have (null elsewhere): shown when any run has them.
+    for key, label in [("virtual_mass_nontrigger_mean", "virtual@no-op"), ("gate_nontrigger_mean", "gate@no-op")]:
+        if any(h.get(key) is not None for rs in runs.values() for r in rs for h in r["heads"]):
+            head_keys[key] = label
     for l, h in heads:
-        header += [f"L{l}H{h} BOS@no-op", f"L{l}H{h} BOS@active", f"L{l}H{h} mass@no-op", f"L{l}H{h} alpha_0"]
+        header += [f"L{l}H{h} {label}" for label in head_keys.values()]
     header.append("sink rate")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -48,7 +54,7 @@ def main(sweep_dir):
         for key in ["eval_active_accuracy", "eval_active_loss", "eval_no_op_loss", "eval_no_op_accuracy"]:
             row.append(cell([r.get(key) for r in rs], 4 if "accuracy" in key else 3))
         for i in range(len(heads)):
-            for key in ["bos_mass_nontrigger_mean", "trigger_bos", "mass_nontrigger_mean", "sink_score"]:
+            for key in head_keys:
                 row.append(cell([r["heads"][i].get(key) for r in rs]))
         row.append(cell([r["sink_rate"] for r in rs], 2))
         print("| " + " | ".join(row) + " |")
