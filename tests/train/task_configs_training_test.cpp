@@ -55,5 +55,19 @@ TEST(TaskConfigsTraining, ReluConfigsLoad) {
   EXPECT_EQ(induction.model.attention.normalizer.name, "relu");
 }
 
+TEST(TaskConfigsTraining, AWrongVocabSizeSaysHowManyBytesTheCorpusHas) {
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  try {
+    load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_softmax.yaml",
+                    {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/small.txt", "model.vocab_size=65"}, vocab);
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("model.vocab_size must equal 64 (task.corpus: the corpus has 63 distinct bytes + BOS), got 65"),
+              std::string::npos)
+        << what;
+  }
+}
+
 }  // namespace
 }  // namespace sinklab
