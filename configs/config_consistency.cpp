@@ -65,10 +65,10 @@ void check_task(const RunConfig& c, const KeyLocations& where) {
                                        "); set model.input_projection: true or make them equal");
   }
   if (s.input == TaskInput::tokens && m.vocab_size != s.input_dim) {
-    const std::string wanted = s.width_note.empty() ? width + " (" + str(s.input_dim) + ")"
-                                                    : str(s.input_dim) + " (" + s.width_note + ")";
     throw where.error_at_first_set({"model.vocab_size", width},
-                                   "the embedding needs one row per token id: model.vocab_size must equal " + wanted +
+                                   "the embedding needs one row per token id: model.vocab_size must equal " +
+                                       (s.width_text.empty() ? width + " (" + str(s.input_dim) + ")"
+                                                             : str(s.input_dim) + " (" + width + ": " + s.width_text + ")") +
                                        ", got " + str(m.vocab_size));
   }
   if (!m.output_head && m.d_model != s.output_dim) {

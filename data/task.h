@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -27,8 +28,9 @@ struct TaskShape {
   int output_dim = 0;  // target vector width, or the number of classes for cross_entropy
   TaskLoss loss = TaskLoss::mse;
   std::string width_key;  // the config key that sets input_dim / output_dim, for messages ("task.dim")
-  // When that key does not hold the number itself (a corpus file): what the width is, for messages.
-  std::string width_note;
+  // How the width follows from width_key when it is not its value, for messages ("the corpus has 63
+  // distinct bytes + BOS"); empty when width_key's value is the width.
+  std::string width_text;
 };
 
 // Caller-owned buffers, row-major; a pointer the shape does not use is null.
@@ -73,6 +75,10 @@ class Task {
   // The active row every evaluation sample shares, when the task fixes one (the trigger task's
   // eval_trigger), else -1; run summaries and reports label attention maps with it.
   virtual int fixed_eval_row() const { return -1; }
+
+  // Reference numbers the task knows about itself, by name (e.g. bigram_backcopy's markov_entropy, the
+  // best reachable loss on its no-op rows); run summaries record them under task_baselines.
+  virtual std::vector<std::pair<std::string, double>> baselines() const { return {}; }
 
   int seq_len() const { return shape().seq_len; }
   int input_dim() const { return shape().input_dim; }

@@ -1,6 +1,8 @@
 #include "data/task_registry.h"
 
+#include "data/bigram_backcopy_task.h"
 #include "data/copy_task.h"
+#include "data/induction_task.h"
 #include "data/text_lm_task.h"
 #include "data/trigger_conditional_task.h"
 
@@ -12,6 +14,8 @@ const std::vector<TaskRegistration>& task_registrations() {
       trigger_conditional_task_registration(),
       copy_task_registration(),
       text_lm_task_registration(),
+      bigram_backcopy_task_registration(),
+      induction_task_registration(),
   };
   return tasks;
 }

@@ -118,8 +118,7 @@ TaskShape TextLmTask::shape() const {
   s.loss = TaskLoss::cross_entropy;
   if (tokenizer_ == TextTokenizer::character) {
     s.width_key = "task.corpus";
-    s.width_note = "the character vocabulary of task.corpus: BOS + its " + std::to_string(vocab_size() - 1) +
-                   " distinct bytes";
+    s.width_text = "the corpus has " + std::to_string(vocab_size() - 1) + " distinct bytes + BOS";
   } else {
     s.width_key = "task.vocab_size";
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/observe/position_roles.h"
+#include "models/role_scores.h"
 
 namespace sinklab {
 namespace {
@@ -66,6 +67,7 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
   double no_op_max = none_yet, active_max = none_yet;
   double sq_sum = 0, max_err = 0, loss_sum = 0;
   int64_t scored = 0, correct = 0;
+  RoleScores roles;
   const int n = set.size();
   const int with_attention = std::min(n, options.attention_samples);
   for (int begin = 0; begin < n;) {
@@ -87,6 +89,8 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
                        active_max);
     } else {
       loss_sum += loss * static_cast<double>(s.scored);
+      if (!s.output.is_contiguous()) throw std::logic_error("evaluate_model: the model output is not contiguous");
+      roles.add(s.output.data(), v.target_ids, v.roles, static_cast<int64_t>(count) * shape.seq_len, shape.output_dim);
       scored += s.scored;
       correct += s.correct;
     }
@@ -109,6 +113,10 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
     const double nan = std::numeric_limits<double>::quiet_NaN();
     m.loss = scored == 0 ? nan : loss_sum / static_cast<double>(scored);
     m.accuracy = scored == 0 ? nan : static_cast<double>(correct) / static_cast<double>(scored);
+    m.active_loss = roles.active.loss();
+    m.active_accuracy = roles.active.accuracy();
+    m.no_op_loss = roles.no_op.loss();
+    m.no_op_accuracy = roles.no_op.accuracy();
   }
   return m;
 }

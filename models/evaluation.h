@@ -22,6 +22,11 @@ struct EvalMetrics {
   double mse = kUndefined, max_abs_error = kUndefined;
   // Cross-entropy tasks: mean loss in nats over scored positions and the share predicted correctly.
   double loss = kUndefined, accuracy = kUndefined;
+  // ... the same over the scored rows the task flags as active rows / no-op rows (core/observe/position_roles.h;
+  // e.g. bigram_backcopy's trigger rows / other rows, induction's second / first copy); NaN when no
+  // scored row has the flag.
+  double active_loss = kUndefined, active_accuracy = kUndefined;
+  double no_op_loss = kUndefined, no_op_accuracy = kUndefined;
   // MSE tasks with EvalOptions::row_errors: max |pred - y| per position i ([T], over samples and output
   // entries), and over the rows the task flags as no-op rows / active rows (core/observe/position_roles.h;
   // the trigger task's non-trigger rows 1..T-1 except j, and its trigger row); NaN when no row has the flag.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -102,6 +103,13 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
 Table run_table(const ReportRuns& runs) {
   Table t;
   t.header = {"id", "variant", "seed", "status", "steps", "stop_reason", "eval_mse", "eval_max_abs_error", "wall_seconds"};
+  // Token tasks' metrics (empty for vector tasks): over all scored rows, and split by row role.
+  const std::vector<std::optional<double> RunSummary::*> token_fields{
+      &RunSummary::eval_loss,       &RunSummary::eval_accuracy,   &RunSummary::eval_active_loss,
+      &RunSummary::eval_active_accuracy, &RunSummary::eval_no_op_loss, &RunSummary::eval_no_op_accuracy};
+  for (const char* name : {"eval_loss", "eval_accuracy", "eval_active_loss", "eval_active_accuracy", "eval_no_op_loss",
+                           "eval_no_op_accuracy"})
+    t.header.push_back(name);
   const auto keys = head_union(runs);
   for (const auto& [l, h] : keys)
     for (const char* field : {"bos_mass_nontrigger_mean", "mass_nontrigger_mean", "sink_score"})
@@ -113,12 +121,16 @@ Table run_table(const ReportRuns& runs) {
     if (r.diverged()) {  // no metrics to show: empty cells, never "nan"
       const RunSummary& s = *r.summary;
       row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, "", "", exact(s.wall_seconds)});
-      row.insert(row.end(), 3 * keys.size(), "");
+      row.insert(row.end(), token_fields.size() + 3 * keys.size(), "");
       row.push_back(s.non_finite);
     } else if (r.ok()) {
       const RunSummary& s = *r.summary;
       row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, exact(s.eval_mse), exact(s.eval_max_abs_error),
                              exact(s.wall_seconds)});
+      for (const auto field : token_fields) {
+        const std::optional<double>& v = s.*field;
+        row.push_back(v && !std::isnan(*v) ? exact(*v) : "");  // unset or undefined: empty, never "nan"
+      }
       for (const auto& key : keys) {
         const auto it = std::find_if(s.heads.begin(), s.heads.end(),
                                      [&](const HeadSinkStats& h) { return h.layer == key.first && h.head == key.second; });
@@ -127,7 +139,7 @@ Table run_table(const ReportRuns& runs) {
       }
       row.push_back("");
     } else {
-      row.insert(row.end(), 5 + 3 * keys.size(), "");
+      row.insert(row.end(), 5 + token_fields.size() + 3 * keys.size(), "");
       row.push_back(r.error);
     }
     t.rows.push_back(std::move(row));

@@ -143,6 +143,15 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
                      {"heads", heads_json(s.heads, HeadForm::evaluation)}};
   if (s.eval_loss) j["eval_loss"] = *s.eval_loss;
   if (s.eval_accuracy) j["eval_accuracy"] = *s.eval_accuracy;
+  if (s.eval_active_loss) j["eval_active_loss"] = *s.eval_active_loss;
+  if (s.eval_active_accuracy) j["eval_active_accuracy"] = *s.eval_active_accuracy;
+  if (s.eval_no_op_loss) j["eval_no_op_loss"] = *s.eval_no_op_loss;
+  if (s.eval_no_op_accuracy) j["eval_no_op_accuracy"] = *s.eval_no_op_accuracy;
+  if (!s.task_baselines.empty()) {
+    nlohmann::json baselines = nlohmann::json::object();
+    for (const auto& [name, value] : s.task_baselines) baselines[name] = value;
+    j["task_baselines"] = baselines;
+  }
 }
 
 void from_json(const nlohmann::json& j, RunSummary& s) {
@@ -158,6 +167,16 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
   if (j.contains("eval_loss")) r.eval_loss = get_double(j, "eval_loss", "");
   if (j.contains("eval_accuracy")) r.eval_accuracy = get_double(j, "eval_accuracy", "");
+  for (const auto& [key, field] : {std::pair{"eval_active_loss", &RunSummary::eval_active_loss},
+                                   std::pair{"eval_active_accuracy", &RunSummary::eval_active_accuracy},
+                                   std::pair{"eval_no_op_loss", &RunSummary::eval_no_op_loss},
+                                   std::pair{"eval_no_op_accuracy", &RunSummary::eval_no_op_accuracy}})
+    if (j.contains(key)) r.*field = get_double(j, key, "");
+  if (j.contains("task_baselines")) {
+    const auto& b = j.at("task_baselines");
+    if (!b.is_object()) throw JsonFieldError("task_baselines: expected an object of numbers");
+    for (const auto& [name, value] : b.items()) r.task_baselines.emplace_back(name, get_double(b, name, "task_baselines"));
+  }
   r.wall_seconds = get_double(j, "wall_seconds", "");
   r.normalizer = get_string(j, "normalizer", "");
   r.layers = get_small_int(j, "layers", "");

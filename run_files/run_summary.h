@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,12 @@ struct RunSummary {
   // Token tasks (next-token cross-entropy) only: eval loss in nats over scored positions and the share
   // predicted correctly; absent from the JSON of vector tasks, whose eval_mse / eval_max_abs_error are then null.
   std::optional<double> eval_loss, eval_accuracy;
+  // Token tasks: the same over the scored rows the task flags active / no-op (models/evaluation.h);
+  // null when no scored row has the flag.
+  std::optional<double> eval_active_loss, eval_active_accuracy, eval_no_op_loss, eval_no_op_accuracy;
+  // Reference numbers the task reports about itself (Task::baselines, e.g. bigram_backcopy's
+  // markov_entropy), by name; absent from the JSON when the task has none.
+  std::vector<std::pair<std::string, double>> task_baselines;
   double wall_seconds = 0.0;
   std::string normalizer;
   int layers = 0;

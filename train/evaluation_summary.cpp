@@ -18,6 +18,7 @@ RunSummary summary_of_run(const RunConfig& config, const Task& task) {
   s.sink_eps = config.analysis.sink_eps;
   s.uniform_baseline = uniform_causal_baseline(task.seq_len());
   s.threads = config.threads;
+  s.task_baselines = task.baselines();
   return s;
 }
 
@@ -27,6 +28,10 @@ void add_evaluation(RunSummary& s, const EvalMetrics& m, TaskLoss loss, std::vec
   if (loss == TaskLoss::cross_entropy) {
     s.eval_loss = m.loss;
     s.eval_accuracy = m.accuracy;
+    s.eval_active_loss = m.active_loss;
+    s.eval_active_accuracy = m.active_accuracy;
+    s.eval_no_op_loss = m.no_op_loss;
+    s.eval_no_op_accuracy = m.no_op_accuracy;
   }
   s.heads = std::move(heads);
   s.sink_rate = sink_rate(s.heads);

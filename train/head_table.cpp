@@ -47,6 +47,24 @@ std::string sink_onsets(const std::vector<HeadSinkStats>& heads) {
   return out + "; - = not reached)\n";
 }
 
+std::string number_or_dash(const std::optional<double>& v, const char* format) {
+  if (!v || std::isnan(*v)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, *v);
+  return text;
+}
+
+// A token task's metrics over its active and no-op rows, and the task's own baselines (one line).
+std::string role_metrics(const RunSummary& s) {
+  if (!s.eval_active_loss && !s.eval_no_op_loss) return {};
+  std::string out = "active rows: loss " + number_or_dash(s.eval_active_loss, "%.4f") + " nats  accuracy " +
+                    number_or_dash(s.eval_active_accuracy, "%.4f") + "; no-op rows: loss " +
+                    number_or_dash(s.eval_no_op_loss, "%.4f") + " nats  accuracy " +
+                    number_or_dash(s.eval_no_op_accuracy, "%.4f");
+  for (const auto& [name, value] : s.task_baselines) out += "; " + name + " " + number_or_dash(value, "%.4f");
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string format_head_table(const RunSummary& s) {
@@ -64,6 +82,7 @@ std::string format_head_table(const RunSummary& s) {
                 static_cast<unsigned long long>(s.seed), s.stop_reason.c_str(), static_cast<long long>(s.steps), eval,
                 s.wall_seconds);
   out += line;
+  out += role_metrics(s);
   out += "layer head";
   for (const HeadStatistic& stat : kHeadStatistics)
     if (stat.in_head_table()) out += "  " + right_aligned(stat.column, column_width(stat));

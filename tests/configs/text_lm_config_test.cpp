@@ -48,8 +48,8 @@ TEST(TextLmConfig, LoadsWithTheCorpusVocabularyAndRecordsTheCorpusAbsolute) {
 TEST(TextLmConfig, CharVocabularyMismatchSaysTheNumberComesFromTheCorpus) {
   const ConfigError e = load_error(text_lm_yaml(32, ""));
   EXPECT_EQ(e.key(), "model.vocab_size");
-  EXPECT_TRUE(contains(e.what(), "model.vocab_size must equal 64 (the character vocabulary of task.corpus: BOS + its "
-                                 "63 distinct bytes), got 32"))
+  EXPECT_TRUE(contains(e.what(), "model.vocab_size must equal 64 (task.corpus: the corpus has 63 distinct bytes + BOS), "
+                                 "got 32"))
       << e.what();
 }
 

@@ -20,6 +20,8 @@ const char* const kFixtureCorpus = SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kj
 
 class EveryTask : public ::testing::TestWithParam<std::string> {
  protected:
+  // Defaults, except that a task reading a text file reads the small fixture corpus (the tests must not
+  // need the corpus scripts/get_corpus.sh installs).
   std::unique_ptr<Task> task() const {
     TaskConfig c;
     c.name = GetParam();

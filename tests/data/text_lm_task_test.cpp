@@ -43,7 +43,7 @@ TEST(TextLmTask, CharWindowsAreBosThenConsecutiveTokensOfTheirPart) {
   EXPECT_EQ(s.input_dim, static_cast<int>(std::set<char>(text.begin(), text.end()).size()) + 1);
   EXPECT_EQ(s.output_dim, s.input_dim);
   EXPECT_EQ(s.width_key, "task.corpus");
-  EXPECT_NE(s.width_note.find("BOS + its " + std::to_string(s.input_dim - 1) + " distinct bytes"), std::string::npos);
+  EXPECT_EQ(s.width_text, "the corpus has " + std::to_string(s.input_dim - 1) + " distinct bytes + BOS");
   ASSERT_EQ(task.train_tokens(), 81u);  // 101 bytes, the last round(0.2 * 101) = 20 are validation
   ASSERT_EQ(task.validation_tokens(), 20u);
   const std::size_t cut = 81;

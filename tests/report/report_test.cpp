@@ -68,7 +68,9 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
   EXPECT_TRUE(contains(html, "figures/bos_vs_step.svg"));
   EXPECT_FALSE(contains(html, "http"));  // self-contained
   const std::string csv = read_text(out / "summary.csv");
-  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse")) << csv;
+  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,eval_loss,"
+                            "eval_accuracy,eval_active_loss,eval_active_accuracy,eval_no_op_loss,eval_no_op_accuracy,"))
+      << csv;
   EXPECT_TRUE(contains(csv, "L1H1_sink_score"));
 }
 

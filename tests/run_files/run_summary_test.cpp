@@ -180,6 +180,34 @@ TEST(RunSummary, NanBecomesNullAndReadsBack) {
   EXPECT_TRUE(std::isnan(j.get<RunSummary>().train_loss));
 }
 
+TEST(RunSummary, PerRoleTokenMetricsAndTaskBaselinesRoundTrip) {
+  RunSummary s = sample_summary();
+  EXPECT_FALSE(nlohmann::json(s).contains("eval_active_loss")) << "a vector task has no per-role token metrics";
+  EXPECT_FALSE(nlohmann::json(s).contains("task_baselines")) << "no baselines, no key";
+  s.eval_loss = 0.9;
+  s.eval_accuracy = 0.6;
+  s.eval_active_loss = 0.01;
+  s.eval_active_accuracy = 0.998;
+  s.eval_no_op_loss = 1.6;
+  s.eval_no_op_accuracy = std::nan("");  // no scored no-op row
+  s.task_baselines = {{"markov_entropy", 1.59}};
+  const nlohmann::json j = nlohmann::json::parse(nlohmann::json(s).dump());
+  EXPECT_EQ(j["eval_active_loss"].get<double>(), 0.01);
+  EXPECT_EQ(j["eval_no_op_loss"].get<double>(), 1.6);
+  EXPECT_TRUE(j["eval_no_op_accuracy"].is_null());
+  EXPECT_EQ(j["task_baselines"]["markov_entropy"].get<double>(), 1.59);
+  const RunSummary r = j.get<RunSummary>();
+  EXPECT_EQ(r.eval_active_loss, s.eval_active_loss);
+  EXPECT_EQ(r.eval_active_accuracy, s.eval_active_accuracy);
+  EXPECT_EQ(r.eval_no_op_loss, s.eval_no_op_loss);
+  ASSERT_TRUE(r.eval_no_op_accuracy.has_value());
+  EXPECT_TRUE(std::isnan(*r.eval_no_op_accuracy));
+  EXPECT_EQ(r.task_baselines, s.task_baselines);
+  nlohmann::json bad = j;
+  bad["task_baselines"] = 3;
+  EXPECT_THROW(bad.get<RunSummary>(), JsonFieldError);
+}
+
 TEST(RunSummary, FileErrorsNameTheFile) {
   const auto dir = fresh_test_dir();
   write_text(dir / "summary.json", "{\"name\": ");

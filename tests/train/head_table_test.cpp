@@ -71,6 +71,24 @@ TEST(HeadTable, NarrowWithTheNoOpColumnsAndTheSinkScoreContext) {
   EXPECT_LE(widest, 170u) << "the head table grew past a wide terminal:\n" << table;
 }
 
+TEST(HeadTable, TokenTasksShowTheirActiveAndNoOpRowMetricsAndBaselines) {
+  RunSummary s;
+  s.heads.resize(1);
+  EXPECT_EQ(format_head_table(s).find("active rows"), std::string::npos) << "a vector task: no line";
+  s.eval_loss = 0.5;
+  s.eval_accuracy = 0.75;
+  s.eval_active_loss = 0.0123;
+  s.eval_active_accuracy = 0.9991;
+  s.eval_no_op_loss = 1.6042;
+  s.eval_no_op_accuracy = std::nan("");
+  s.task_baselines = {{"markov_entropy", 1.5987}};
+  const std::string table = format_head_table(s);
+  EXPECT_NE(table.find("active rows: loss 0.0123 nats  accuracy 0.9991; no-op rows: loss 1.6042 nats  accuracy -; "
+                       "markov_entropy 1.5987\n"),
+            std::string::npos)
+      << table;
+}
+
 TEST(HeadTable, OnsetsOnOneLineWhenTheRunHasThem) {
   RunSummary s;
   s.heads.resize(2);
