@@ -53,15 +53,8 @@ BigramBackcopyTask::BigramBackcopyTask(int seq_len, std::shared_ptr<const TextCo
 }
 
 TaskShape BigramBackcopyTask::shape() const {
-  TaskShape s;
-  s.input = TaskInput::tokens;
-  s.seq_len = seq_len_;
-  s.input_dim = chain_.vocab_size();
-  s.output_dim = chain_.vocab_size();
-  s.loss = TaskLoss::cross_entropy;
-  s.width_key = "task.corpus";
-  s.width_text = "the corpus has " + std::to_string(chain_.vocab_size() - 1) + " distinct bytes + BOS";
-  return s;
+  return next_token_shape(seq_len_, chain_.vocab_size(), "task.corpus",
+                          "the corpus has " + std::to_string(chain_.vocab_size() - 1) + " distinct bytes + BOS");
 }
 
 void BigramBackcopyTask::sample(int batch, Rng& rng, Split, BatchView out) const {

@@ -17,14 +17,7 @@ CopyTask::CopyTask(int seq_len, int vocab_size, int offset) : seq_len_(seq_len),
 }
 
 TaskShape CopyTask::shape() const {
-  TaskShape s;
-  s.input = TaskInput::tokens;
-  s.seq_len = seq_len_;
-  s.input_dim = vocab_size_;
-  s.output_dim = vocab_size_;
-  s.loss = TaskLoss::cross_entropy;
-  s.width_key = "task.vocab_size";
-  return s;
+  return next_token_shape(seq_len_, vocab_size_, "task.vocab_size");
 }
 
 void CopyTask::sample(int batch, Rng& rng, Split, BatchView out) const {

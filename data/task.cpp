@@ -1,6 +1,17 @@
 #include "data/task.h"
 
 namespace sinklab {
+
+TaskShape next_token_shape(int seq_len, int vocab_size, std::string width_key, std::string width_text) {
+  TaskShape s;
+  s.input = TaskInput::tokens;
+  s.seq_len = seq_len;
+  s.input_dim = s.output_dim = vocab_size;
+  s.loss = TaskLoss::cross_entropy;
+  s.width_key = std::move(width_key);
+  s.width_text = std::move(width_text);
+  return s;
+}
 namespace {
 
 template <typename T>

@@ -33,6 +33,10 @@ struct TaskShape {
   std::string width_text;
 };
 
+// The shape of a next-token task over `vocab_size` ids (BOS included): token inputs, cross-entropy
+// over the same ids. `width_key` / `width_text` as in TaskShape.
+TaskShape next_token_shape(int seq_len, int vocab_size, std::string width_key, std::string width_text = {});
+
 // Caller-owned buffers, row-major; a pointer the shape does not use is null.
 struct BatchView {
   float* inputs;        // [batch, seq_len, input_dim] for vector inputs

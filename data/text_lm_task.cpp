@@ -110,19 +110,10 @@ std::size_t TextLmTask::validation_tokens() const { return text_->ids.size() - t
 std::span<const int32_t> TextLmTask::corpus_ids() const { return text_->ids; }
 
 TaskShape TextLmTask::shape() const {
-  TaskShape s;
-  s.input = TaskInput::tokens;
-  s.seq_len = seq_len_;
-  s.input_dim = vocab_size();
-  s.output_dim = vocab_size();
-  s.loss = TaskLoss::cross_entropy;
-  if (tokenizer_ == TextTokenizer::character) {
-    s.width_key = "task.corpus";
-    s.width_text = "the corpus has " + std::to_string(vocab_size() - 1) + " distinct bytes + BOS";
-  } else {
-    s.width_key = "task.vocab_size";
-  }
-  return s;
+  if (tokenizer_ == TextTokenizer::character)
+    return next_token_shape(seq_len_, vocab_size(), "task.corpus",
+                            "the corpus has " + std::to_string(vocab_size() - 1) + " distinct bytes + BOS");
+  return next_token_shape(seq_len_, vocab_size(), "task.vocab_size");
 }
 
 void TextLmTask::sample(int batch, Rng& rng, Split split, BatchView out) const {
