@@ -24,14 +24,23 @@
 namespace {
 size_t g_allocations = 0;
 size_t g_onednn_allocations = 0;
-}
-void* operator new(size_t n) {
+void count_allocation() {
   if (sinklab::kernels::inside_onednn_execute())
     ++g_onednn_allocations;
   else
     ++g_allocations;
+}
+}  // namespace
+// Every plain form, the nothrow one too (std::stable_sort's buffer): a form left to the runtime (or to
+// AddressSanitizer's own) would be freed here by a different allocator.
+void* operator new(size_t n) {
+  count_allocation();
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
+}
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  count_allocation();
+  return std::malloc(n ? n : 1);
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
