@@ -1,4 +1,4 @@
-// `sinklab error-vs-sink DIR [--betas 2,3,...] [--out OUT]`: Theorem 1's trade-off measured
+// `sinklab error-vs-sink DIR [--betas 2,3,... | --no-curve] [--out OUT]`: Theorem 1's trade-off measured
 // (report/error_vs_sink.h). For every finished run of the sweep (or run) folder DIR: its evaluation error
 // eta and 1 - min BOS@nt; next to them the softmax construction (models/constructions.h) built on the
 // first run's config for each beta and evaluated on the same evaluation set. Each run's checkpoint is
@@ -59,7 +59,7 @@ std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std:
   } catch (const ConstructionError& e) {
     throw std::invalid_argument("the construction curve is built on the first run's config (" + base_run +
                                 "/config.yaml), which cannot hold the softmax construction: " + e.what() +
-                                "; pass --betas '' to leave the curve out");
+                                "; pass --no-curve to leave the curve out");
   }
   const auto task = evaluation_task(base);
   const EvalSet set(*task, base.task);
@@ -67,7 +67,6 @@ std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std:
   for (const double beta : betas) {
     ConstructionParams params;
     params.beta = beta;
-    check_construction_params(ConstructionKind::softmax, params);
     auto model = build_construction(base, ConstructionKind::softmax, params);
     ErrorSinkPoint p;
     p.name = "construction beta=" + format_number(beta);
@@ -79,6 +78,15 @@ std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std:
 }
 
 void run(const std::string& dir, const std::vector<double>& betas, std::string out) {
+  for (const double beta : betas) {  // the flag first, before any run is read
+    ConstructionParams params;
+    params.beta = beta;
+    try {
+      check_construction_params(ConstructionKind::softmax, params);
+    } catch (const ConstructionError& e) {
+      throw std::invalid_argument("--betas: " + e.detail());
+    }
+  }
   const ReportRuns runs = load_report_runs(dir);
   std::vector<ErrorSinkPoint> trained;
   const ReportRun* first = nullptr;
@@ -124,18 +132,20 @@ void add_error_vs_sink_command(CLI::App& app) {
   struct Flags {
     std::string dir, out;
     std::vector<double> betas{2, 3, 4, 5, 6, 7, 8, 10, 12};
+    bool no_curve = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("error-vs-sink",
                                      "Evaluation error against 1 - min BOS@nt for every run, with the softmax construction's curve");
   cmd->add_option("DIR", flags->dir, "A sweep directory (sweep.json) or one run directory")->required();
-  cmd->add_option("--betas", flags->betas, "Construction BOS logits for the curve (comma-separated; '' for none)")
+  cmd->add_option("--betas", flags->betas, "Construction BOS logits for the curve (comma-separated)")
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_flag("--no-curve", flags->no_curve, "Leave the construction's curve out (runs it cannot be built on)");
   cmd->add_option("--out", flags->out, "Output directory (default: DIR/error_vs_sink)");
   cmd->callback([flags] {
     try {
-      run(flags->dir, flags->betas, flags->out);
+      run(flags->dir, flags->no_curve ? std::vector<double>{} : flags->betas, flags->out);
     } catch (const std::exception& e) {
       std::cerr << "sinklab: error: " << e.what() << "\n";
       throw CLI::RuntimeError(2);

@@ -55,6 +55,22 @@ TEST(ErrorVsSinkCommand, ConstructedRunAndCurveCarryTheSpecsNumbers) {
   EXPECT_TRUE(fs::exists(scratch / "out" / "error_vs_sink.gp"));
 }
 
+TEST(ErrorVsSinkCommand, BadBetasAndBasesTheCurveCannotUseAreClearErrors) {
+  const fs::path scratch = testing::fresh_test_dir(), run = scratch / "relu";
+  ASSERT_EQ(testing::run_sinklab_in(SINKLAB_SOURCE_DIR, "construct relu --out " + run.string()).exit_code, 0);
+  // A relu run cannot carry the softmax construction: the message names the config and the way out.
+  const auto relu = testing::run_sinklab("error-vs-sink " + run.string() + " --out " + (scratch / "a").string());
+  EXPECT_EQ(relu.exit_code, 2) << relu.output;
+  EXPECT_NE(relu.output.find("model.attention.normalizer.name"), std::string::npos) << relu.output;
+  EXPECT_NE(relu.output.find("--no-curve"), std::string::npos) << relu.output;
+  const auto without = testing::run_sinklab("error-vs-sink " + run.string() + " --no-curve --out " + (scratch / "b").string());
+  EXPECT_EQ(without.exit_code, 0) << without.output;
+  EXPECT_EQ(read_text(scratch / "b" / "error_vs_sink.csv").find("construction,"), std::string::npos);
+  const auto bad = testing::run_sinklab("error-vs-sink " + run.string() + " --betas 5,-1 --out " + (scratch / "c").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--betas: must be a number > 0"), std::string::npos) << bad.output;
+}
+
 TEST(ErrorVsSinkCommand, AFolderWithoutRunsIsExitTwoNamingIt) {
   const fs::path scratch = testing::fresh_test_dir();
   const auto r = testing::run_sinklab("error-vs-sink " + (scratch / "nothing").string());
