@@ -7,14 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "data/eval_set.h"
 #include "data/task_registry.h"
 
 namespace sinklab {
 namespace {
 
 constexpr double kFloat = 4, kDouble = 8;
-// Evaluation runs forward passes of this many inputs (kEvalChunk in train/trainer.cpp).
-constexpr double kEvalChunk = 250;
 // The process before any config-sized buffer: code and data of the binary, oneDNN, OpenMP and yaml-cpp,
 // thread stacks, oneDNN's primitive caches. A 1-step 1x1 paper run peaks at 15 MiB of RSS; doubled.
 constexpr double kProcessBytes = 32.0 * 1024 * 1024;
@@ -92,7 +91,8 @@ MemoryEstimate estimate_memory(const RunConfig& c) {
   // A training step keeps every forward tensor and a gradient of the same size; evaluation runs chunks
   // without gradients. The arena keeps the larger high-water mark.
   const double train = 2 * forward_floats(c, s, s.B);
-  const double eval = forward_floats(c, s, std::min(kEvalChunk, s.eval));
+  // Evaluation runs forward passes of evaluation_chunk inputs (data/eval_set.h).
+  const double eval = forward_floats(c, s, std::min<double>(evaluation_chunk(static_cast<int>(s.T)), s.eval));
   e.activations = kFloat * std::max(train, eval);
   // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
   e.eval_set = (s.eval + s.B) * s.T * (kFloat * s.io + 1);

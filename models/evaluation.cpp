@@ -69,11 +69,12 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
   int64_t scored = 0, correct = 0;
   RoleScores roles;
   const int n = set.size();
+  const int chunk = evaluation_chunk(shape.seq_len, options.chunk);
   const int with_attention = std::min(n, options.attention_samples);
   for (int begin = 0; begin < n;) {
     if (begin >= with_attention) registrations.clear();
     const int limit = begin < with_attention ? with_attention : n;
-    const int count = std::min(options.chunk, limit - begin);
+    const int count = std::min(chunk, limit - begin);
     const ConstBatchView v = set.view(begin, count);
     if (!registrations.empty())
       for (AttentionObserver* o : observers) o->begin_batch(v.roles, count);

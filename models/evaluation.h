@@ -35,7 +35,7 @@ struct EvalMetrics {
 };
 
 struct EvalOptions {
-  int chunk = 250;              // inputs per forward pass
+  int chunk = 250;              // inputs per forward pass at most (fewer for long rows: evaluation_chunk)
   int attention_samples = 0;    // the observers see inputs 0 .. attention_samples - 1
   bool row_errors = false;      // fill EvalMetrics' per-row errors (MSE tasks)
   AttentionAblation ablation;   // set on the model for this evaluation only (layers/attention_ablation.h)
