@@ -80,3 +80,20 @@ TEST(TaskFactory, BuildsByNameAndListsNamesOnError) {
 
 }  // namespace
 }  // namespace sinklab
+
+namespace sinklab {
+namespace {
+
+// A pass holds at most the attention entries of 250 inputs of T = 16; never less than one input.
+TEST(EvaluationChunk, ShrinksWithTheSquareOfTheSequenceLength) {
+  EXPECT_EQ(evaluation_chunk(16), 250);
+  EXPECT_EQ(evaluation_chunk(8), 250);      // never more than requested
+  EXPECT_EQ(evaluation_chunk(16, 100), 100);
+  EXPECT_EQ(evaluation_chunk(64), 15);      // 64000 / 4096
+  EXPECT_EQ(evaluation_chunk(128), 3);
+  EXPECT_EQ(evaluation_chunk(1024), 1);
+  EXPECT_EQ(evaluation_chunk(65536), 1);
+}
+
+}  // namespace
+}  // namespace sinklab
