@@ -1,6 +1,6 @@
 // `sinklab compare --mpi` under a real `mpirun` (docs/cluster.md): the same summary numbers as a local
 // `compare`, with and without a shared filesystem, and no finished run lost when a worker rank is
-// killed. Labelled `mpi;integration` (tests/CMakeLists.txt): the sanitizer pass skips them, because
+// killed. Labelled `integration` (tests/CMakeLists.txt): the sanitizer pass skips them, because
 // Open MPI's own allocations are reported by LeakSanitizer. Every wait is bounded.
 #include <gtest/gtest.h>
 #include <signal.h>
