@@ -1,4 +1,5 @@
 // sinklab compare SWEEP.yaml [--jobs N] [--out DIR] [--dry-run]
+//                 [--mpi [--threads N] [--no-shared-fs [--scratch DIR]]]  (docs/cluster.md)
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,10 @@
 #include "layers/normalizers/normalizer_registry.h"
 #include "sweep/compare_sweep.h"
 #include "sweep/sweep_error.h"
+#ifdef SINKLAB_HAVE_MPI
+#include "cluster/mpi_channel.h"
+#include "cluster/mpi_compare.h"
+#endif
 
 namespace sinklab::apps {
 namespace {
@@ -18,7 +23,29 @@ struct CompareArgs {
   std::string out;
   int jobs = 0;
   bool dry_run = false;
+  bool mpi = false;  // the MPI runner (cluster/); the flags below need it
+  int threads = 1;
+  bool no_shared_fs = false;
+  std::string scratch;
 };
+
+// The sweep on the ranks of an MPI job; this rank's exit code.
+int compare_on_mpi(const sweep::CompareOptions& options, const CompareArgs& a) {
+#ifdef SINKLAB_HAVE_MPI
+  cluster::ClusterOptions cluster;
+  cluster.threads = a.threads;
+  cluster.shared_fs = !a.no_shared_fs;
+  cluster.scratch = a.scratch;
+  const cluster::MpiSession session;  // finalized when this returns or throws
+  return cluster::compare_sweep_mpi(options, cluster, session.rank(), session.size(), std::cout, std::cerr);
+#else
+  (void)options;
+  (void)a;
+  throw sweep::SweepError(
+      "--mpi: this sinklab was built without MPI (SINKLAB_MPI=OFF or Open MPI missing): run scripts/setup.sh "
+      "and rebuild (docs/cluster.md)");
+#endif
+}
 
 void run_compare(const CompareArgs& a) {
   sweep::CompareOptions options;
@@ -29,7 +56,7 @@ void run_compare(const CompareArgs& a) {
   options.vocab = ConfigVocabulary{normalizer_registry().names(), task_names()};
   int code = 0;
   try {
-    code = sweep::compare_sweep(options, std::cout, std::cerr);
+    code = a.mpi ? compare_on_mpi(options, a) : sweep::compare_sweep(options, std::cout, std::cerr);
   } catch (const sweep::SweepInterrupted& e) {
     std::fprintf(stderr, "sinklab: %s\n", e.what());
     throw CLI::RuntimeError(128 + e.signal());  // the shell convention for "killed by signal N"
@@ -52,6 +79,19 @@ void add_compare_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--out", args->out, "Output folder (default runs/<sweep name>)");
   cmd->add_flag("--dry-run", args->dry_run, "List the runs and which are finished; start nothing");
+  CLI::Option* mpi = cmd->add_flag("--mpi", args->mpi,
+                                   "Run on the ranks of an MPI job: rank 0 plans, the others train (docs/cluster.md)");
+  mpi->excludes(cmd->get_option("--jobs"));
+  cmd->add_option("--threads", args->threads, "With --mpi: threads of each training (default 1)")
+      ->check(CLI::Range(1, 256))
+      ->needs(mpi);
+  CLI::Option* no_shared = cmd->add_flag(
+      "--no-shared-fs", args->no_shared_fs,
+      "With --mpi: workers train in a local scratch folder and send each run folder to rank 0");
+  no_shared->needs(mpi);
+  cmd->add_option("--scratch", args->scratch,
+                  "With --no-shared-fs: the workers' local folder (default $TMPDIR/sinklab-scratch-<uid>)")
+      ->needs(no_shared);
   cmd->callback([args] { run_compare(*args); });
 }
 

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libbenchmark-dev        # tests, benchmarks
   gnuplot-nox                          # plots
   clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
+  libopenmpi-dev openmpi-bin           # `sinklab compare --mpi` (FindMPI) and mpirun for its tests (docs/cluster.md)
 )
 # PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.

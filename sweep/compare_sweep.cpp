@@ -52,43 +52,59 @@ bool write_report(const fs::path& out_dir, bool render, std::ostream& out, std::
 
 }  // namespace
 
-int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream& err) {
-  const SweepSpec spec = load_sweep_spec(options.sweep_file);
-  std::vector<PlannedRun> runs = expand_sweep(spec);
-  validate_sweep(spec, runs, options.vocab);
-  const fs::path out_dir = options.out_dir.empty() ? fs::path("runs") / spec.name : options.out_dir;
-  const std::size_t points = runs.size() / spec.variants.size();
-  out << "sweep " << spec.name << ": " << runs.size() << (runs.size() == 1 ? " run" : " runs") << " ("
-      << spec.variants.size() << (spec.variants.size() == 1 ? " variant" : " variants") << " x " << points
-      << (points == 1 ? " grid point" : " grid points") << ") in " << out_dir.string() << "\n";
-  if (options.dry_run) {
-    list_runs(runs, out_dir, out);
-    return 0;
-  }
+PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
+  PlannedSweep plan;
+  plan.spec = load_sweep_spec(options.sweep_file);
+  plan.runs = expand_sweep(plan.spec);
+  validate_sweep(plan.spec, plan.runs, options.vocab);
+  plan.out_dir = options.out_dir.empty() ? fs::path("runs") / plan.spec.name : options.out_dir;
+  const std::size_t points = plan.runs.size() / plan.spec.variants.size();
+  out << "sweep " << plan.spec.name << ": " << plan.runs.size() << (plan.runs.size() == 1 ? " run" : " runs") << " ("
+      << plan.spec.variants.size() << (plan.spec.variants.size() == 1 ? " variant" : " variants") << " x " << points
+      << (points == 1 ? " grid point" : " grid points") << ") in " << plan.out_dir.string() << "\n";
+  return plan;
+}
 
+void list_planned_runs(const PlannedSweep& plan, std::ostream& out) { list_runs(plan.runs, plan.out_dir, out); }
+
+void prepare_sweep_folder(const PlannedSweep& plan, std::ostream& out) {
   // Results of a run whose overrides changed since the last invocation answer a different question.
-  const nlohmann::json manifest = sweep_manifest(spec, runs);
-  if (const auto previous = read_sweep_manifest(out_dir)) {
+  const nlohmann::json manifest = sweep_manifest(plan.spec, plan.runs);
+  if (const auto previous = read_sweep_manifest(plan.out_dir)) {
     for (const auto& id : changed_runs(*previous, manifest)) {
       out << "note: " << id << " changed since the last invocation (overrides or config); redoing it\n";
       std::error_code ec;
-      fs::remove_all(out_dir / "runs" / id, ec);
-      if (ec) throw SweepError("cannot clear '" + (out_dir / "runs" / id).string() + "': " + ec.message());
+      fs::remove_all(plan.out_dir / "runs" / id, ec);
+      if (ec) throw SweepError("cannot clear '" + (plan.out_dir / "runs" / id).string() + "': " + ec.message());
     }
   }
-  write_sweep_manifest(out_dir, spec, runs);
+  write_sweep_manifest(plan.out_dir, plan.spec, plan.runs);
+}
+
+int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const CompareOptions& options,
+                 std::ostream& out, std::ostream& err) {
+  out << format_final_count(outcome) << "\n";
+  if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
+  // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
+  int code = outcome.failed.empty() ? 0 : 1;
+  if (options.report && !write_report(plan.out_dir, options.render_plots, out, err)) code = 1;
+  return code;
+}
+
+int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream& err) {
+  const PlannedSweep plan = plan_sweep(options, out);
+  if (options.dry_run) {
+    list_planned_runs(plan, out);
+    return 0;
+  }
+  prepare_sweep_folder(plan, out);
 
   RunnerOptions runner;
   runner.executable = options.executable;
   runner.jobs = options.jobs;
   runner.progress = [&out](const std::string& line) { out << line << std::endl; };
-  const SweepOutcome outcome = run_sweep(runs, out_dir, runner);
-  out << format_final_count(outcome) << "\n";
-  if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
-  // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
-  int code = outcome.failed.empty() ? 0 : 1;
-  if (options.report && !write_report(out_dir, options.render_plots, out, err)) code = 1;
-  return code;
+  const SweepOutcome outcome = run_sweep(plan.runs, plan.out_dir, runner);
+  return finish_sweep(plan, outcome, options, out, err);
 }
 
 }  // namespace sinklab::sweep

@@ -5,6 +5,9 @@
 #include <iosfwd>
 
 #include "configs/config_loader.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_runner.h"
+#include "sweep/sweep_spec.h"
 
 namespace sinklab::sweep {
 
@@ -24,5 +27,22 @@ struct CompareOptions {
 // report could not be written. Problems with the
 // sweep itself throw SweepError before anything runs.
 int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream& err);
+
+// compare_sweep's steps, for runners other than the local one (`compare --mpi`, cluster/):
+struct PlannedSweep {
+  SweepSpec spec;
+  std::vector<PlannedRun> runs;  // validated, in plan order
+  std::filesystem::path out_dir;
+};
+// Loads, expands and validates the sweep (SweepError before anything is written) and prints its
+// header line ("sweep NAME: N runs (...) in DIR").
+PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out);
+// The --dry-run listing: every run, its train command and whether it is finished.
+void list_planned_runs(const PlannedSweep& plan, std::ostream& out);
+// Clears runs whose overrides changed since the last sweep.json, then writes sweep.json.
+void prepare_sweep_folder(const PlannedSweep& plan, std::ostream& out);
+// The final count, the failure report on `err` and the analysis report; returns the exit code.
+int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const CompareOptions& options,
+                 std::ostream& out, std::ostream& err);
 
 }  // namespace sinklab::sweep

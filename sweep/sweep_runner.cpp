@@ -73,13 +73,6 @@ std::string seconds_text(Clock::duration d) {
   return buffer;
 }
 
-// "[3/30] "; snprintf because GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(...).
-std::string counter_text(std::size_t done, std::size_t total) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "[%zu/%zu] ", done, total);
-  return buffer;
-}
-
 std::string run_title(const PlannedRun& run) {
   return run.label + (run.seed ? ", seed=" + std::to_string(*run.seed) : "");  // same list form as the label
 }
@@ -93,31 +86,11 @@ std::string steps_text(const nlohmann::json& summary) {
   return "";
 }
 
-fs::path resolve_executable(fs::path executable) {
-  std::error_code ec;
-  if (executable.empty()) executable = fs::read_symlink("/proc/self/exe", ec);
-  if (executable.empty() || !fs::is_regular_file(executable, ec))
-    throw SweepError("sinklab executable '" + executable.string() + "' not found");
-  if (access(executable.c_str(), X_OK) != 0)
-    throw SweepError("sinklab executable '" + executable.string() + "' is not executable");
-  return executable;
-}
-
-// Leftovers without a checkpoint have nothing to continue from: start clean (train gets --force too).
-void clear_run_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  if (ec) throw SweepError("cannot clear unfinished run folder '" + dir.string() + "': " + ec.message());
-}
-
 // Prepares the run folder and builds `sinklab train ...`, logging to DIR/train.log: a resumed run
 // keeps its folder (checkpoint, metrics so far) and appends to its log.
 ChildSpec train_command(const fs::path& executable, const PlannedRun& run, const fs::path& dir, int jobs,
                         RunStart start) {
-  if (start == RunStart::start_over) clear_run_dir(dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw SweepError("cannot create run folder '" + dir.string() + "': " + ec.message());
+  prepare_run_folder(dir, start);
   ChildSpec spec;
   spec.executable = executable;
   spec.args = train_arguments(run, dir, jobs, start);
@@ -136,6 +109,34 @@ struct Running {
 
 }  // namespace
 
+// "[3/30] "; snprintf because GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(...).
+std::string counter_text(std::size_t done, std::size_t total) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "[%zu/%zu] ", done, total);
+  return buffer;
+}
+
+fs::path resolve_executable(fs::path executable) {
+  std::error_code ec;
+  if (executable.empty()) executable = fs::read_symlink("/proc/self/exe", ec);
+  if (executable.empty() || !fs::is_regular_file(executable, ec))
+    throw SweepError("sinklab executable '" + executable.string() + "' not found");
+  if (access(executable.c_str(), X_OK) != 0)
+    throw SweepError("sinklab executable '" + executable.string() + "' is not executable");
+  return executable;
+}
+
+void prepare_run_folder(const fs::path& dir, RunStart start) {
+  // Leftovers without a checkpoint have nothing to continue from: start clean (train gets --force too).
+  std::error_code ec;
+  if (start == RunStart::start_over) {
+    fs::remove_all(dir, ec);
+    if (ec) throw SweepError("cannot clear unfinished run folder '" + dir.string() + "': " + ec.message());
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw SweepError("cannot create run folder '" + dir.string() + "': " + ec.message());
+}
+
 fs::path run_dir(const fs::path& out_dir, const PlannedRun& run) { return out_dir / "runs" / run.id; }
 
 bool run_finished(const fs::path& dir) { return read_summary(dir).has_value(); }
@@ -146,19 +147,9 @@ int default_jobs() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_dir, const RunnerOptions& options) {
-  auto say = [&](const std::string& line) {
-    if (options.progress) {
-      options.progress(line);
-    } else {
-      std::cout << line << std::endl;
-    }
-  };
-  const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
-  const fs::path executable = resolve_executable(options.executable);
-
-  SweepOutcome outcome;
-  std::deque<std::size_t> pending;
+std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, const fs::path& out_dir,
+                                         SweepOutcome& outcome, const std::function<void(const std::string&)>& say) {
+  std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const fs::path dir = run_dir(out_dir, runs[i]);
     if (const auto summary = read_summary(dir)) {
@@ -174,6 +165,52 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
         " runs already finished" +
         (outcome.skipped_diverged.empty() ? "" : " (" + std::to_string(outcome.skipped_diverged.size()) + " diverged)") +
         ", skipping them");
+  return pending;
+}
+
+void record_run_end(const PlannedRun& run, const fs::path& dir, const ExitStatus& status,
+                    std::chrono::steady_clock::duration took, bool resumed, const std::string& counter,
+                    std::size_t log_tail_lines, SweepOutcome& outcome,
+                    const std::function<void(const std::string&)>& say, const std::string& failure_reason) {
+  const std::string elapsed = seconds_text(took);
+  const bool exit_diverged = !status.signaled && status.code == kTrainExitDiverged;
+  const auto summary = failure_reason.empty() && (status.ok() || exit_diverged) ? read_summary(dir) : std::nullopt;
+  const std::string resumed_text = resumed ? ", resumed from its checkpoint" : "";
+  if (summary && summary_diverged(*summary)) {  // finished: rerunning the same config diverges again
+    outcome.diverged.push_back(run.id);
+    say(counter + run_title(run) + " diverged (" + non_finite_text(*summary) + ") after " + elapsed + resumed_text);
+  } else if (summary && status.ok()) {
+    outcome.completed.push_back(run.id);
+    say(counter + run_title(run) + " done in " + elapsed + steps_text(*summary) + resumed_text);
+  } else {
+    const std::string reason = !failure_reason.empty() ? failure_reason
+                               : status.ok()           ? "exit 0 but no readable summary.json"
+                               : exit_diverged && !summary
+                                   ? status.describe() + " (diverged) but no readable summary.json"
+                               : exit_diverged ? status.describe() + " (diverged) but summary.json says it did not"
+                                               : status.describe();
+    RunFailure failure{run.id, run_title(run), status, reason, tail_lines(dir / "train.log", log_tail_lines),
+                       dir / "train.log"};
+    say(counter + run_title(run) + " FAILED (" + failure.reason + ") after " + elapsed);
+    outcome.failed.push_back(std::move(failure));
+  }
+}
+
+SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_dir, const RunnerOptions& options) {
+  auto say = [&](const std::string& line) {
+    if (options.progress) {
+      options.progress(line);
+    } else {
+      std::cout << line << std::endl;
+    }
+  };
+  const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
+  const fs::path executable = resolve_executable(options.executable);
+
+  SweepOutcome outcome;
+  std::deque<std::size_t> pending;
+  for (const std::size_t i : unfinished_runs(runs, out_dir, outcome, say)) pending.push_back(i);
+  const std::size_t total = runs.size();
 
   std::size_t finished = outcome.skipped.size();
   const StopSignals stop;
@@ -211,29 +248,8 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
         continue;
       }
       const PlannedRun& run = runs[it->index];
-      const fs::path dir = run_dir(out_dir, run);
-      const std::string elapsed = seconds_text(Clock::now() - it->start);
-      const std::string counter = counter_text(++finished, total);
-      const bool exit_diverged = !status->signaled && status->code == kTrainExitDiverged;
-      const auto summary = status->ok() || exit_diverged ? read_summary(dir) : std::nullopt;
-      const std::string resumed = it->resumed ? ", resumed from its checkpoint" : "";
-      if (summary && summary_diverged(*summary)) {  // finished: rerunning the same config diverges again
-        outcome.diverged.push_back(run.id);
-        say(counter + run_title(run) + " diverged (" + non_finite_text(*summary) + ") after " + elapsed + resumed);
-      } else if (summary && status->ok()) {
-        outcome.completed.push_back(run.id);
-        say(counter + run_title(run) + " done in " + elapsed + steps_text(*summary) + resumed);
-      } else {
-        const std::string reason = status->ok() ? "exit 0 but no readable summary.json"
-                                   : exit_diverged && !summary
-                                       ? status->describe() + " (diverged) but no readable summary.json"
-                                   : exit_diverged ? status->describe() + " (diverged) but summary.json says it did not"
-                                                   : status->describe();
-        RunFailure failure{run.id, run_title(run), *status, reason,
-                           tail_lines(dir / "train.log", options.log_tail_lines), dir / "train.log"};
-        say(counter + run_title(run) + " FAILED (" + failure.reason + ") after " + elapsed);
-        outcome.failed.push_back(std::move(failure));
-      }
+      record_run_end(run, run_dir(out_dir, run), *status, Clock::now() - it->start, it->resumed,
+                     counter_text(++finished, total), options.log_tail_lines, outcome, say);
       it = running.erase(it);
     }
     if (!any_done && !running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -1,5 +1,6 @@
 #pragma once
 // Runs a planned sweep: up to `jobs` `sinklab train` children at once, resumable, failures collected.
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -9,6 +10,7 @@
 
 #include "sweep/child_process.h"
 #include "sweep/sweep_plan.h"
+#include "sweep/train_arguments.h"
 
 namespace sinklab::sweep {
 
@@ -44,6 +46,30 @@ std::filesystem::path run_dir(const std::filesystem::path& out_dir, const Planne
 bool run_finished(const std::filesystem::path& run_dir);
 // The number of children to run at once when the user does not say (the usable cores).
 int default_jobs();
+
+// The sinklab binary to start trainings with (empty = /proc/self/exe); SweepError when it is missing.
+std::filesystem::path resolve_executable(std::filesystem::path executable);
+
+// Makes `dir` ready for `train` started as `start` says: a folder with leftovers but no checkpoint is
+// cleared (train gets --force), a missing one created. SweepError names the folder on failure.
+void prepare_run_folder(const std::filesystem::path& dir, RunStart start);
+
+// Indices of the runs without a finished summary.json, in plan order; the finished ones are recorded
+// in outcome.skipped (and skipped_diverged) and announced by one "resume: ..." line through `say`.
+std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, const std::filesystem::path& out_dir,
+                                         SweepOutcome& outcome, const std::function<void(const std::string&)>& say);
+
+// Classifies the end of one run from its exit status and its folder's summary.json (completed, diverged
+// or failed, as run_sweep does), records it in `outcome` and says its progress line ("[3/30] ..."
+// comes as `counter`). A non-empty `failure_reason` makes it a failure with that reason (a run that
+// could not be started or delivered).
+void record_run_end(const PlannedRun& run, const std::filesystem::path& dir, const ExitStatus& status,
+                    std::chrono::steady_clock::duration took, bool resumed, const std::string& counter,
+                    std::size_t log_tail_lines, SweepOutcome& outcome,
+                    const std::function<void(const std::string&)>& say, const std::string& failure_reason = "");
+
+// "[3/30] ": the progress counter of the done-th of total runs.
+std::string counter_text(std::size_t done, std::size_t total);
 
 // Runs every unfinished run. An unfinished run folder with a checkpoint is resumed from it (`--resume`),
 // one without is cleared and started over (`--force`); see train_arguments.h. Never stops early for a

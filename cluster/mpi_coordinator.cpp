@@ -1,0 +1,159 @@
+#include "cluster/mpi_coordinator.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <ostream>
+#include <thread>
+#include <vector>
+
+#include "cluster/mpi_channel.h"
+#include "cluster/run_folder_transfer.h"
+#include "cluster/run_messages.h"
+#include "sweep/run_cost.h"
+#include "sweep/stop_signals.h"
+#include "sweep/sweep_error.h"
+#include "sweep/sweep_runner.h"
+
+namespace sinklab::cluster {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Tells every worker that has not been told yet to stop, also when rank 0 leaves by an exception, so
+// no worker waits for a run that never comes.
+class Workers {
+ public:
+  explicit Workers(int ranks) : stopped_(static_cast<std::size_t>(ranks), false) { stopped_[0] = true; }
+  ~Workers() { stop_all(); }
+  Workers(const Workers&) = delete;
+  Workers& operator=(const Workers&) = delete;
+
+  void stop(int rank) {
+    if (stopped_[static_cast<std::size_t>(rank)]) return;
+    stopped_[static_cast<std::size_t>(rank)] = true;
+    send_message(rank, Tag::stop, "");  // a rank that died cannot be told; that is fine
+  }
+  void stop_all() {
+    for (int rank = 1; rank < static_cast<int>(stopped_.size()); ++rank) stop(rank);
+  }
+  int count() const { return static_cast<int>(stopped_.size()) - 1; }
+
+ private:
+  std::vector<bool> stopped_;
+};
+
+// A short, stable name for the sweep's folder in the workers' scratch space: the sweep name and a hash
+// of rank 0's absolute output folder (two sweeps of one name into different folders stay apart).
+std::string sweep_key(const sweep::PlannedSweep& plan) {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (const unsigned char c : fs::absolute(plan.out_dir).lexically_normal().string()) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return plan.spec.name + "-" + hex;
+}
+
+RunAssignment assignment_for(const sweep::PlannedSweep& plan, std::size_t index, const std::string& key) {
+  const sweep::PlannedRun& run = plan.runs[index];
+  RunAssignment a;
+  a.index = index;
+  a.id = run.id;
+  a.config = fs::absolute(run.config);
+  for (const auto& o : run.overrides) a.overrides.emplace_back(o.key, o.value);
+  a.dir = fs::absolute(sweep::run_dir(plan.out_dir, run));
+  a.sweep_key = key;
+  return a;
+}
+
+}  // namespace
+
+int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions& cluster, int ranks,
+                     std::ostream& out, std::ostream& err) {
+  Workers workers(ranks);
+  if (workers.count() < 1)
+    throw sweep::SweepError("--mpi needs at least 2 ranks (rank 0 plans, the others train): mpirun -np 3 sinklab compare ... --mpi");
+  const sweep::PlannedSweep plan = sweep::plan_sweep(options, out);
+  if (options.dry_run) {
+    sweep::list_planned_runs(plan, out);
+    return 0;
+  }
+  sweep::prepare_sweep_folder(plan, out);
+  out << "mpi: " << workers.count() << (workers.count() == 1 ? " worker rank, " : " worker ranks, ")
+      << cluster.threads << (cluster.threads == 1 ? " thread" : " threads") << " each, "
+      << (cluster.shared_fs ? "shared filesystem" : "no shared filesystem (run folders sent to rank 0)") << std::endl;
+
+  auto say = [&out](const std::string& line) { out << line << std::endl; };
+  sweep::SweepOutcome outcome;
+  const std::vector<std::size_t> unfinished = sweep::unfinished_runs(plan.runs, plan.out_dir, outcome, say);
+  const std::vector<double> costs = sweep::expected_run_costs(plan.runs, options.vocab);
+  std::deque<std::size_t> queue;  // longest expected first; equal costs in plan order
+  {
+    std::vector<double> unfinished_costs;
+    for (const std::size_t i : unfinished) unfinished_costs.push_back(costs[i]);
+    for (const std::size_t k : sweep::longest_first(unfinished_costs)) queue.push_back(unfinished[k]);
+  }
+  const std::string key = sweep_key(plan);
+  const std::size_t total = plan.runs.size();
+  std::size_t finished = outcome.skipped.size();
+  int busy = 0;
+
+  auto hand_out = [&](int rank) {
+    if (queue.empty()) {
+      workers.stop(rank);
+      return;
+    }
+    if (!send_message(rank, Tag::run, encode(assignment_for(plan, queue.front(), key)))) {
+      workers.stop(rank);  // gone: its run stays queued for the others
+      return;
+    }
+    queue.pop_front();
+    ++busy;
+  };
+
+  const sweep::StopSignals stop;
+  while (!queue.empty() || busy > 0) {
+    if (const int signal = stop.received()) {
+      workers.stop_all();  // each stops its training (train checkpoints on SIGTERM) and leaves
+      throw sweep::SweepInterrupted(signal, std::string("interrupted (") + strsignal(signal) + "): stopped " +
+                                                std::to_string(busy) + " running on the workers, " +
+                                                std::to_string(finished) + " of " + std::to_string(total) +
+                                                " finished; run the same command again to resume");
+    }
+    const auto message = poll_message();
+    if (!message) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    if (message->tag == Tag::ready) {
+      hand_out(message->source);
+      continue;
+    }
+    if (message->tag != Tag::result) continue;
+    --busy;
+    const RunResult result = decode_result(message->bytes);
+    const sweep::PlannedRun& run = plan.runs.at(result.index);
+    const fs::path dir = sweep::run_dir(plan.out_dir, run);
+    std::string failure = result.error;
+    if (!cluster.shared_fs) {
+      const std::string packed = receive_message(message->source, Tag::folder);
+      try {
+        install_run_folder(packed, dir);
+      } catch (const std::exception& e) {
+        if (failure.empty()) failure = std::string("its run folder could not be written on rank 0: ") + e.what();
+      }
+    }
+    const sweep::ExitStatus status{result.signaled, result.code};
+    sweep::record_run_end(run, dir, status, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(result.seconds)),
+                          result.resumed, sweep::counter_text(++finished, total), 15, outcome, say, failure);
+    hand_out(message->source);
+  }
+  workers.stop_all();
+  return sweep::finish_sweep(plan, outcome, options, out, err);
+}
+
+}  // namespace sinklab::cluster

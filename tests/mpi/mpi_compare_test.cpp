@@ -1,0 +1,309 @@
+// `sinklab compare --mpi` under a real `mpirun` (docs/cluster.md): the same summary numbers as a local
+// `compare`, with and without a shared filesystem, and no finished run lost when a worker rank is
+// killed. Labelled `integration` (tests/CMakeLists.txt): the sanitizer pass skips them, because
+// Open MPI's own allocations are reported by LeakSanitizer. Every wait is bounded.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/apps/cli_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using sinklab::testing::run_command;
+using sinklab::testing::sinklab_binary;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// mpirun from PATH, or nothing.
+std::optional<fs::path> find_mpirun() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir) / "mpirun";
+    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+// Every run's summary.json without its wall time, by run id.
+std::map<std::string, nlohmann::json> summaries(const fs::path& sweep_dir) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& e : fs::directory_iterator(sweep_dir / "runs")) {
+    if (!fs::exists(e.path() / "summary.json")) continue;
+    nlohmann::json j = nlohmann::json::parse(read_text(e.path() / "summary.json"));
+    j.erase("wall_seconds");
+    out[e.path().filename().string()] = j;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> raw_summaries(const fs::path& sweep_dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(sweep_dir / "runs", ec))
+    if (fs::exists(e.path() / "summary.json")) out[e.path().filename().string()] = read_text(e.path() / "summary.json");
+  return out;
+}
+
+// Pids of the processes whose command line mentions `text` (this test's unique folder).
+std::vector<pid_t> processes_mentioning(const std::string& text) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_text(entry.path() / "cmdline");
+    std::string stat = read_text(entry.path() / "stat");
+    const auto close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;  // ended
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(text) != std::string::npos) pids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return pids;
+}
+
+// The rank `rank` of an MPI job: a process whose environment says so and whose command line names `text`.
+std::optional<pid_t> rank_process(int rank, const std::string& text) {
+  for (const pid_t pid : processes_mentioning(text)) {
+    std::string environ = read_text("/proc/" + std::to_string(pid) + "/environ");
+    for (char& c : environ)
+      if (c == '\0') c = '\n';
+    const std::string cmdline = read_text("/proc/" + std::to_string(pid) + "/cmdline");
+    if (environ.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos &&
+        cmdline.find("compare") != std::string::npos)
+      return pid;
+  }
+  return std::nullopt;
+}
+
+class MpiCompare : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto mpirun = find_mpirun();
+    // A missing MPI is a broken setup, not a reason to skip: the README's test command must cover it.
+    ASSERT_TRUE(mpirun.has_value()) << "mpirun not found on PATH: run scripts/setup.sh (it installs openmpi-bin "
+                                       "and libopenmpi-dev), then rebuild";
+    mpirun_ = mpirun->string();
+    dir_ = fs::temp_directory_path() / ("sinklab_mpi_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (background_ > 0) {
+      ::kill(background_, SIGKILL);
+      ::waitpid(background_, nullptr, 0);
+    }
+    for (const pid_t pid : processes_mentioning(dir_.string())) ::kill(pid, SIGKILL);
+    fs::remove_all(dir_);
+  }
+
+  // The command line: 3 ranks (rank 0 and two workers) on this machine.
+  std::string mpi_compare(const std::string& args) const {
+    return mpirun_ + " --allow-run-as-root --oversubscribe -np 3 " + sinklab_binary() + " compare " + args;
+  }
+
+  // Starts a shell command in the background with its output in `log`.
+  pid_t start(const std::string& command, const fs::path& log) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      const std::string line = command + " >" + log.string() + " 2>&1";
+      ::execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    background_ = pid;
+    return pid;
+  }
+
+  // The exit status of the background command, or nothing if it is still running after `limit`.
+  std::optional<int> wait_for(pid_t pid, std::chrono::seconds limit) {
+    const auto deadline = Clock::now() + limit;
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        background_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return std::nullopt;
+  }
+
+  std::string mpirun_;
+  fs::path dir_;
+  pid_t background_ = -1;
+};
+
+std::string smoke_sweep() { return std::string(SINKLAB_SOURCE_DIR) + "/configs/sweeps/smoke.yaml"; }
+
+TEST_F(MpiCompare, SameSummaryNumbersAsALocalCompareOnASharedFilesystem) {
+  const auto local = run_command(sinklab_binary() + " compare " + smoke_sweep() + " --jobs 2 --out " +
+                                 (dir_ / "local").string() + " 2>&1");
+  ASSERT_EQ(local.exit_code, 0) << local.output;
+  const auto mpi = run_command(mpi_compare(smoke_sweep() + " --mpi --out " + (dir_ / "mpi").string()) + " 2>&1");
+  ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_NE(mpi.output.find("mpi: 2 worker ranks, 1 thread each, shared filesystem"), std::string::npos) << mpi.output;
+  EXPECT_NE(mpi.output.find("finished 4 of 4 runs (0 diverged), 0 failed"), std::string::npos) << mpi.output;
+  EXPECT_TRUE(fs::exists(dir_ / "mpi" / "report" / "index.html"));
+  const auto expected = summaries(dir_ / "local");
+  ASSERT_EQ(expected.size(), 4u);
+  EXPECT_EQ(summaries(dir_ / "mpi"), expected);
+  // Rerunning finds everything finished and trains nothing.
+  const auto again = run_command(mpi_compare(smoke_sweep() + " --mpi --out " + (dir_ / "mpi").string()) + " 2>&1");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("resume: 4 of 4 runs already finished"), std::string::npos) << again.output;
+}
+
+TEST_F(MpiCompare, SameSummaryNumbersWithoutASharedFilesystem) {
+  const auto local = run_command(sinklab_binary() + " compare " + smoke_sweep() + " --jobs 2 --out " +
+                                 (dir_ / "local").string() + " 2>&1");
+  ASSERT_EQ(local.exit_code, 0) << local.output;
+  const fs::path scratch = dir_ / "worker-scratch";
+  const auto mpi = run_command(mpi_compare(smoke_sweep() + " --mpi --no-shared-fs --scratch " + scratch.string() +
+                                           " --out " + (dir_ / "mpi").string()) +
+                               " 2>&1");
+  ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_NE(mpi.output.find("no shared filesystem (run folders sent to rank 0)"), std::string::npos) << mpi.output;
+  EXPECT_EQ(summaries(dir_ / "mpi"), summaries(dir_ / "local"));
+  // Every run folder arrived whole (attention maps, metrics, log) and the workers kept no finished run.
+  for (const auto& e : fs::directory_iterator(dir_ / "local" / "runs")) {
+    const fs::path arrived = dir_ / "mpi" / "runs" / e.path().filename();
+    for (const char* file : {"config.yaml", "metrics.jsonl", "checkpoint.bin", "train.log", "run.json",
+                             "attention/layer0_head0_mean.npy"})
+      EXPECT_TRUE(fs::is_regular_file(arrived / file)) << arrived / file;
+    EXPECT_EQ(read_text(arrived / "attention/layer0_head0_mean.npy"),
+              read_text(e.path() / "attention/layer0_head0_mean.npy"));
+  }
+  for (const auto& e : fs::recursive_directory_iterator(scratch))
+    EXPECT_FALSE(e.path().filename() == "summary.json") << "left on the worker: " << e.path();
+  for (const auto& e : fs::directory_iterator(dir_ / "mpi" / "runs"))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "temporary folder left: " << e.path();
+}
+
+// Eight runs long enough that a kill or a signal lands while some are finished and others are training.
+void write_long_sweep(const fs::path& file) {
+  std::ofstream(file) << "name: long\nbase: " << SINKLAB_SOURCE_DIR
+                      << "/configs/paper/1x1_softmax.yaml\n"
+                         "variants:\n  - name: softmax\n    set: {train.max_steps: 1500, "
+                         "train.stop_max_abs_error: 0}\ngrid:\n  seed: [0, 1, 2, 3, 4, 5, 6, 7]\n";
+}
+
+TEST_F(MpiCompare, AKilledWorkerRankLosesNoFinishedRunAndTheRerunCompletesTheSweep) {
+  write_long_sweep(dir_ / "long.yaml");
+  const fs::path out = dir_ / "out";
+  const pid_t job = start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
+
+  // Wait for a finished run while others are still to do, then kill worker rank 1 outright.
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  while (Clock::now() < deadline && raw_summaries(out).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(raw_summaries(out).empty()) << read_text(dir_ / "first.log");
+  const auto worker = rank_process(1, out.string());
+  ASSERT_TRUE(worker.has_value()) << "worker rank 1 not found";
+  ASSERT_EQ(::kill(*worker, SIGKILL), 0);
+  const auto first = wait_for(job, std::chrono::seconds(120));
+  ASSERT_TRUE(first.has_value()) << "mpirun did not end after its worker died: " << read_text(dir_ / "first.log");
+  EXPECT_NE(*first, 0) << read_text(dir_ / "first.log");
+  // Nothing of the job keeps writing into the sweep folder.
+  const auto quiet = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < quiet && !processes_mentioning(out.string()).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(processes_mentioning(out.string()).empty()) << "processes of the killed job are still running";
+
+  const auto kept = raw_summaries(out);
+  ASSERT_FALSE(kept.empty());
+  ASSERT_LT(kept.size(), 8u) << "every run finished before the kill; the test proves nothing";
+  const auto rerun = run_command(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()) + " 2>&1");
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.output;
+  EXPECT_NE(rerun.output.find("resume: " + std::to_string(kept.size()) + " of 8 runs already finished"),
+            std::string::npos)
+      << rerun.output;
+  const auto all = raw_summaries(out);
+  EXPECT_EQ(all.size(), 8u);
+  for (const auto& [id, text] : kept) EXPECT_EQ(all.at(id), text) << id << " was redone instead of kept";
+}
+
+// Ctrl-C on mpirun, or SIGTERM to every rank (what scancel and a Slurm time limit do): every process of
+// the job ends, the trainings leave checkpoints, and the rerun resumes them and finishes the sweep.
+class MpiCompareStopped : public MpiCompare, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(MpiCompareStopped, EveryRankStopsAndTheRerunResumes) {
+  const bool signal_every_rank = GetParam();
+  write_long_sweep(dir_ / "long.yaml");
+  const fs::path out = dir_ / "out";
+  const pid_t job = start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
+  // Stop while trainings are under way: wait for both workers' first checkpoints.
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  auto checkpoints = [&] {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out / "runs", ec)) n += fs::exists(e.path() / "checkpoint.bin");
+    return n;
+  };
+  while (Clock::now() < deadline && checkpoints() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GE(checkpoints(), 2) << read_text(dir_ / "first.log");
+  if (signal_every_rank) {
+    for (int rank = 0; rank < 3; ++rank)
+      if (const auto pid = rank_process(rank, out.string())) ::kill(*pid, SIGTERM);
+  } else {
+    const auto mpirun = processes_mentioning(out.string());
+    for (const pid_t pid : mpirun)
+      if (read_text("/proc/" + std::to_string(pid) + "/cmdline").rfind(mpirun_, 0) == 0) ::kill(pid, SIGINT);
+  }
+  const auto first = wait_for(job, std::chrono::seconds(120));
+  ASSERT_TRUE(first.has_value()) << "the job did not stop: " << read_text(dir_ / "first.log");
+  EXPECT_NE(*first, 0) << read_text(dir_ / "first.log");
+  const auto quiet = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < quiet && !processes_mentioning(out.string()).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(processes_mentioning(out.string()).empty()) << "processes of the stopped job are still running";
+  for (const auto& e : fs::directory_iterator(out / "runs"))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "temporary folder left: " << e.path();
+
+  const auto kept = raw_summaries(out);
+  const auto rerun = run_command(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()) + " 2>&1");
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.output;
+  EXPECT_NE(rerun.output.find("resumed from its checkpoint"), std::string::npos) << rerun.output;
+  const auto all = raw_summaries(out);
+  EXPECT_EQ(all.size(), 8u);
+  for (const auto& [id, text] : kept) EXPECT_EQ(all.at(id), text) << id << " was redone instead of kept";
+}
+
+INSTANTIATE_TEST_SUITE_P(CtrlCOnMpirunOrSigtermToEveryRank, MpiCompareStopped, ::testing::Bool());
+
+TEST_F(MpiCompare, FlagsOfTheMpiRunnerNeedMpi) {
+  const auto r = run_command(sinklab_binary() + " compare " + smoke_sweep() + " --no-shared-fs 2>&1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--no-shared-fs requires --mpi"), std::string::npos) << r.output;
+}
+
+TEST_F(MpiCompare, OneRankIsRefusedWithTheCommandToUse) {
+  const auto r = run_command(mpirun_ + " --allow-run-as-root -np 1 " + sinklab_binary() + " compare " + smoke_sweep() +
+                             " --mpi --out " + (dir_ / "one").string() + " 2>&1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--mpi needs at least 2 ranks"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "one" / "sweep.json"));
+}
+
+}  // namespace
