@@ -12,6 +12,7 @@ void add_eval_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_error_vs_sink_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
+void add_probe_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -25,6 +26,7 @@ const std::vector<CommandRegistration>& commands() {
       {"export", add_export_command},
       {"error-vs-sink", add_error_vs_sink_command},
       {"sample", add_sample_command},
+      {"probe", add_probe_command},
   };
   return list;
 }
