@@ -159,6 +159,7 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
   const float* keys = view.keys + static_cast<int64_t>(head) * L * D;
   const double t_model = rows_.temperature / view.logit_scale;
   double max_key_norm = 0.0;
+  int64_t vanish_lower_unchecked = 0;
   int64_t d_max_checks = 0, d_max_bad = 0, vanish_checks = 0, vanish_bad = 0, sep_checks = 0, sep_bad = 0, grad_checks = 0,
           grad_bad = 0;
   const int max_n_entry = plan.entries.empty() ? 0 : plan.entries.back().N;
@@ -190,10 +191,14 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
       r.upper[ri] = static_cast<float>(v.upper);
       if (rows_.softmax) {
         ++vanish_checks;
+        if (!v.lower_checked) ++vanish_lower_unchecked;
         if (v.violated) {
           ++vanish_bad;
           r.vanishing_violated[ri] = 1;
-          record({"P1 vanishing bound", layer, head, window, t, L, 0, v.n_max_weight, v.upper});
+          if (v.upper_violated)
+            record({"P1 upper bound (n max a <= e^{2 Delta/T})", layer, head, window, t, L, 0, v.n_max_weight, v.upper});
+          else
+            record({"P1 lower bound (n min a >= e^{-2 Delta/T})", layer, head, window, t, L, 0, v.n_min_weight, v.lower});
         }
       }
     }
@@ -303,6 +308,7 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
   r.violations_d_max += d_max_bad;
   r.checks_vanishing += vanish_checks;
   r.violations_vanishing += vanish_bad;
+  r.vanishing_lower_unchecked += vanish_lower_unchecked;
   r.checks_separability += sep_checks;
   r.violations_separability += sep_bad;
   r.checks_gradient += grad_checks;

@@ -7,6 +7,7 @@
 
 #include "analysis/normlimits/ks_test.h"
 #include "analysis/normlimits/probe_collector.h"
+#include "analysis/normlimits/vanishing_bound.h"
 #include "core/io/file_write.h"
 #include "report/gnuplot_runner.h"
 
@@ -400,6 +401,8 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
   md << "| P1 e^{-2 Delta/T}/n <= a_k <= e^{2 Delta/T}/n | "
      << (context.rows.softmax ? std::to_string(r.checks_vanishing) : std::string("not applicable (") + context.rows.normalizer + ")")
      << " | " << r.violations_vanishing << " |\n";
+  md << "| (P1 rows whose lower bound e^{-2 Delta/T}/n < " << num(kSmallestCheckedWeight)
+     << ", below float32: upper bound only) | " << r.vanishing_lower_unchecked << " | - |\n";
   md << "| separability 1 at N = 1 (r > 0) | " << r.checks_separability << " | " << r.violations_separability << " |\n";
   md << "| P5 g <= 1/(2T) and g <= sqrt(2)/eps | " << r.checks_gradient << " | " << r.violations_gradient << " |\n\n";
   if (!r.first_violations.empty()) {

@@ -56,6 +56,7 @@ struct ProbeResults {
   std::vector<float> logit_std;
   // Invariant checks: how many were checked and failed, and the first failures.
   int64_t checks_d_max = 0, checks_vanishing = 0, checks_separability = 0, checks_gradient = 0;
+  int64_t vanishing_lower_unchecked = 0;  // P1 rows whose lower bound is below float32 (upper still checked)
   int64_t violations_d_max = 0, violations_vanishing = 0, violations_separability = 0, violations_gradient = 0;
   std::vector<ViolationRecord> first_violations;
   int64_t rows_seen = 0;

@@ -18,7 +18,9 @@ VanishingRow vanishing_row(const float* weights, int n, double query_norm, doubl
   r.n_max_weight = n * hi;
   r.n_min_weight = n * lo;
   // float32 weights: 1e-4 relative slack (the weights' own rounding is ~1e-6 relative).
-  r.violated = r.n_max_weight > r.upper * (1.0 + 1e-4) || r.n_min_weight < r.lower * (1.0 - 1e-4);
+  r.upper_violated = r.n_max_weight > r.upper * (1.0 + 1e-4);
+  r.lower_checked = r.lower / n >= kSmallestCheckedWeight;
+  r.violated = r.upper_violated || (r.lower_checked && r.n_min_weight < r.lower * (1.0 - 1e-4));
   return r;
 }
 

@@ -51,6 +51,24 @@ TEST(VanishingBound, ARowOutsideTheBoundIsReported) {
   EXPECT_TRUE(v.violated);
   EXPECT_NEAR(v.n_max_weight, 3.6, 1e-6);
   EXPECT_NEAR(v.upper, std::exp(0.2), 1e-12);
+  EXPECT_TRUE(v.upper_violated);
+  // Too small on one key: the lower side.
+  const std::vector<float> low{0.3f, 0.3f, 0.3f, 0.1f};
+  const VanishingRow w = vanishing_row(low.data(), 4, 0.1, 1.0, 1.0);
+  EXPECT_TRUE(w.violated);
+  EXPECT_FALSE(w.upper_violated);
+  EXPECT_TRUE(w.lower_checked);
+}
+
+TEST(VanishingBound, ALowerBoundBelowFloatRangeIsNotCheckedButTheUpperIs) {
+  // Delta/T = 40: e^{-80}/4 ~ 4e-36 < 1e-30, where a float32 softmax may round a weight to 0.
+  const std::vector<float> a{1.0f, 0.0f, 0.0f, 0.0f};
+  const VanishingRow v = vanishing_row(a.data(), 4, 4.0, 10.0, 1.0);
+  EXPECT_FALSE(v.lower_checked);
+  EXPECT_FALSE(v.violated);
+  const VanishingRow tight = vanishing_row(a.data(), 4, 0.1, 1.0, 1.0);
+  EXPECT_TRUE(tight.lower_checked);
+  EXPECT_TRUE(tight.violated) << "a zero weight where e^{-0.2}/4 is the floor";
 }
 
 TEST(GradientSensitivity, StaysBelowBothBoundsAndMatchesTheJacobian) {

@@ -95,7 +95,7 @@ TEST(ProbeCollector, WeightsThatDoNotComeFromTheirLogitsAreViolations) {
   const ProbeResults& r = collector.results();
   EXPECT_EQ(r.violations_vanishing, H * (T - 1)) << "row 0 (one key) is fine";
   ASSERT_FALSE(r.first_violations.empty());
-  EXPECT_EQ(r.first_violations.front().what, "P1 vanishing bound");
+  EXPECT_EQ(r.first_violations.front().what, "P1 upper bound (n max a <= e^{2 Delta/T})");
   EXPECT_EQ(r.first_violations.front().layer, 0);
   EXPECT_GE(r.first_violations.front().row, 1);
 
