@@ -13,6 +13,7 @@ void add_export_command(CLI::App& app);
 void add_error_vs_sink_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_schedule_command(CLI::App& app);
+void add_probe_command(CLI::App& app);
 
 const std::vector<CommandRegistration>& commands() {
   // One line per subcommand.
@@ -27,6 +28,7 @@ const std::vector<CommandRegistration>& commands() {
       {"error-vs-sink", add_error_vs_sink_command},
       {"sample", add_sample_command},
       {"schedule", add_schedule_command},
+      {"probe", add_probe_command},
   };
   return list;
 }

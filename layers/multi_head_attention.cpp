@@ -121,6 +121,15 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
       view.gate = mean_gate;
     }
     view.virtual_mass = virtual_mass;
+    view.logit_scale = scale_;
+    if (observers_->any_wants_qkv()) {
+      view.queries = q.data();
+      view.keys = k.data();
+      view.values = v.data();
+      view.inputs = rows.data();
+      view.head_dim = D;
+      view.model_dim = C;
+    }
     if (observers_->any_wants_value_norms()) {
       float* norms = g.scratch(static_cast<size_t>(2 * H * B * T));
       fill_value_norms(v.data(), w_o_.weight().data(), H, B, T, D, C, norms, norms + H * B * T);

@@ -24,6 +24,15 @@ struct AttentionView {
   const float* value_norms = nullptr;    // ||W_O^h W_V^h x_k|| of key k: what key k adds to the output
                                          // per unit weight; only when an observer wants_value_norms()
   const float* value_norms_v = nullptr;  // ||W_V^h x_k||, the same without W_O
+  // Only when an observer wants_qkv() (the normalization-limit probes, analysis/normlimits): each head's
+  // queries, keys and values [H, B, T, D] head-major (after rope, before the logit scale), the
+  // attention input [B, T, C] (after the block's pre-norm), and the scale the logits q.k are multiplied by.
+  const float* queries = nullptr;
+  const float* keys = nullptr;
+  const float* values = nullptr;
+  const float* inputs = nullptr;
+  int64_t head_dim = 0, model_dim = 0;
+  float logit_scale = 1.0f;
 
   const float* weights_block(int64_t b, int64_t h) const { return layout.block(weights, b, h); }
   const float* scores_block(int64_t b, int64_t h) const { return layout.block(scores, b, h); }
@@ -39,6 +48,8 @@ class AttentionObserver {
   virtual bool wants_scores() const { return false; }
   // Ask for AttentionView::value_norms (costs a [T, D] x [D, C] product per head and sample).
   virtual bool wants_value_norms() const { return false; }
+  // Ask for AttentionView::queries / keys / values / inputs (pointers to tensors attention has anyway).
+  virtual bool wants_qkv() const { return false; }
   // Called by whoever runs the model (training, evaluation) before a forward pass over `samples`
   // samples, with their position roles ([samples, T], core/observe/position_roles.h; caller-owned,
   // valid until the next call). Observers that need no roles ignore it.
@@ -72,6 +83,11 @@ class AttentionObservers {
   bool any_wants_scores() const {
     for (AttentionObserver* o : observers_)
       if (o->wants_scores()) return true;
+    return false;
+  }
+  bool any_wants_qkv() const {
+    for (AttentionObserver* o : observers_)
+      if (o->wants_qkv()) return true;
     return false;
   }
   bool any_wants_value_norms() const {

@@ -1,0 +1,143 @@
+// `sinklab probe RUN_DIR --out DIR [flags]` (or `--synthetic`): the normalization-limit probes P1-P6 of
+// analysis/normlimits on a trained token model and its own validation windows: vanishing bounds,
+// distance vs L and N with its bound and expectation, critical N by the KS test, separability, gradient
+// sensitivity vs temperature and head coverage. Reads the run folder only; writes the CSVs, figures and
+// probes.md to --out. A violated invariant is listed in probes.md and ends the command with status 3.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#ifdef SINKLAB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "analysis/normlimits/probe_outputs.h"
+#include "analysis/normlimits/probe_run.h"
+#include "apps/commands.h"
+#include "configs/config_loader.h"
+#include "data/task_registry.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "models/model_loader.h"
+
+namespace sinklab::apps {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sinklab::normlimits;
+
+constexpr int kProbeExitViolation = 3;
+constexpr int kSyntheticLength = 128;  // the synthetic rows' "model length"
+
+struct ProbeArgs {
+  std::string run, out, checkpoint, gnuplot = "gnuplot";
+  bool synthetic = false;
+  ProbeFlagTexts flags;
+};
+
+std::string joined_command_line() {
+  std::string s;
+  for (const std::string& a : command_line()) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+std::vector<int> lengths_for(const ProbeSettings& s, int model_length, const std::string& what) {
+  if (s.lengths.empty()) return default_lengths(model_length);
+  if (s.lengths.back() > model_length)
+    throw std::invalid_argument("--L: " + std::to_string(s.lengths.back()) + " is longer than " + what + " (" +
+                                std::to_string(model_length) + " positions)");
+  return s.lengths;
+}
+
+void run_probe(const ProbeArgs& a) {
+  const ProbeSettings settings = parse_probe_settings(a.flags);  // before anything is read
+  if (a.out.empty()) throw std::invalid_argument("probe: give an output folder with --out DIR");
+  if (a.synthetic == !a.run.empty())
+    throw std::invalid_argument(a.synthetic ? "probe: --synthetic takes no RUN_DIR" : "probe: give a RUN_DIR, or --synthetic");
+  const fs::path out(a.out);
+  ProbeContext context;
+  context.command = joined_command_line();
+  std::unique_ptr<Model> model;
+  std::optional<ProbeWindows> windows;
+  std::vector<int> lengths;
+  int threads = settings.threads;
+  if (a.synthetic) {
+    lengths = lengths_for(settings, kSyntheticLength, "the synthetic rows");
+    context.model_name = "synthetic";
+  } else {
+    const fs::path dir(a.run);
+    if (!fs::is_directory(dir)) throw std::invalid_argument(a.run + ": no such run folder");
+    if (!fs::exists(dir / "config.yaml"))
+      throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
+    if (fs::exists(out) && fs::equivalent(out, dir))
+      throw std::invalid_argument("--out: " + a.out + " is the run folder; the probe writes elsewhere");
+    const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+    const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+    const fs::path checkpoint = a.checkpoint.empty() ? dir / "checkpoint.bin" : fs::path(a.checkpoint);
+    if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint.string() + ": no such checkpoint file");
+    model = load_model(checkpoint, config);
+    const int model_length = std::min(model->shape().max_seq_len, config.task.seq_len);
+    lengths = lengths_for(settings, model_length, "the model's windows");
+    context.model_name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    windows = validation_windows(*model, context.model_name, settings.windows, lengths.back());
+    context.rows = row_kind_of(*model);
+    if (threads == 0) threads = config.threads;
+  }
+#ifdef SINKLAB_HAVE_OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+#endif
+  const auto start = std::chrono::steady_clock::now();
+  const ProbeResults results = a.synthetic ? probe_synthetic(settings, lengths, SyntheticShape{}, std::cerr)
+                                           : probe_model(*windows, settings, lengths, std::cerr);
+  context.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_probe_outputs(results, settings, context, out, a.gnuplot, std::cerr);
+  std::printf("probes of %s: %lld rows, %.1f s; %s\n", context.model_name.c_str(), static_cast<long long>(results.rows_seen),
+              context.seconds, (out / "probes.md").c_str());
+  if (results.violations() > 0) {
+    const ViolationRecord& v = results.first_violations.front();
+    std::fprintf(stderr,
+                 "sinklab: probe: %lld invariant violations (listed in %s); the first: %s at layer %d, head %d, window %d, "
+                 "row %d (L %d, N %d): %g vs bound %g\n",
+                 static_cast<long long>(results.violations()), (out / "probes.md").c_str(), v.what.c_str(), v.layer, v.head,
+                 v.window, v.row, v.L, v.N, v.value, v.bound);
+    throw CLI::RuntimeError(kProbeExitViolation);
+  }
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app) {
+  auto a = std::make_shared<ProbeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "probe",
+      "Normalization-limit probes (Mudarisov et al. 2025) on a trained token model and its validation windows: "
+      "vanishing bounds, distance vs L and N, critical N (KS test), separability, gradient vs temperature, head "
+      "coverage -> CSVs, figures and probes.md in --out");
+  cmd->add_option("RUN", a->run, "A run folder of a token model (its config.yaml and checkpoint.bin); read only");
+  cmd->add_option("--out", a->out, "Output folder for the CSVs, figures/ and probes.md")->required();
+  cmd->add_flag("--synthetic", a->synthetic, "Random rows instead of a model (2 layers x 4 heads, seeded by --seed)");
+  cmd->add_option("--L", a->flags.lengths,
+                  "Lengths, ascending (a,b,...,c continues the ratio); default 32,64,... up to the model's length");
+  cmd->add_option("--N", a->flags.n_values, "Top-set sizes of distance_vs_N (and separability, N <= 64); default "
+                                            "1,2,4,5,8,10,16,20,32,64,100");
+  cmd->add_option("--windows", a->flags.windows, "Validation windows (the evaluation set's first W), default 4");
+  cmd->add_option("--vectors", a->flags.vectors, "x_k: value (the head's v_k, default) or hidden (the attention input)");
+  cmd->add_option("--distance", a->flags.distance, "P3 tests r1 (d_true, default) or r2 (d_r2)");
+  cmd->add_option("--expectation", a->flags.expectation, "P3 tests against main (E_main, default) or mc (E_mc)");
+  cmd->add_option("--mc-samples", a->flags.mc_samples, "Random subsets per row of E_mc, default 64");
+  cmd->add_option("--ks-alpha", a->flags.ks_alpha, "KS level of P3's critical N, default 0.01");
+  cmd->add_option("--T", a->flags.temperatures, "P5 temperatures: lo:hi:count (log-spaced) or a list; default 1e-3:1e2:26");
+  cmd->add_option("--eps", a->flags.eps, "P5 finite-difference steps, default 1e-3,1e-1,10");
+  cmd->add_option("--threads", a->flags.threads, "OpenMP threads (0 = the run's, default)");
+  cmd->add_option("--seed", a->flags.seed, "Seed of P5's directions, E_mc's subsets and --synthetic rows, default 0");
+  cmd->add_option("--checkpoint", a->checkpoint, "Weights to use instead of RUN/checkpoint.bin");
+  cmd->add_option("--gnuplot", a->gnuplot, "The gnuplot program (default: gnuplot on $PATH)");
+  cmd->callback([a] { run_probe(*a); });
+}
+
+}  // namespace sinklab::apps
