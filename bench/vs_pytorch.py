@@ -9,11 +9,28 @@ achieved matmul GFLOP/s.
 
   python3 bench/vs_pytorch.py [--configs 1x1_softmax,4x4_softmax,medium] [--threads 1,2] [--rounds 3]
 
-Needs python3-torch (scripts/setup.sh with SINKLAB_WITH_TORCH=1) and a Release build in build/.
+Language model (configs/normlimits/kjv_char.yaml; needs data/corpora/kjv.txt from scripts/get_corpus.sh):
+
+  python3 bench/vs_pytorch.py --configs kjv_char [--threads 1,2] [--rounds 3]
+  python3 bench/vs_pytorch.py --t-sweep [--threads 1] [--rounds 3]   # T = 64 .. 2048 at 4096 tokens per step
+
+Each language-model round times 3 steps after 2 warm-up steps on both sides (sinklab:
+build/bench/lm_step_bench; PyTorch: the twin's kjv_char with --seq-len/--batch). Per row: ms/step, ms
+per 1k tokens, the ratio, peak RSS of both (a 2-step `sinklab train` with its final evaluation; the
+twin's timing process), sinklab's graph arena, and each side's achieved GFLOP/s (matmul FLOPs of the
+step, attention over full T x T blocks, bench/step_flops.h) against the matmul peak: in every round,
+build/bench/matmul_bench's 256^3, 512^3 and 2048x256x768 products at the row's thread count, the best
+of their medians of 3 repetitions; the row shows the median over rounds. The parameter counts of both
+(`sinklab inspect` on the train run, the twin's own count) are checked equal, and both first losses
+are printed (~ln 64 = 4.159 at initialization).
+
+Needs python3-torch (scripts/setup.sh with SINKLAB_WITH_TORCH=1) and a Release build in build/
+(targets sinklab, train_step_bench, lm_step_bench, matmul_bench).
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import tempfile
@@ -21,6 +38,13 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER = ["1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu"]
+LM_CONFIGS = ["kjv_char"]
+LM_CONFIG_FILE = "configs/normlimits/kjv_char.yaml"
+LM_SEQ_LEN, LM_BATCH = 1024, 4       # the config's task.seq_len and train.batch_size
+SWEEP_TS = [64, 128, 256, 512, 1024, 2048]
+SWEEP_TOKENS = 4096                  # per step: batch = 4096 / T (bench/lm_step_bench.cpp)
+LM_WARMUP, LM_STEPS = 2, 3           # lm_step_bench's warm-up and Iterations(3)
+PEAK_SHAPES = ["256x256x256", "512x512x512", "2048x256x768"]
 
 
 def measure(cmd, env):
@@ -73,15 +97,151 @@ def torch_round(config, threads, env, steps):
     return json.loads(out.strip().splitlines()[-1])["ms_per_step_median"], rss
 
 
+def bench_json(cmd, env, name):
+    """Runs a Google Benchmark binary with --benchmark_format=json; returns (the named result, peak RSS MB)."""
+    out, rss = measure(cmd + ["--benchmark_format=json"], env)
+    found = [b for b in json.loads(out)["benchmarks"] if b["name"] == name]
+    if not found:
+        sys.exit(f"{cmd[0]}: no benchmark named {name}")
+    if found[0].get("error_occurred"):
+        sys.exit(f"{name}: {found[0].get('error_message', 'skipped')}")
+    return found[0], rss
+
+
+def matmul_peak(threads, env):
+    """The best of matmul_bench's large products at this thread count (median of 3 repetitions each)."""
+    bench = os.path.join(ROOT, "build", "bench", "matmul_bench")
+    out, _ = measure([bench, f"--benchmark_filter=^matmul/({'|'.join(PEAK_SHAPES)})/real_time$", "--benchmark_min_time=0.2",
+                      "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true",
+                      "--benchmark_format=json"], env)
+    medians = [b["GFLOP/s"] for b in json.loads(out)["benchmarks"] if b.get("aggregate_name") == "median"]
+    if len(medians) != len(PEAK_SHAPES):
+        sys.exit(f"{bench}: expected {len(PEAK_SHAPES)} medians, got {len(medians)}")
+    return max(medians)
+
+
+def lm_sinklab_round(seq_len, threads, env, sweep):
+    """ms/step, GFLOP/s and arena MB of lm_step_bench (2 warm-up steps, 3 timed)."""
+    bench = os.path.join(ROOT, "build", "bench", "lm_step_bench")
+    name = f"lm_step_t_sweep/kjv_char/{seq_len}/{threads}/iterations:{LM_STEPS}/real_time" if sweep else \
+        f"lm_step/kjv_char/{threads}/iterations:{LM_STEPS}/real_time"
+    result, _ = bench_json([bench, f"--benchmark_filter=^{re.escape(name)}$"], env, name)
+    scale = {"us": 1e-3, "ms": 1.0, "ns": 1e-6, "s": 1e3}[result["time_unit"]]
+    return result["real_time"] * scale, result["GFLOP/s"], result["arena_MB"]
+
+
+def lm_sinklab_train(seq_len, batch, threads, env):
+    """Peak RSS of a real 2-step `sinklab train` (its final evaluation included), the model's parameter
+    count (`sinklab inspect` on that run) and its first training loss (metrics.jsonl, step 0)."""
+    out = tempfile.mkdtemp(prefix="sinklab_rss_")
+    try:
+        run = os.path.join(out, "run")
+        _, rss = measure([os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, LM_CONFIG_FILE),
+                          "--set", f"task.corpus={os.path.join(ROOT, 'data', 'corpora', 'kjv.txt')}",
+                          "--set", f"task.seq_len={seq_len}", "--set", f"train.batch_size={batch}",
+                          "--set", "train.max_steps=2", "--set", "optimizer.warmup_steps=1", "--set", "train.eval_every=0",
+                          "--set", "train.log_every=1", "--threads", str(threads), "--out", run, "--quiet"], env)
+        inspected, _ = measure([os.path.join(ROOT, "build", "sinklab"), "inspect", run], env)
+        counts = re.findall(r"^(\d+) parameters$", inspected, re.MULTILINE)
+        if len(counts) != 1:
+            sys.exit(f"sinklab inspect {run}: no 'N parameters' line in its output")
+        with open(os.path.join(run, "metrics.jsonl")) as f:
+            first_loss = json.loads(f.readline())["loss"]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return rss, int(counts[0]), first_loss
+
+
+def lm_torch_round(seq_len, batch, threads, env):
+    twin = os.path.join(ROOT, "tools", "torch_twin.py")
+    out, rss = measure(["/usr/bin/python3", twin, "--config", "kjv_char", "--threads", str(threads), "--seq-len",
+                        str(seq_len), "--batch", str(batch), "--warmup", str(LM_WARMUP), "--steps", str(LM_STEPS),
+                        "--repeats", "1"], env)
+    return json.loads(out.strip().splitlines()[-1]), rss
+
+
+def lm_row(label, seq_len, batch, threads, rounds, sweep):
+    """One language-model row: sinklab and the twin alternately, `rounds` times, with the matmul peak."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               _OUT=f"/tmp/sinklab_vs_pytorch_{os.getpid()}.out")
+    our_rss, our_params, our_first = lm_sinklab_train(seq_len, batch, threads, env)
+    ours, theirs, our_gf, arena, their_rss, peaks, twin = [], [], [], [], [], [], None
+    for _ in range(rounds):  # A B A B: both see the same machine load
+        peaks.append(matmul_peak(threads, env))
+        ms, gf, mb = lm_sinklab_round(seq_len, threads, env, sweep)
+        ours.append(ms), our_gf.append(gf), arena.append(mb)
+        twin, rss = lm_torch_round(seq_len, batch, threads, env)
+        theirs.append(twin["ms_per_step_median"]), their_rss.append(rss)
+    if twin["parameters"] != our_params:
+        sys.exit(f"{label}: the twin has {twin['parameters']} parameters, sinklab {our_params}: not the same model")
+    tokens = seq_len * batch
+    our_ms, their_ms = statistics.median(ours), statistics.median(theirs)
+    our_gflops = statistics.median(our_gf)
+    flops_g = our_gflops * our_ms * 1e-3  # GFLOP per step: the same count for both sides
+    row = dict(label=label, T=seq_len, batch=batch, threads=threads, tokens=tokens, ours=our_ms, theirs=their_ms,
+               ours_k=our_ms * 1000 / tokens, theirs_k=their_ms * 1000 / tokens, our_rss=our_rss,
+               their_rss=max(their_rss), arena=max(arena), our_gf=our_gflops, their_gf=flops_g / (their_ms * 1e-3),
+               peak=statistics.median(peaks), params=our_params, our_first=our_first,
+               their_first=twin["first_loss"], ours_all=ours, theirs_all=theirs)
+    print(f"{label:9s} T {seq_len:4d} x {batch:2d} threads {threads}: sinklab {our_ms:9.1f} ms  pytorch {their_ms:9.1f} ms  "
+          f"ratio {their_ms / our_ms:5.2f}x  rss {our_rss:6.0f} / {row['their_rss']:6.0f} MB  arena {row['arena']:6.0f} MB  "
+          f"GFLOP/s {our_gflops:5.1f} / {row['their_gf']:5.1f} of {row['peak']:5.1f}  parameters {our_params} (both)  "
+          f"first loss {our_first:.3f} / {row['their_first']:.3f}  rounds {[round(v) for v in ours]} / "
+          f"{[round(v) for v in theirs]} ms", flush=True)
+    return row
+
+
+def print_lm_table(rows):
+    print("\n| config | T | batch | threads | sinklab ms/step | PyTorch ms/step | sinklab ms / 1k tokens | "
+          "PyTorch ms / 1k tokens | PyTorch / sinklab | peak RSS sinklab / PyTorch (MB) | sinklab arena (MB) | "
+          "GFLOP/s sinklab / PyTorch | % of matmul peak sinklab / PyTorch (peak GFLOP/s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['label']} | {r['T']} | {r['batch']} | {r['threads']} | {r['ours']:.1f} | {r['theirs']:.1f} | "
+              f"{r['ours_k']:.2f} | {r['theirs_k']:.2f} | {r['theirs'] / r['ours']:.2f}x | {r['our_rss']:.0f} / "
+              f"{r['their_rss']:.0f} | {r['arena']:.0f} | {r['our_gf']:.1f} / {r['their_gf']:.1f} | "
+              f"{100 * r['our_gf'] / r['peak']:.0f}% / {100 * r['their_gf'] / r['peak']:.0f}% ({r['peak']:.0f}) |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--configs", default=",".join(PAPER + ["medium"]))
+    parser.add_argument("--configs", help=f"comma-separated, of {', '.join(PAPER + ['medium'] + LM_CONFIGS)} "
+                        "(default: the paper configs and medium; none with --t-sweep)")
+    parser.add_argument("--t-sweep", action="store_true",
+                        help=f"kjv_char at T = {', '.join(map(str, SWEEP_TS))}, {SWEEP_TOKENS} tokens per step")
+    parser.add_argument("--seq-lens", default=",".join(map(str, SWEEP_TS)),
+                        help="the T values of --t-sweep (a subset of the default)")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    sweep_ts = [int(t) for t in args.seq_lens.split(",") if t]
+    if any(t not in SWEEP_TS for t in sweep_ts):
+        parser.error(f"--seq-lens: lm_step_bench has T = {', '.join(map(str, SWEEP_TS))} only (got {args.seq_lens})")
+    if args.rounds < 1:
+        parser.error(f"--rounds must be >= 1 (got {args.rounds})")
+    if args.configs is None:
+        args.configs = "" if args.t_sweep else ",".join(PAPER + ["medium"])
+    configs = [c for c in args.configs.split(",") if c]
+    for c in configs:
+        if c not in PAPER + ["medium"] + LM_CONFIGS:
+            parser.error(f"--configs: unknown config {c!r} (known: {', '.join(PAPER + ['medium'] + LM_CONFIGS)})")
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    if (args.t_sweep or any(c in LM_CONFIGS for c in configs)) and \
+            not os.path.isfile(os.path.join(ROOT, "data", "corpora", "kjv.txt")):
+        sys.exit("kjv_char needs data/corpora/kjv.txt: run scripts/get_corpus.sh")
+    lm_rows = []
+    for config in [c for c in configs if c in LM_CONFIGS]:
+        for threads in thread_counts:
+            lm_rows.append(lm_row(config, LM_SEQ_LEN, LM_BATCH, threads, args.rounds, sweep=False))
+    if args.t_sweep:
+        for threads in thread_counts:
+            for seq_len in sweep_ts:
+                lm_rows.append(lm_row("kjv_char", seq_len, SWEEP_TOKENS // seq_len, threads, args.rounds, sweep=True))
+    if lm_rows:
+        print_lm_table(lm_rows)
     rows = []
-    for config in args.configs.split(","):
-        for threads in [int(t) for t in args.threads.split(",")]:
+    for config in [c for c in configs if c not in LM_CONFIGS]:
+        for threads in thread_counts:
             env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                        _OUT=f"/tmp/sinklab_vs_pytorch_{os.getpid()}.out")
             ours, theirs, our_rss, their_rss, gflops = [], [], [sinklab_rss(config, threads, env)], [], []
@@ -95,6 +255,8 @@ def main():
             r = rows[-1]
             print(f"{r[0]:12s} threads {r[1]}: sinklab {r[2]:9.3f} ms  pytorch {r[3]:9.3f} ms  ratio {r[3] / r[2]:6.1f}x  "
                   f"rss {r[4]:6.0f} / {r[5]:6.0f} MB  sinklab {r[6]:6.1f} GFLOP/s", flush=True)
+    if not rows:
+        return
     print("\n| config | threads | sinklab ms/step | PyTorch ms/step | PyTorch / sinklab | peak RSS sinklab / PyTorch (MB) | sinklab GFLOP/s |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:

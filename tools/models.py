@@ -181,6 +181,31 @@ class PreNormModel(nn.Module):
         return self.out_proj(x) if self.out_proj is not None else x
 
 
+class TokenLmModel(nn.Module):
+    """A token language model laid out as layers/transformer.cpp builds one: token embedding plus
+    learned positions, pre-LN blocks (PreNormBlock), final LayerNorm, then the output head to logits.
+
+    Parameter names match sinklab's (embedding.weight, pos_embedding.weight [max_seq_len, d],
+    blocks.{l}.*, final_norm.*, output_head.*), so the two parameter counts compare one to one.
+    """
+
+    def __init__(self, vocab_size, max_seq_len, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.pos_embedding = nn.Embedding(max_seq_len, d_model)  # only its weight rows 0..T-1 are read
+        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads, d_head, d_hidden, eps)
+                                    for _ in range(n_layers))
+        self.final_norm = nn.LayerNorm(d_model, eps=eps)
+        self.output_head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, ids):
+        """ids [B, T] (int64) -> logits [B, T, vocab]."""
+        x = self.embedding(ids) + self.pos_embedding.weight[:ids.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        return self.output_head(self.final_norm(x))
+
+
 def attention_modules(model):
     """The attention modules in layer order (for recording probs)."""
     return [block.attn for block in model.blocks]

@@ -3,14 +3,24 @@
 
   OMP_NUM_THREADS=N OPENBLAS_NUM_THREADS=N python3 tools/torch_twin.py --config NAME --threads N \\
       --warmup 20 --steps 200 --repeats 5 [--train-to-stop]
+  python3 tools/torch_twin.py --config kjv_char --threads 1 --warmup 2 --steps 3 --repeats 3 \\
+      [--seq-len 1024 --batch 4] [--corpus data/corpora/kjv.txt]
 
 Timing mode prints one JSON line: ms per full training step (batch generation + forward + loss +
-backward + Adam step), median over `repeats` blocks of `steps` steps after `warmup` steps.
---train-to-stop trains until max |pred - y| over the step's batch < 5e-3 (or --max-steps) and prints
-one JSON line with the step count and wall seconds.
+backward + optimizer step), median over `repeats` blocks of `steps` steps after `warmup` steps, the
+parameter count and the first step's loss (before any update).
+--train-to-stop (trigger configs) trains until max |pred - y| over the step's batch < 5e-3 (or
+--max-steps) and prints one JSON line with the step count and wall seconds.
+
+kjv_char is configs/normlimits/kjv_char.yaml: char windows of the KJV (tools/char_lm_task.py), token
+embedding + learned positions, 4 pre-LN blocks, final LayerNorm, output head (tools/models.py,
+TokenLmModel), mean cross-entropy over the scored positions, AdamW with the config's warmup + cosine
+learning rate and gradient clipping at norm 1. --seq-len / --batch change its window length and batch
+(the learned positions always cover seq_len, as in sinklab).
 """
 import argparse
 import json
+import math
 import os
 import re
 import resource
@@ -18,8 +28,11 @@ import statistics
 import sys
 import time
 
-CONFIGS = ("1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu", "medium")
+TRIGGER_CONFIGS = ("1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu", "medium")
+LM_CONFIGS = ("kjv_char",)
+CONFIGS = TRIGGER_CONFIGS + LM_CONFIGS
 STOP_MAX_ABS_ERROR = 5e-3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def parse_args():
@@ -32,12 +45,29 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--train-to-stop", action="store_true")
     parser.add_argument("--max-steps", type=int, default=50_000, help="cap for --train-to-stop")
+    parser.add_argument("--seq-len", type=int, help="kjv_char: window length, BOS included (default 1024)")
+    parser.add_argument("--batch", type=int, help="kjv_char: windows per step (default 4)")
+    parser.add_argument("--corpus", default=os.path.join(ROOT, "data", "corpora", "kjv.txt"),
+                        help="kjv_char: the text file (default data/corpora/kjv.txt, from scripts/get_corpus.sh)")
     args = parser.parse_args()
     for name in ("threads", "steps", "repeats", "max_steps"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1 (got {getattr(args, name)})")
     if args.warmup < 0:
         parser.error(f"--warmup must be >= 0 (got {args.warmup})")
+    if args.config in LM_CONFIGS:
+        if args.train_to_stop:
+            parser.error(f"--train-to-stop needs a trigger config; {args.config} is a language model (no stop rule)")
+        args.seq_len = 1024 if args.seq_len is None else args.seq_len
+        args.batch = 4 if args.batch is None else args.batch
+        if args.seq_len < 2:
+            parser.error(f"--seq-len must be >= 2 (got {args.seq_len})")
+        if args.batch < 1:
+            parser.error(f"--batch must be >= 1 (got {args.batch})")
+        if not os.path.isfile(args.corpus):
+            parser.error(f"--corpus {args.corpus}: no such file (scripts/get_corpus.sh writes data/corpora/kjv.txt)")
+    elif args.seq_len is not None or args.batch is not None:
+        parser.error(f"--seq-len and --batch apply to {', '.join(LM_CONFIGS)} only, not {args.config}")
     return args
 
 
@@ -57,6 +87,7 @@ from torch_import import import_torch  # noqa: E402
 
 torch = import_torch()
 import models  # noqa: E402
+from char_lm_task import IGNORED, CharWindowTask  # noqa: E402
 from trigger_task import TriggerTask  # noqa: E402
 
 
@@ -65,18 +96,46 @@ class Setup:
         self.model, self.task, self.batch, self.lr = model, task, batch, lr
 
 
+class LmSetup(Setup):
+    """A language model: AdamW, a warmup + cosine learning rate, gradient clipping (configs/normlimits/kjv_char.yaml)."""
+
+    def __init__(self, model, task, batch, lr, min_lr, warmup_steps, max_steps, weight_decay, clip_grad_norm):
+        super().__init__(model, task, batch, lr)
+        self.min_lr, self.warmup_steps, self.max_steps = min_lr, warmup_steps, max_steps
+        self.weight_decay, self.clip_grad_norm = weight_decay, clip_grad_norm
+
+    def learning_rate(self, step):
+        """train/lr_schedule.cpp's cosine schedule: linear warmup, then cosine decay to min_lr at max_steps."""
+        if step < self.warmup_steps:
+            return self.lr * (step + 1) / self.warmup_steps
+        progress = min(1.0, (step - self.warmup_steps) / max(self.max_steps - self.warmup_steps, 1))
+        return self.min_lr + 0.5 * (self.lr - self.min_lr) * (1.0 + math.cos(math.pi * progress))
+
+
+def init_pre_norm(model):
+    """sinklab's init of a pre-LN model: matrices and embeddings N(0, 0.02^2), Linear biases 0, LayerNorm (1, 0)."""
+    for name, p in model.named_parameters():
+        with torch.no_grad():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.02)
+            elif ".ln" not in name and not name.startswith("final_norm."):
+                p.zero_()  # Linear biases; LayerNorm keeps its (1, 0) default
+
+
 def build(config):
     """Model, task and optimizer settings of one named configuration (configs/paper/*.yaml; the paper arXiv 2603.11487 s.3-4)."""
+    if config == "kjv_char":
+        task = CharWindowTask(ARGS.corpus, ARGS.seq_len, val_fraction=0.05)
+        model = models.TokenLmModel(task.vocab_size, ARGS.seq_len, n_layers=4, d_model=128, n_heads=8, d_head=16,
+                                    d_hidden=512)
+        init_pre_norm(model)
+        return LmSetup(model, task, batch=ARGS.batch, lr=1e-3, min_lr=1e-4, warmup_steps=100, max_steps=2000,
+                       weight_decay=0.1, clip_grad_norm=1.0)
     if config == "medium":
         # A conventional pre-LN transformer driven by the same task through 16 -> 256 -> 16 projections;
         # its output is a fresh projection, not a residual stream, so it learns the "mean" target.
         model = models.PreNormModel(4, 256, n_heads=8, d_head=32, d_hidden=1024, d_io=16)
-        for name, p in model.named_parameters():
-            with torch.no_grad():
-                if p.dim() == 2:
-                    p.normal_(0.0, 0.02)
-                elif ".ln" not in name and not name.startswith("final_norm."):
-                    p.zero_()  # Linear biases; LayerNorm keeps its (1, 0) default
+        init_pre_norm(model)
         return Setup(model, TriggerTask(256, 16, "mean"), batch=8, lr=1e-4)
     shape, normalizer = config.split("_")
     layers = int(shape.split("x")[0])
@@ -103,9 +162,27 @@ def main():
     setup = build(ARGS.config)
     data_rng = torch.Generator().manual_seed(ARGS.seed + 1)
     model, task, batch = setup.model, setup.task, setup.batch
-    opt = torch.optim.Adam(model.parameters(), lr=setup.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
+    if isinstance(setup, LmSetup):
+        opt = torch.optim.AdamW(model.parameters(), lr=setup.lr, betas=(0.9, 0.95), eps=1e-8,
+                                weight_decay=setup.weight_decay)
+    else:
+        opt = torch.optim.Adam(model.parameters(), lr=setup.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
+    step_index = [0]
 
     def train_step():
+        if isinstance(setup, LmSetup):
+            ids, targets = task.sample(batch, data_rng)
+            logits = model(ids)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                                                     ignore_index=IGNORED)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), setup.clip_grad_norm)
+            for group in opt.param_groups:
+                group["lr"] = setup.learning_rate(step_index[0])
+            opt.step()
+            step_index[0] += 1
+            return None, None, loss.detach()
         x, y, _ = task.sample(batch, data_rng)
         pred = model(x)
         loss = torch.nn.functional.mse_loss(pred, y)
@@ -114,7 +191,8 @@ def main():
         opt.step()
         return pred.detach(), y, loss.detach()
 
-    report = {"framework": "pytorch", "config": ARGS.config, "threads": ARGS.threads}
+    report = {"framework": "pytorch", "config": ARGS.config, "threads": ARGS.threads,
+              "parameters": sum(p.numel() for p in model.parameters())}
     if ARGS.train_to_stop:
         start = time.perf_counter()
         stopped = False
@@ -128,20 +206,28 @@ def main():
                       wall_seconds=round(time.perf_counter() - start, 3),
                       final_loss=loss.item(), final_max_abs_error=max_err)
     else:
+        first_loss = None
         for _ in range(ARGS.warmup):
-            train_step()
-        per_step = []
+            _, _, loss = train_step()
+            first_loss = loss.item() if first_loss is None else first_loss
+        per_step, cpu_per_step = [], []
         for _ in range(ARGS.repeats):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             for _ in range(ARGS.steps):
                 _, _, loss = train_step()
+                if first_loss is None:  # --warmup 0: the first timed step (.item() costs nothing on CPU)
+                    first_loss = loss.item()
             loss.item()  # CPU ops are synchronous; this only keeps the last step's result observable
             per_step.append(1e3 * (time.perf_counter() - start) / ARGS.steps)
+            cpu_per_step.append(1e3 * (time.process_time() - cpu_start) / ARGS.steps)  # all threads
         report.update(ms_per_step_median=round(statistics.median(per_step), 4),
-                      ms_per_step_all=[round(v, 4) for v in per_step])
+                      ms_per_step_all=[round(v, 4) for v in per_step], first_loss=round(first_loss, 5),
+                      cpu_ms_per_step_median=round(statistics.median(cpu_per_step), 4))
     report.update(peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                   torch_version=torch.__version__, torch_threads=torch.get_num_threads(),
                   blas=blas_library(), batch=batch, seq_len=task.seq_len, lr=setup.lr, seed=ARGS.seed)
+    if isinstance(setup, LmSetup):
+        report.update(vocab_size=task.vocab_size, ln_vocab_size=round(math.log(task.vocab_size), 5))
     if not ARGS.train_to_stop:
         report.update(warmup=ARGS.warmup, steps=ARGS.steps, repeats=ARGS.repeats)
     print(json.dumps(report))
