@@ -23,8 +23,9 @@ class CausalSelfAttention(nn.Module):
              sees; row 0 is divided by 1), as in the trigger-sinks paper.
     """
 
-    def __init__(self, d_model, n_heads, d_head, normalizer, scale, bias):
+    def __init__(self, d_model, n_heads, d_head, normalizer, scale, bias, rope=False):
         super().__init__()
+        self.rope = rope
         if normalizer not in NORMALIZERS:
             raise ValueError(f"unknown normalizer {normalizer!r}; expected one of {NORMALIZERS}")
         self.n_heads, self.d_head = n_heads, d_head
@@ -47,6 +48,8 @@ class CausalSelfAttention(nn.Module):
         q = self._split_heads(self.w_q(x))
         k = self._split_heads(self.w_k(x))
         v = self._split_heads(self.w_v(x))
+        if self.rope:
+            q, k = rotary(q), rotary(k)
         scores = torch.matmul(q, k.transpose(-1, -2))
         if self.scale != 1.0:
             scores = scores * self.scale
@@ -62,6 +65,16 @@ class CausalSelfAttention(nn.Module):
             self.last_probs = probs.detach()
         out = torch.matmul(probs, v).transpose(1, 2).reshape(batch, seq, -1)
         return self.w_o(out)
+
+
+def rotary(x, base=10000.0):
+    """layers/rotary_embedding.h: x [..., T, D]; the pair (2j, 2j+1) at position t is rotated by t * base^(-2j/D)."""
+    seq, width = x.shape[-2], x.shape[-1]
+    inv_freq = base ** (-torch.arange(0, width, 2, dtype=x.dtype, device=x.device) / width)
+    angle = torch.arange(seq, dtype=x.dtype, device=x.device).unsqueeze(-1) * inv_freq  # [T, D/2]
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
 
 
 def add_head_scalars(attn, normalizer, n_heads):
@@ -144,11 +157,11 @@ class Mlp(nn.Module):
 
 
 class PreNormBlock(nn.Module):
-    def __init__(self, d_model, n_heads, d_head, d_hidden, eps):
+    def __init__(self, d_model, n_heads, d_head, d_hidden, eps, rope=False):
         super().__init__()
         self.ln1 = nn.LayerNorm(d_model, eps=eps)
         self.attn = CausalSelfAttention(d_model, n_heads, d_head, "softmax",
-                                        1.0 / math.sqrt(d_head), bias=True)
+                                        1.0 / math.sqrt(d_head), bias=True, rope=rope)
         self.ln2 = nn.LayerNorm(d_model, eps=eps)
         self.mlp = Mlp(d_model, d_hidden)
 
@@ -183,24 +196,28 @@ class PreNormModel(nn.Module):
 
 class TokenLmModel(nn.Module):
     """A token language model laid out as layers/transformer.cpp builds one: token embedding plus
-    learned positions, pre-LN blocks (PreNormBlock), final LayerNorm, then the output head to logits.
+    learned positions (or rotary positions in every attention, rope=True), pre-LN blocks (PreNormBlock),
+    final LayerNorm, then the output head to logits.
 
     Parameter names match sinklab's (embedding.weight, pos_embedding.weight [max_seq_len, d],
     blocks.{l}.*, final_norm.*, output_head.*), so the two parameter counts compare one to one.
     """
 
-    def __init__(self, vocab_size, max_seq_len, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5):
+    def __init__(self, vocab_size, max_seq_len, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5, rope=False):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
-        self.pos_embedding = nn.Embedding(max_seq_len, d_model)  # only its weight rows 0..T-1 are read
-        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads, d_head, d_hidden, eps)
+        # only its weight rows 0..T-1 are read
+        self.pos_embedding = None if rope else nn.Embedding(max_seq_len, d_model)
+        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads, d_head, d_hidden, eps, rope=rope)
                                     for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(d_model, eps=eps)
         self.output_head = nn.Linear(d_model, vocab_size)
 
     def forward(self, ids):
         """ids [B, T] (int64) -> logits [B, T, vocab]."""
-        x = self.embedding(ids) + self.pos_embedding.weight[:ids.shape[1]]
+        x = self.embedding(ids)
+        if self.pos_embedding is not None:
+            x = x + self.pos_embedding.weight[:ids.shape[1]]
         for block in self.blocks:
             x = block(x)
         return self.output_head(self.final_norm(x))

@@ -13,10 +13,10 @@ parameter count and the first step's loss (before any update).
 --max-steps) and prints one JSON line with the step count and wall seconds.
 
 kjv_char is configs/normlimits/kjv_char.yaml: char windows of the KJV (tools/char_lm_task.py), token
-embedding + learned positions, 4 pre-LN blocks, final LayerNorm, output head (tools/models.py,
-TokenLmModel), mean cross-entropy over the scored positions, AdamW with the config's warmup + cosine
-learning rate and gradient clipping at norm 1. --seq-len / --batch change its window length and batch
-(the learned positions always cover seq_len, as in sinklab).
+embedding, 4 pre-LN blocks with rotary positions in their attention, final LayerNorm, output head
+(tools/models.py, TokenLmModel), mean cross-entropy over the scored positions, AdamW with the config's
+warmup + cosine learning rate and gradient clipping at norm 1. --seq-len / --batch change its window
+length and batch.
 """
 import argparse
 import json
@@ -127,9 +127,9 @@ def build(config):
     if config == "kjv_char":
         task = CharWindowTask(ARGS.corpus, ARGS.seq_len, val_fraction=0.05)
         model = models.TokenLmModel(task.vocab_size, ARGS.seq_len, n_layers=4, d_model=128, n_heads=8, d_head=16,
-                                    d_hidden=512)
+                                    d_hidden=512, rope=True)
         init_pre_norm(model)
-        return LmSetup(model, task, batch=ARGS.batch, lr=1e-3, min_lr=1e-4, warmup_steps=100, max_steps=2000,
+        return LmSetup(model, task, batch=ARGS.batch, lr=3e-3, min_lr=3e-4, warmup_steps=100, max_steps=2000,
                        weight_decay=0.1, clip_grad_norm=1.0)
     if config == "medium":
         # A conventional pre-LN transformer driven by the same task through 16 -> 256 -> 16 projections;
