@@ -65,5 +65,8 @@ PAPER_BENCH(4x4_relu);
 BENCHMARK_CAPTURE(train_step_logged, 1x1_softmax, std::string("configs/paper/1x1_softmax.yaml"))->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(train_step_logged, 2x2_softmax, std::string("configs/paper/2x2_softmax.yaml"))->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(train_step, medium, std::string("configs/bench/medium.yaml"))->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The L = 1024 language model (needs scripts/get_corpus.sh; run from the repository root, its corpus
+// path is relative). Unlogged steps: attention takes the tiled path (layers/tiled_attention.h).
+BENCHMARK_CAPTURE(train_step, kjv_char, std::string("configs/normlimits/kjv_char.yaml"))->Arg(1)->Arg(2)->Iterations(5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

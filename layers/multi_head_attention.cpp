@@ -11,6 +11,7 @@
 #include "layers/attention_weights.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "layers/rotary_embedding.h"
+#include "layers/tiled_attention.h"
 
 namespace sinklab {
 namespace {
@@ -54,6 +55,7 @@ MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix
   add_child(w_k_);
   add_child(w_v_);
   add_child(w_o_);
+  tiled_form_ = normalizer_->tiled_form();
   if (normalizer_->params_per_head() > 0) normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
   if (normalizer_->output_gate() != OutputGate::none) {
     const int gates = spec.heads * (normalizer_->output_gate() == OutputGate::elementwise ? spec.head_dim : 1);
@@ -87,6 +89,33 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
     q = rotary_embedding(g, q);
     k = rotary_embedding(g, k);
   }
+  // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
+  const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
+  const Tensor gate =
+      gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_width)).reshape({H, B * T, gate_width}) : Tensor();
+  Tensor o = uses_tiled_path(T) ? tiled_attention(g, q.is_contiguous() ? q : contiguous(g, q),
+                                                  k.is_contiguous() ? k : contiguous(g, k), v, scale_, *tiled_form_,
+                                                  normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor())
+                                      .reshape({H, B * T, D})
+                                : attend_materialized(g, q, k, v, gate, gate_width);  // [H, B*T, D]
+  if (gate_) o = mul(g, o, gate);
+  // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
+  const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
+  Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [B*T, C]
+  if (w_o_.bias().defined()) out = add(g, out, w_o_.bias());
+  return out.reshape({B, T, C});
+}
+
+bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
+  const bool observed = observers_ && !observers_->empty();
+  const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
+  const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->rows == TiledForm::Rows::softmax_head_slot);
+  return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed;
+}
+
+Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& q, const Tensor& k, const Tensor& v,
+                                               const Tensor& gate, int64_t gate_width) const {
+  const int64_t H = q.dim(0), B = q.dim(1), T = q.dim(2), D = q.dim(3), C = spec_.d_model;
   const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
   const Tensor slot_logits = key_bias_ ? key_bias_->logits(g, q, scale_) : Tensor();  // [H, B, T]
@@ -95,10 +124,6 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
       ablated ? ablated_attention_weights(g, scores, *normalizer_, head_params, slot_logits, *ablation_, layer_index_)
               : attention_weights(g, scores, *normalizer_, head_params, slot_logits);
   const Tensor& weights = attention.weights;  // [H, B, T, T]
-  // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
-  const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
-  const Tensor gate =
-      gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_width)).reshape({H, B * T, gate_width}) : Tensor();
   if (observers_ && !observers_->empty()) {
     AttentionView view{layer_index_, B, H, T, weights.data(), observers_->any_wants_scores() ? scores.data() : nullptr,
                        AttentionBlockLayout::head_major(B, T)};
@@ -138,13 +163,7 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
     }
     observers_->notify(view);
   }
-  Tensor o = matmul(g, weights, v).reshape({H, B * T, D});  // [H, B*T, D]
-  if (gate_) o = mul(g, o, gate);
-  // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
-  const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
-  Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [B*T, C]
-  if (w_o_.bias().defined()) out = add(g, out, w_o_.bias());
-  return out.reshape({B, T, C});
+  return matmul(g, weights, v).reshape({H, B * T, D});
 }
 
 }  // namespace sinklab

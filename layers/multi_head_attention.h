@@ -18,6 +18,7 @@
 // and W_O sums over heads, so no step copies heads around. Head width is d_model/H (split), d_model
 // (full, the paper's) or fixed.
 #include <memory>
+#include <optional>
 
 #include "core/observe/attention_observer.h"
 #include "layers/attention_ablation.h"
@@ -39,10 +40,18 @@ struct AttentionSpec {
 
 class MultiHeadAttention : public Module {
  public:
+  // From this sequence length on, a forward pass with no observer, no key-bias token and no ablation
+  // runs layers/tiled_attention.h when the normalizer has a tiled form: no [H, B, T, T] arrays.
+  // Below it the materialized path is faster (docs/performance.md, "Long rows").
+  static constexpr int64_t kTiledMinSeqLen = 256;
+
   // `ablation` (the model's, may be null) is read on every forward pass.
   MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
                      const AttentionObservers* observers, const AttentionAblation* ablation = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, d_model] -> [B, T, d_model]
+  // True when forward would take the tiled path for rows of length T right now (observers and the
+  // ablation are read at call time).
+  bool uses_tiled_path(int64_t T) const;
 
   const Normalizer& normalizer() const { return *normalizer_; }
   float logit_scale() const { return scale_; }
@@ -52,11 +61,16 @@ class MultiHeadAttention : public Module {
   void initialize_own(Rng& rng) override;
 
  private:
+  // Scores, weights [H, B, T, T] and weights x V, observers notified: q, k, v [H, B, T, D] -> [H, B*T, D].
+  Tensor attend_materialized(Graph& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& gate,
+                             int64_t gate_width) const;
+
   AttentionSpec spec_;
   int layer_index_;
   const AttentionObservers* observers_;
   const AttentionAblation* ablation_;
   std::unique_ptr<Normalizer> normalizer_;
+  std::optional<TiledForm> tiled_form_;  // the normalizer's, when its rows can be tiled
   float scale_;
   Linear w_q_, w_k_, w_v_, w_o_;
   ParameterStore::Id normalizer_params_ = -1;  // [H, P] when the normalizer learns per-head scalars

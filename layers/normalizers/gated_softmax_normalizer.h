@@ -20,6 +20,8 @@ class GatedSoftmaxNormalizer final : public RowNormalizer<GatedSoftmaxNormalizer
                 const Real* params, Real* dparams, Real* scratch) const;
   OutputGate output_gate() const override { return gate_; }
   RowMass row_mass_kind() const override { return RowMass::simplex; }
+  // Plain softmax rows: the gate multiplies the heads' output after them.
+  std::optional<TiledForm> tiled_form() const override { return softmax_.tiled_form(); }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,

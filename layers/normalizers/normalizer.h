@@ -27,7 +27,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string_view>
+
+#include "layers/normalizers/tiled_form.h"
 
 namespace sinklab {
 
@@ -93,6 +96,9 @@ class Normalizer {
   // Scratch values per row of `row_length` keys, for forward_row / backward_row.
   virtual int scratch_per_row(int /*row_length*/) const { return 0; }
   virtual OutputGate output_gate() const { return OutputGate::none; }
+  // How long rows can be computed tile by tile without a [T, T] block (layers/tiled_attention.h), or
+  // none when a row needs all of its keys at once (the default: such rows keep the materialized path).
+  virtual std::optional<TiledForm> tiled_form() const { return std::nullopt; }
 
   virtual RowMass row_mass_kind() const = 0;
   // Mass of one row that went to no key. simplex: 0; virtual_slot: the normalizer's exact slot share

@@ -18,6 +18,10 @@ class Relu2Normalizer final : public RowNormalizer<Relu2Normalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   RowMass row_mass_kind() const override { return row_mass_of(divisor_); }
+  std::optional<TiledForm> tiled_form() const override {
+    const auto c = tiled_divisor(divisor_);
+    return c ? std::optional(TiledForm::elementwise(TiledForm::Map::relu2, *c)) : std::nullopt;
+  }
   // Only row_sum has a kink: a row's last positive score crossing 0 takes the row from 1 to 0.
   bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
 

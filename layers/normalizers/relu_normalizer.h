@@ -18,6 +18,10 @@ class ReluNormalizer final : public RowNormalizer<ReluNormalizer> {
                 const Real* params, Real* dparams, Real* scratch) const;
   bool near_kink(const double* scores, const RowSpec& row, const double* params, double margin) const override;
   RowMass row_mass_kind() const override { return row_mass_of(divisor_); }
+  std::optional<TiledForm> tiled_form() const override {
+    const auto c = tiled_divisor(divisor_);
+    return c ? std::optional(TiledForm::elementwise(TiledForm::Map::relu, *c)) : std::nullopt;
+  }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,

@@ -3,6 +3,7 @@
 // One option declaration, so every normalizer that takes it spells and documents it the same way.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "core/options/option_spec.h"
 #include "layers/normalizers/normalizer.h"
@@ -30,6 +31,18 @@ Real row_divisor(RowDivisor divisor, const RowSpec& row) {
     case RowDivisor::row_sum: return Real(1);
   }
   return Real(1);
+}
+
+// The tiled form's divisor (layers/normalizers/tiled_form.h); none for row_sum, which needs the row.
+inline std::optional<TiledForm::Divisor> tiled_divisor(RowDivisor divisor) {
+  switch (divisor) {
+    case RowDivisor::visible_non_bos: return TiledForm::Divisor::visible_non_bos;
+    case RowDivisor::visible: return TiledForm::Divisor::visible;
+    case RowDivisor::seq_len: return TiledForm::Divisor::seq_len;
+    case RowDivisor::none: return TiledForm::Divisor::none;
+    case RowDivisor::row_sum: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 // What the missing mass of a row means: row_sum rows lie on the simplex, the others are free.

@@ -21,6 +21,11 @@ class SigmoidNormalizer final : public RowNormalizer<SigmoidNormalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   RowMass row_mass_kind() const override { return row_mass_of(divisor_); }
+  std::optional<TiledForm> tiled_form() const override {
+    const auto c = tiled_divisor(divisor_);
+    const auto b = bias_ == SigmoidBias::neg_log_seq_len ? TiledForm::Bias::neg_log_seq_len : TiledForm::Bias::zero;
+    return c ? std::optional(TiledForm::elementwise(TiledForm::Map::sigmoid, *c, b)) : std::nullopt;
+  }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,

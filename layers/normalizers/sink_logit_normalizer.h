@@ -18,6 +18,8 @@ class SinkLogitNormalizer final : public RowNormalizer<SinkLogitNormalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   int params_per_head() const override { return 1; }
+  // Softmax with a slot of logit S_h (the head's parameter), value 0.
+  std::optional<TiledForm> tiled_form() const override { return TiledForm::softmax_with_head_slot(); }
   std::string_view param_name() const override { return "sink_logit"; }
   float initial_param(int) const override { return static_cast<float>(init_); }
   RowMass row_mass_kind() const override { return RowMass::virtual_slot; }

@@ -16,6 +16,10 @@ class SoftmaxNNormalizer final : public RowNormalizer<SoftmaxNNormalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   RowMass row_mass_kind() const override { return RowMass::virtual_slot; }
+  // Softmax with a slot of logit ln n (weight n at logit 0), value 0.
+  std::optional<TiledForm> tiled_form() const override {
+    return TiledForm::softmax(1.0f, static_cast<float>(std::log(n_)));
+  }
   // n e^{-m} / Z
   float virtual_mass(const float* scores, const float* probs, const RowSpec& row,
                      const float* head_params) const override;

@@ -15,6 +15,9 @@ class SoftmaxNormalizer final : public RowNormalizer<SoftmaxNormalizer> {
   void backward(const Real* scores, const Real* probs, const Real* dprobs, Real* dscores, const RowSpec& row,
                 const Real* params, Real* dparams, Real* scratch) const;
   RowMass row_mass_kind() const override { return RowMass::simplex; }
+  std::optional<TiledForm> tiled_form() const override {
+    return TiledForm::softmax(static_cast<float>(inv_temperature_));
+  }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,
