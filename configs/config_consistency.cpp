@@ -31,6 +31,11 @@ void check_model(const ModelConfig& m, const KeyLocations& where) {
                                    "rope rotates coordinate pairs and needs an even head width, but the head "
                                    "width is " + str(resolved_head_dim(m)));
   }
+  if (m.tie_embeddings && (m.input != InputKind::tokens || !m.output_head)) {
+    throw where.error_at_first_set({"model.tie_embeddings", "model.input", "model.output_head"},
+                                   "tie_embeddings reuses the token embedding as the output head: it needs "
+                                   "input: tokens and output_head: true");
+  }
   if (m.input == InputKind::tokens && m.vocab_size < 1) {
     throw where.error_at_first_set({"model.vocab_size", "model.input"},
                                    "input: tokens needs vocab_size >= 1 (the embedding's rows)");

@@ -238,6 +238,11 @@ std::vector<FieldSpec> build_fields() {
                         B::at_least(0).up_to(kMaxVocab), "embedding rows for input: tokens"));
   t.push_back(bool_field("model.output_head", [](RunConfig& c) -> bool& { return c.model.output_head; },
                          "a final Linear d_model -> task output width"));
+  auto tie = bool_field("model.tie_embeddings", [](RunConfig& c) -> bool& { return c.model.tie_embeddings; },
+                        "the output head is the token embedding transposed (logits = h E^T, no bias, no "
+                        "parameter of its own; GPT-2's); needs input: tokens and output_head: true");
+  tie.omit_at_default = true;  // runs trained before the key existed keep their hashes
+  t.push_back(tie);
   t.push_back(enum_field<ScaleKind>("model.attention.scale",
                                     [](RunConfig& c) -> ScaleKind& { return c.model.attention.scale; },
                                     "scaling of the logits (the paper uses none)"));

@@ -44,6 +44,9 @@ struct FieldSpec {
   // with `config`, or "" when it does. Writing a misplaced key is an error and to_yaml leaves it out.
   // Unset = always belongs.
   std::function<std::string(const RunConfig&)> misplaced;
+  // Keys added after run folders existed: left out of the resolved config.yaml and of both hashes
+  // while at their default, so the checkpoints of older runs still load and resume.
+  bool omit_at_default = false;
 };
 
 // A map of keys. `shorthand` names the child a plain scalar stands for: `normalizer: relu` means

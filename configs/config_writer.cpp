@@ -8,11 +8,21 @@
 #include "configs/config_schema.h"
 
 namespace sinklab {
+namespace {
+
+// Not part of this config's text: a misplaced key (a softmax run has no relu divisor) or a later key
+// at its default (FieldSpec::omit_at_default).
+bool left_out(const FieldSpec& field, const RunConfig& config) {
+  if (field.misplaced && !field.misplaced(config).empty()) return true;
+  return field.omit_at_default && field.emit(config) == field.emit(RunConfig{});
+}
+
+}  // namespace
 
 std::string to_yaml(const RunConfig& config) {
   YAML::Node root(YAML::NodeType::Map);
   for (const auto& field : config_fields()) {
-    if (field.misplaced && !field.misplaced(config).empty()) continue;  // e.g. a softmax run has no relu divisor
+    if (left_out(field, config)) continue;
     // Walk down the dotted path, creating sections in table order (yaml-cpp keeps insertion order).
     YAML::Node node = root;
     std::string_view rest = field.path;
@@ -49,7 +59,7 @@ uint64_t model_shaping_hash(const RunConfig& config, int input_dim, int output_d
   std::string text;
   for (const auto& field : config_fields()) {
     if (!field.path.starts_with("model.")) continue;
-    if (field.misplaced && !field.misplaced(config).empty()) continue;  // as to_yaml: not part of this model
+    if (left_out(field, config)) continue;  // as to_yaml: not part of this model
     // Where the first weights came from changes no parameter's name or shape and nothing the network
     // computes: a checkpoint of a run started from a file loads into the same config without it. The
     // config hash (resuming) covers it.

@@ -49,7 +49,7 @@ double parameter_floats(const RunConfig& c, const Sizes& s) {
   if (m.input == InputKind::vectors && m.input_projection) p += s.in * s.d + b * s.d;
   if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += s.T * s.d;
   if (s.norm) p += 2 * s.d;
-  if (m.output_head) p += s.d * s.out + b * s.out;
+  if (m.output_head && !m.tie_embeddings) p += s.d * s.out + b * s.out;  // tied: the embedding's rows
   return p;
 }
 

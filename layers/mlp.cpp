@@ -15,7 +15,11 @@ Mlp::Mlp(ParameterStore& store, std::string prefix, int width, int hidden, Activ
 
 Tensor Mlp::forward(Graph& g, const Tensor& x) const {
   Tensor h = fc1_.forward(g, x);
-  h = activation_ == Activation::gelu ? gelu(g, h) : relu(g, h);
+  switch (activation_) {
+    case Activation::gelu: h = gelu(g, h); break;
+    case Activation::relu: h = relu(g, h); break;
+    case Activation::gelu_tanh: h = gelu_tanh(g, h); break;
+  }
   return fc2_.forward(g, h);
 }
 

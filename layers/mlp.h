@@ -1,5 +1,5 @@
 #pragma once
-// Position-wise MLP: fc2(act(fc1(x))), act = GELU or ReLU.
+// Position-wise MLP: fc2(act(fc1(x))), act = GELU (erf form), ReLU or GELU's tanh approximation.
 #include "layers/linear.h"
 
 namespace sinklab {

@@ -12,7 +12,7 @@
 namespace sinklab {
 
 enum class NormKind : uint8_t { none, layer_norm, rms_norm };
-enum class Activation : uint8_t { gelu, relu };
+enum class Activation : uint8_t { gelu, relu, gelu_tanh };
 enum class InitKind : uint8_t { normal, xavier, kaiming };
 enum class Positional : uint8_t { none, learned, sinusoidal, rope };
 enum class InputKind : uint8_t { vectors, tokens };
@@ -25,7 +25,7 @@ struct EnumNames<NormKind> {
 };
 template <>
 struct EnumNames<Activation> {
-  static constexpr std::array<std::string_view, 2> values{"gelu", "relu"};
+  static constexpr std::array<std::string_view, 3> values{"gelu", "relu", "gelu_tanh"};
 };
 template <>
 struct EnumNames<InitKind> {
@@ -83,6 +83,9 @@ struct ModelConfig {
   bool input_projection = false;
   int vocab_size = 0;
   bool output_head = false;
+  // The output head reuses the token embedding: logits = h E^T with E [vocab_size, d_model], no bias
+  // and no parameter of its own (GPT-2's lm_head). Needs input: tokens and output_head.
+  bool tie_embeddings = false;
   AttentionConfig attention;
   // A safetensors file whose tensors replace the initialized parameters (models/weight_files.h);
   // "" = none. The layers never read it.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/ops/elementwise.h"
+#include "core/ops/matmul_op.h"
 
 namespace sinklab {
 
@@ -46,7 +47,14 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
     final_norm_ = std::make_unique<NormLayer>(store, "final_norm", config.norm, d);
     add_child(*final_norm_);
   }
-  if (config.output_head) {
+  if (config.tie_embeddings) {
+    // logits = h E^T: the output width is the vocabulary, whatever the task asked for.
+    if (!embedding_ || !config.output_head)
+      throw std::invalid_argument("model.tie_embeddings needs input: tokens and output_head: true");
+    if (shape.output_dim != config.vocab_size)
+      throw std::invalid_argument("model.tie_embeddings: the output width (" + std::to_string(shape.output_dim) +
+                                  ") must equal model.vocab_size (" + std::to_string(config.vocab_size) + ")");
+  } else if (config.output_head) {
     output_head_ = std::make_unique<Linear>(store, "output_head", d, shape.output_dim, config.bias, init);
     add_child(*output_head_);
   } else if (shape.output_dim != d) {
@@ -90,6 +98,7 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
   for (const auto& b : blocks_) h = b->forward(g, h);
   if (final_norm_) h = final_norm_->forward(g, h);
   if (output_head_) h = output_head_->forward(g, h);
+  if (config_.tie_embeddings) h = matmul(g, h, embedding_->weight().transpose(0, 1));  // [B, T, C] x [C, V]
   return h;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The model: optional input projection or token embedding, optional positional encoding, a stack of
-// TransformerBlocks, an optional final norm and output head. Everything is chosen by ModelConfig.
+// TransformerBlocks, an optional final norm and output head (its own Linear, or the token embedding
+// transposed with model.tie_embeddings). Everything is chosen by ModelConfig.
 #include <memory>
 #include <vector>
 

@@ -106,10 +106,18 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
   write_file_atomically(path, encode_npy(data, shape, path.string()));
 }
 
-NpyArray read_npy(const std::filesystem::path& path) {
+namespace {
+
+// What the header says, with the stream at the first data byte.
+struct NpyHeader {
+  std::string descr;  // as written, quotes included: "'<f4'"
+  std::vector<int64_t> shape;
+  uint64_t data_bytes = 0;  // bytes after the header
+};
+
+NpyHeader read_header(std::ifstream& in, const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
-  std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
   // Sizes in the header are checked against the file before anything is allocated from them.
   in.seekg(0, std::ios::end);
@@ -139,27 +147,80 @@ NpyArray read_npy(const std::filesystem::path& path) {
   std::string header(header_len, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(path, "truncated header");
 
-  const std::string descr = dict_value(header, "descr", path);
-  if (descr != "'<f4'") fail(path, "dtype " + descr + " is not supported (only '<f4', little-endian float32)");
+  NpyHeader h;
+  h.descr = dict_value(header, "descr", path);
   if (dict_value(header, "fortran_order", path) != "False") fail(path, "Fortran-ordered arrays are not supported");
+  h.shape = parse_shape(dict_value(header, "shape", path), path);
+  h.data_bytes = bytes_left();
+  return h;
+}
 
-  NpyArray array;
-  array.shape = parse_shape(dict_value(header, "shape", path), path);
-  // The product of untrusted dimensions can overflow; anything above the floats left is truncated data.
-  const uint64_t floats_left = bytes_left() / sizeof(float);
+// product(shape) elements of `element_bytes` each, or an error when the file holds fewer (the product
+// of untrusted dimensions can overflow; anything above the elements left is truncated data).
+int64_t checked_count(const std::vector<int64_t>& shape, uint64_t data_bytes, uint64_t element_bytes,
+                      const char* type, const std::filesystem::path& path) {
+  const uint64_t left = data_bytes / element_bytes;
   int64_t n = 1;
-  if (std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end()) n = 0;
-  for (int64_t d : array.shape) {
-    if (n == 0) break;
-    if (static_cast<uint64_t>(n) > floats_left / static_cast<uint64_t>(d))
-      fail(path, "data truncated: the shape needs more than the " + std::to_string(floats_left) +
-                     " float32 values the file holds");
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  for (int64_t d : shape) {
+    if (static_cast<uint64_t>(n) > left / static_cast<uint64_t>(d))
+      fail(path, "data truncated: the shape needs more than the " + std::to_string(left) + " " + type +
+                     " values the file holds");
     n *= d;
   }
+  return n;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  NpyHeader h = read_header(in, path);
+  if (h.descr != "'<f4'") fail(path, "dtype " + h.descr + " is not supported (only '<f4', little-endian float32)");
+
+  NpyArray array;
+  array.shape = std::move(h.shape);
+  const int64_t n = checked_count(array.shape, h.data_bytes, sizeof(float), "float32", path);
   array.data.resize(static_cast<size_t>(n));
   if (!in.read(reinterpret_cast<char*>(array.data.data()), static_cast<std::streamsize>(n * sizeof(float))))
     fail(path, "data truncated: expected " + std::to_string(n) + " float32 values");
   if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
+  return array;
+}
+
+NpyIntArray read_npy_integers(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  NpyHeader h = read_header(in, path);
+  // '|' marks a one-byte type without byte order; '=' is native, which is little-endian here.
+  struct IntType {
+    const char* descr;
+    uint64_t bytes;
+    bool is_signed;
+  };
+  static constexpr IntType kTypes[] = {{"'|u1'", 1, false}, {"'|i1'", 1, true}, {"'<u2'", 2, false},
+                                       {"'<i2'", 2, true},  {"'<u4'", 4, false}, {"'<i4'", 4, true},
+                                       {"'<i8'", 8, true}};
+  const IntType* type = nullptr;
+  for (const IntType& t : kTypes)
+    if (h.descr == t.descr) type = &t;
+  if (!type)
+    fail(path, "dtype " + h.descr + " is not an integer type this reader takes ('<i4', '<i8', '<i2', '<u2', '<u4', "
+                                    "'|u1', '|i1'; little-endian)");
+  NpyIntArray array;
+  array.shape = std::move(h.shape);
+  const int64_t n = checked_count(array.shape, h.data_bytes, type->bytes, h.descr.c_str(), path);
+  std::string raw(static_cast<size_t>(n) * type->bytes, '\0');
+  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size())))
+    fail(path, "data truncated: expected " + std::to_string(n) + " " + h.descr + " values");
+  if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
+  array.data.resize(static_cast<size_t>(n));
+  for (size_t i = 0; i < array.data.size(); ++i) {
+    const char* p = raw.data() + i * type->bytes;
+    uint64_t u = 0;
+    std::memcpy(&u, p, type->bytes);  // little-endian host: the low bytes
+    if (type->is_signed && type->bytes < 8 && (u >> (8 * type->bytes - 1)) != 0) u |= ~uint64_t{0} << (8 * type->bytes);
+    array.data[i] = static_cast<int64_t>(u);
+  }
   return array;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Minimal float32 .npy files (NumPy format 1.0, dtype '<f4', C order), so saved attention maps open
-// with numpy.load. Written by hand because no Debian C++ package provides it. The reader accepts
-// format versions 1.0 to 3.0 but only little-endian float32 in C order.
+// with numpy.load, and integer arrays read back (token ids). Written by hand because no Debian C++
+// package provides it. The readers accept format versions 1.0 to 3.0 but only little-endian data in C order.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "run_files/run_summary.h"  // RunFileError: a bad file the user gave
+
 namespace sinklab {
 
-class NpyError : public std::runtime_error {
+class NpyError : public RunFileError {
  public:
-  using std::runtime_error::runtime_error;
+  using RunFileError::RunFileError;
 };
 
 struct NpyArray {
@@ -29,5 +31,13 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
 
 // Reads a file written by write_npy or numpy.save; errors name the file and what is wrong.
 NpyArray read_npy(const std::filesystem::path& path);
+
+// Integer arrays (token ids from numpy.save): dtypes '<i4', '<i8', '<i2', '<u2', '<u4', '|u1', '|i1',
+// C order, any rank; values widened to int64. Same errors as read_npy, and a dtype outside the list.
+struct NpyIntArray {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> data;  // row-major, product(shape) elements
+};
+NpyIntArray read_npy_integers(const std::filesystem::path& path);
 
 }  // namespace sinklab

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -66,14 +67,24 @@ uint64_t read_u64_le(std::string_view bytes) {
   return v;
 }
 
-// The data span one header entry claims, before the spans are checked against each other.
-struct Entry {
-  std::string name;
-  std::vector<int64_t> shape;
-  uint64_t begin = 0, end = 0;
-};
+// Bytes per element of the dtypes the safetensors format defines; 0 for a name it does not.
+uint64_t dtype_bytes(std::string_view dtype) {
+  static constexpr std::pair<std::string_view, uint64_t> kSizes[] = {
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2},
+      {"I8", 1},  {"U64", 8}, {"U32", 4}, {"U16", 2},  {"U8", 1},   {"BOOL", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (name == dtype) return bytes;
+  return 0;
+}
 
-Entry parse_entry(const std::string& name, const Json& value, uint64_t data_bytes, const std::string& where) {
+// Which dtypes a reader takes: decode_safetensors only F32; SafetensorsReader any (it converts
+// F16 / BF16 and refuses the others only for a tensor that is read).
+enum class DtypeRule { f32_only, any_defined };
+
+using Entry = SafetensorsEntry;
+
+Entry parse_entry(const std::string& name, const Json& value, uint64_t data_bytes, DtypeRule rule,
+                  const std::string& where) {
   const std::string tensor = "tensor " + printable(name);
   if (name.empty()) fail(where, "a tensor has an empty name");
   if (!value.is_object()) fail(where, tensor + ": expected an object {dtype, shape, data_offsets}");
@@ -86,11 +97,14 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_byte
   };
   const Json& dtype = field("dtype");
   if (!dtype.is_string()) fail(where, tensor + ": dtype is not a string");
-  if (dtype.get<std::string>() != "F32")
+  if (rule == DtypeRule::f32_only && dtype.get<std::string>() != "F32")
     fail(where, tensor + ": dtype " + printable(dtype.get<std::string>()) + " is not supported (only F32, float32)");
+  const uint64_t element_bytes = dtype_bytes(dtype.get<std::string>());
+  if (element_bytes == 0) fail(where, tensor + ": dtype " + printable(dtype.get<std::string>()) + " is not a safetensors dtype");
 
   Entry e;
   e.name = name;
+  e.dtype = dtype.get<std::string>();
   const Json& shape = field("shape");
   if (!shape.is_array()) fail(where, tensor + ": shape is not an array");
   for (const Json& d : shape) {
@@ -109,9 +123,9 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_byte
     fail(where, tensor + ": " + span + " reach past the data, which has " + std::to_string(data_bytes) + " bytes");
   const auto n = element_count(e.shape);
   if (!n) fail(where, tensor + ": shape " + shape_text(e.shape) + " is too large (its byte size overflows 64 bits)");
-  if (e.end - e.begin != *n * sizeof(float))
-    fail(where, tensor + ": shape " + shape_text(e.shape) + " needs " + std::to_string(*n * sizeof(float)) +
-                    " bytes of F32, but " + span + " hold " + std::to_string(e.end - e.begin));
+  if (e.end - e.begin != *n * element_bytes)
+    fail(where, tensor + ": shape " + shape_text(e.shape) + " needs " + std::to_string(*n * element_bytes) +
+                    " bytes of " + e.dtype + ", but " + span + " hold " + std::to_string(e.end - e.begin));
   return e;
 }
 
@@ -168,19 +182,30 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Name
   write_file_atomically(path, encode_safetensors(tensors, metadata, path.string()));
 }
 
-SafetensorsContent decode_safetensors(std::string_view bytes, const std::string& where) {
-  if (bytes.size() < kLengthBytes)
-    fail(where, "truncated: " + std::to_string(bytes.size()) + " bytes, fewer than the 8-byte header length");
-  const uint64_t header_bytes = read_u64_le(bytes);
-  const uint64_t left = bytes.size() - kLengthBytes;
+namespace {
+
+// The header's length from the first 8 bytes of a file of `file_bytes` bytes, checked against the file.
+uint64_t header_length(std::string_view first_bytes, uint64_t file_bytes, const std::string& where) {
+  if (file_bytes < kLengthBytes)
+    fail(where, "truncated: " + std::to_string(file_bytes) + " bytes, fewer than the 8-byte header length");
+  const uint64_t header_bytes = read_u64_le(first_bytes);
+  const uint64_t left = file_bytes - kLengthBytes;
   if (header_bytes > kMaxSafetensorsHeaderBytes)
     fail(where, "header length " + std::to_string(header_bytes) + " is more than the " +
                     std::to_string(kMaxSafetensorsHeaderBytes) + " bytes allowed (not a safetensors file?)");
   if (header_bytes > left)
     fail(where, "truncated header: it announces " + std::to_string(header_bytes) + " bytes, the file has " +
                     std::to_string(left) + " after the length");
-  const std::string_view text = bytes.substr(kLengthBytes, header_bytes);
-  const std::string_view data = bytes.substr(kLengthBytes + header_bytes);
+  return header_bytes;
+}
+
+struct ParsedHeader {
+  std::vector<Entry> entries;  // in the order of their data
+  SafetensorsMetadata metadata;
+};
+
+// The JSON header `text`, followed by `data_bytes` bytes of data, checked for everything but the values.
+ParsedHeader parse_header(std::string_view text, uint64_t data_bytes, DtypeRule rule, const std::string& where) {
   if (text.empty() || text.front() != '{') fail(where, "the header is not a JSON object (it must start with '{')");
 
   // Repeated top-level names would silently replace each other in the parsed object: find them first.
@@ -201,13 +226,13 @@ SafetensorsContent decode_safetensors(std::string_view bytes, const std::string&
   if (!header.is_object()) fail(where, "the header is not a JSON object");
   if (!repeated.empty()) fail(where, "the header names \"" + printable(repeated) + "\" twice");
 
-  SafetensorsContent content;
-  std::vector<Entry> entries;
+  ParsedHeader parsed;
+  std::vector<Entry>& entries = parsed.entries;
   for (const auto& [name, value] : header.items()) {
     if (name == kMetadataKey)
-      content.metadata = parse_metadata(value, where);
+      parsed.metadata = parse_metadata(value, where);
     else
-      entries.push_back(parse_entry(name, value, data.size(), where));
+      entries.push_back(parse_entry(name, value, data_bytes, rule, where));
   }
   // The tensors must tile the data exactly: no overlap, no gap, nothing after the last one.
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
@@ -225,10 +250,41 @@ SafetensorsContent decode_safetensors(std::string_view bytes, const std::string&
     covered = e.end;
     previous = &e;
   }
-  if (covered != data.size())
-    fail(where, std::to_string(data.size() - covered) + " bytes of data after the last tensor belong to no tensor");
+  if (covered != data_bytes)
+    fail(where, std::to_string(data_bytes - covered) + " bytes of data after the last tensor belong to no tensor");
+  return parsed;
+}
 
-  for (Entry& e : entries) {
+// IEEE half (1 sign, 5 exponent, 10 mantissa bits) to float, subnormals, infinities and NaN included.
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits = 0;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf or NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 -> 127
+  } else {
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // subnormal (or zero): m 2^-24
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(bits);
+}
+
+// bfloat16 is the upper half of a float32.
+float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+}  // namespace
+
+SafetensorsContent decode_safetensors(std::string_view bytes, const std::string& where) {
+  const uint64_t header_bytes = header_length(bytes, bytes.size(), where);
+  const std::string_view data = bytes.substr(kLengthBytes + header_bytes);
+  ParsedHeader parsed = parse_header(bytes.substr(kLengthBytes, header_bytes), data.size(), DtypeRule::f32_only, where);
+
+  SafetensorsContent content;
+  content.metadata = std::move(parsed.metadata);
+  for (Entry& e : parsed.entries) {
     NamedTensor t;
     t.name = std::move(e.name);
     t.shape = std::move(e.shape);
@@ -241,6 +297,47 @@ SafetensorsContent decode_safetensors(std::string_view bytes, const std::string&
 
 SafetensorsContent read_safetensors(const std::filesystem::path& path) {
   return decode_safetensors(read_regular_file(path, kMaxSafetensorsFileBytes, "safetensors file"), path.string());
+}
+
+SafetensorsReader::SafetensorsReader(std::filesystem::path path) : path_(std::move(path)) {
+  const std::string where = path_.string();
+  const uint64_t file_bytes = regular_file_size(path_, "safetensors file");
+  const std::string first = read_file_range(path_, 0, std::min<uint64_t>(file_bytes, kLengthBytes), "safetensors file");
+  const uint64_t header_bytes = header_length(first, file_bytes, where);
+  data_start_ = kLengthBytes + header_bytes;
+  ParsedHeader parsed = parse_header(read_file_range(path_, kLengthBytes, header_bytes, "safetensors file"),
+                                     file_bytes - data_start_, DtypeRule::any_defined, where);
+  entries_ = std::move(parsed.entries);
+  metadata_ = std::move(parsed.metadata);
+}
+
+const SafetensorsEntry* SafetensorsReader::find(std::string_view name) const {
+  for (const SafetensorsEntry& e : entries_)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+NamedTensor SafetensorsReader::read(const std::string& name) const {
+  const std::string where = path_.string();
+  const SafetensorsEntry* e = find(name);
+  if (!e) fail(where, "has no tensor " + printable(name));
+  if (e->dtype != "F32" && e->dtype != "F16" && e->dtype != "BF16")
+    fail(where, "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
+  const std::string bytes = read_file_range(path_, data_start_ + e->begin, e->end - e->begin, "safetensors file");
+  NamedTensor t{e->name, e->shape, {}};
+  if (e->dtype == "F32") {
+    t.values.resize(bytes.size() / sizeof(float));
+    if (!bytes.empty()) std::memcpy(t.values.data(), bytes.data(), bytes.size());
+    return t;
+  }
+  t.values.resize(bytes.size() / sizeof(uint16_t));
+  const bool half = e->dtype == "F16";
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    uint16_t v = 0;
+    std::memcpy(&v, bytes.data() + 2 * i, sizeof v);
+    t.values[i] = half ? half_to_float(v) : bfloat16_to_float(v);
+  }
+  return t;
 }
 
 }  // namespace sinklab

@@ -17,4 +17,10 @@ class FileReadError : public std::runtime_error {
 // the message ("checkpoint", "summary"): "<what> <path>: is a directory".
 std::string read_regular_file(const std::filesystem::path& path, uint64_t max_bytes, const std::string& what);
 
+// The size of a regular file, refused as read_regular_file refuses it (no size limit).
+uint64_t regular_file_size(const std::filesystem::path& path, const std::string& what);
+// Bytes [offset, offset + length) of a regular file, for formats read piece by piece (a multi-GB
+// safetensors file). Throws FileReadError when the file ends before offset + length.
+std::string read_file_range(const std::filesystem::path& path, uint64_t offset, uint64_t length, const std::string& what);
+
 }  // namespace sinklab

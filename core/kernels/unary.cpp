@@ -10,6 +10,9 @@ namespace sinklab::kernels {
 namespace {
 
 constexpr float kInvSqrt2Pi = static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+// gelu_tanh: u = kSqrt2OverPi (x + kGeluCubic x^3), the constants of GPT-2's "gelu_new".
+constexpr float kSqrt2OverPi = static_cast<float>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
+constexpr float kGeluCubic = 0.044715f;
 
 // dx += g(x, y, dy), with y read like the contiguous output.
 template <class G>
@@ -39,6 +42,10 @@ void gelu_forward(const float* x, float* y, const ElementwiseLayout& l) {
   map_unary(x, y, l, [](float v) { return v * fast_normal_cdf(v); });
 }
 
+void gelu_tanh_forward(const float* x, float* y, const ElementwiseLayout& l) {
+  map_unary(x, y, l, [](float v) { return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v))); });
+}
+
 void exp_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
   backward(x, y, dy, dx, l, [](float, float yv, float d) { return d * yv; });
 }
@@ -60,6 +67,16 @@ void gelu_backward(const float* x, const float* y, const float* dy, float* dx, c
     const float cdf = fast_normal_cdf(xv);
     const float pdf = kInvSqrt2Pi * fast_exp(-0.5f * xv * xv);
     return d * (cdf + xv * pdf);
+  });
+}
+
+void gelu_tanh_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {
+  // d/dx [x/2 (1 + tanh u)] = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) u',  u' = kSqrt2OverPi (1 + 3 kGeluCubic x^2)
+  backward(x, y, dy, dx, l, [](float xv, float, float d) {
+    const float x2 = xv * xv;
+    const float t = std::tanh(kSqrt2OverPi * (xv + kGeluCubic * x2 * xv));
+    const float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x2);
+    return d * (0.5f * (1.0f + t) + 0.5f * xv * (1.0f - t * t) * du);
   });
 }
 

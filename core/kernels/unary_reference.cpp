@@ -25,6 +25,14 @@ void backward(const float* x, const float* dy, float* dx, const ElementwiseLayou
 double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 double normal_cdf(double v) { return 0.5 * std::erfc(-v / std::numbers::sqrt2); }
 double normal_pdf(double v) { return std::exp(-0.5 * v * v) / std::sqrt(2.0 * std::numbers::pi); }
+// GPT-2's tanh GELU and its derivative via 1 - tanh^2 = 1 / cosh^2 (another route than the fast kernel's).
+double gelu_tanh_u(double v) { return std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v); }
+double gelu_tanh(double v) { return 0.5 * v * (1.0 + std::tanh(gelu_tanh_u(v))); }
+double gelu_tanh_prime(double v) {
+  const double c = std::cosh(gelu_tanh_u(v));
+  return 0.5 * (1.0 + std::tanh(gelu_tanh_u(v))) +
+         0.5 * v * std::sqrt(2.0 / std::numbers::pi) * (1.0 + 3.0 * 0.044715 * v * v) / (c * c);
+}
 
 }  // namespace
 
@@ -45,6 +53,10 @@ void gelu_forward_reference(const float* x, float* y, const ElementwiseLayout& l
   forward(x, y, l, [](double v) { return v * normal_cdf(v); });
 }
 
+void gelu_tanh_forward_reference(const float* x, float* y, const ElementwiseLayout& l) {
+  forward(x, y, l, gelu_tanh);
+}
+
 void exp_backward_reference(const float* x, const float*, const float* dy, float* dx, const ElementwiseLayout& l) {
   backward(x, dy, dx, l, [](double v) { return std::exp(v); });
 }
@@ -62,6 +74,10 @@ void relu_backward_reference(const float* x, const float*, const float* dy, floa
 }
 void gelu_backward_reference(const float* x, const float*, const float* dy, float* dx, const ElementwiseLayout& l) {
   backward(x, dy, dx, l, [](double v) { return normal_cdf(v) + v * normal_pdf(v); });
+}
+
+void gelu_tanh_backward_reference(const float* x, const float*, const float* dy, float* dx, const ElementwiseLayout& l) {
+  backward(x, dy, dx, l, gelu_tanh_prime);
 }
 
 }  // namespace sinklab::kernels

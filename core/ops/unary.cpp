@@ -43,5 +43,8 @@ Tensor sigmoid(Graph& g, const Tensor& x) {
 }
 Tensor relu(Graph& g, const Tensor& x) { return unary<kernels::relu_forward, kernels::relu_backward>(g, "relu", x); }
 Tensor gelu(Graph& g, const Tensor& x) { return unary<kernels::gelu_forward, kernels::gelu_backward>(g, "gelu", x); }
+Tensor gelu_tanh(Graph& g, const Tensor& x) {
+  return unary<kernels::gelu_tanh_forward, kernels::gelu_tanh_backward>(g, "gelu_tanh", x);
+}
 
 }  // namespace sinklab

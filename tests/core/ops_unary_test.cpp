@@ -38,7 +38,7 @@ struct Case {
 
 const Case kCases[] = {
     {"exp", exp, -2.0f, 2.0f}, {"log", log, 0.3f, 3.0f},         {"tanh", tanh, -2.0f, 2.0f},
-    {"sigmoid", sigmoid, -4.0f, 4.0f}, {"gelu", gelu, -3.0f, 3.0f},
+    {"sigmoid", sigmoid, -4.0f, 4.0f}, {"gelu", gelu, -3.0f, 3.0f},         {"gelu_tanh", gelu_tanh, -3.0f, 3.0f},
 };
 
 TEST(OpsUnary, Gradients) {
@@ -68,6 +68,7 @@ TEST(OpsUnary, HandValues) {
   EXPECT_NEAR(testing::values(tanh(g, t))[1], 0.7615942f, 1e-6);
   EXPECT_EQ(testing::values(relu(g, t)), (std::vector<float>{0.0f, 1.0f, 0.0f}));
   EXPECT_NEAR(testing::values(gelu(g, t))[1], 0.8413447f, 1e-6);
+  EXPECT_NEAR(testing::values(gelu_tanh(g, t))[1], 0.84119199f, 1e-6);
   std::vector<float> e = {std::exp(1.0f)};
   EXPECT_NEAR(testing::values(log(g, Tensor(e.data(), nullptr, Shape{1})))[0], 1.0f, 1e-6);
   // d sigmoid / dx at 0 is 1/4.

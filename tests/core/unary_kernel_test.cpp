@@ -33,6 +33,8 @@ const UnaryKernel kKernels[] = {
     {"sigmoid", sigmoid_forward, sigmoid_forward_reference, sigmoid_backward, sigmoid_backward_reference, -8.0f, 8.0f},
     {"relu", relu_forward, relu_forward_reference, relu_backward, relu_backward_reference, -2.0f, 2.0f},
     {"gelu", gelu_forward, gelu_forward_reference, gelu_backward, gelu_backward_reference, -5.0f, 5.0f},
+    {"gelu_tanh", gelu_tanh_forward, gelu_tanh_forward_reference, gelu_tanh_backward, gelu_tanh_backward_reference,
+     -6.0f, 6.0f},
 };
 
 struct Layout {
@@ -84,6 +86,16 @@ TEST(UnaryKernel, HandValues) {
   EXPECT_NEAR(dx[0], 0.5f, 1e-6);
   EXPECT_NEAR(dx[1], 1.0833155f, 1e-6);   // Phi(1) + phi(1)
   EXPECT_NEAR(dx[2], -0.0833155f, 1e-6);  // Phi(-1) - phi(-1)
+  // GPT-2's tanh form differs from the erf form by ~6e-4 at |x| = 1 (values from the formula in float64).
+  gelu_tanh_forward(x.data(), y.data(), l);
+  EXPECT_NEAR(y[0], 0.0f, 1e-7);
+  EXPECT_NEAR(y[1], 0.84119199f, 1e-6);
+  EXPECT_NEAR(y[2], -0.15880801f, 1e-6);
+  std::fill(dx.begin(), dx.end(), 0.0f);
+  gelu_tanh_backward(x.data(), y.data(), dy.data(), dx.data(), l);
+  EXPECT_NEAR(dx[0], 0.5f, 1e-6);
+  EXPECT_NEAR(dx[1], 1.08296408f, 1e-6);
+  EXPECT_NEAR(dx[2], -0.08296408f, 1e-6);
   sigmoid_forward(x.data(), y.data(), l);
   EXPECT_FLOAT_EQ(y[0], 0.5f);
   EXPECT_NEAR(y[1], 0.7310586f, 1e-6);

@@ -75,6 +75,45 @@ TEST(Transformer, TokenInputLearnedPositionsRmsNormMlp) {
   EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
 }
 
+// GPT-2's shape: tied output head (logits = h E^T, so E gets gradient from both ends), tanh GELU MLP.
+TEST(Transformer, TiedEmbeddingsGeluTanhGradients) {
+  ModelConfig m = small_model();
+  m.input = InputKind::tokens;
+  m.vocab_size = 11;
+  m.positional = Positional::learned;
+  m.norm = NormKind::layer_norm;
+  m.mlp_hidden = 12;
+  m.mlp_activation = Activation::gelu_tanh;
+  m.bias = true;
+  m.output_head = true;
+  m.tie_embeddings = true;
+  auto b = build(m, {11, 11, 6});
+  EXPECT_FALSE(b->store.contains("output_head.weight")) << "the head is the embedding";
+  EXPECT_FALSE(b->store.contains("output_head.bias"));
+  const int32_t ids[2 * 6] = {0, 3, 10, 2, 2, 7, 1, 1, 5, 9, 4, 8};
+  // One logit per embedding row (the values are checked against PyTorch in tests/models/gpt2_loader_test.cpp).
+  {
+    Graph g;
+    NoGradGuard guard(g);
+    const Tensor logits = b->model->forward_tokens(g, ids, 2, 6);
+    ASSERT_EQ(logits.shape(), (Shape{2, 6, 11}));
+  }
+  auto f = [&](Graph& g) { return b->model->forward_tokens(g, ids, 2, 6); };
+  testing::GradcheckOptions o;
+  o.max_checks_per_tensor = 12;
+  EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+}
+
+TEST(Transformer, TiedEmbeddingsNeedTokensAndMatchingWidth) {
+  ModelConfig m = small_model();
+  m.output_head = true;
+  m.tie_embeddings = true;
+  EXPECT_THROW(build(m, {8, 8, 6}), std::invalid_argument);  // vector input: no embedding to tie
+  m.input = InputKind::tokens;
+  m.vocab_size = 11;
+  EXPECT_THROW(build(m, {11, 7, 6}), std::invalid_argument);  // the task wants 7 outputs, not 11
+}
+
 TEST(Transformer, ProjectedInputSinusoidalLayerNormGeluHead) {
   ModelConfig m = small_model();
   m.input_projection = true;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tests/support/test_dir.h"
@@ -72,6 +74,61 @@ TEST(Npy, BadFilesAreNamedWithTheReason) {
   EXPECT_THROW(read_npy(dir / "t.npy"), NpyError);
   EXPECT_THROW(read_npy(dir / "missing.npy"), NpyError);
   EXPECT_THROW(write_npy(dir / "w.npy", std::vector<float>(5, 0.0f), {2, 3}), NpyError);
+}
+
+// An integer .npy as numpy.save writes it: descr, shape and raw little-endian values.
+std::string integer_npy(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append(128 - 10 - header.size() - 1, ' ');
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + data;
+}
+
+template <class T>
+std::string raw(std::initializer_list<T> values) {
+  return std::string(reinterpret_cast<const char*>(std::data(values)), values.size() * sizeof(T));
+}
+
+std::string integer_error(const std::filesystem::path& path) {
+  try {
+    read_npy_integers(path);
+  } catch (const NpyError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Npy, IntegerArraysOfEveryAcceptedDtypeWidenToInt64) {
+  const auto dir = fresh_test_dir();
+  write_text(dir / "i8.npy", integer_npy("<i8", "(2, 3)", raw<int64_t>({0, 50256, -1, int64_t{1} << 40, 7, 8})));
+  const NpyIntArray a = read_npy_integers(dir / "i8.npy");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a.data, (std::vector<int64_t>{0, 50256, -1, int64_t{1} << 40, 7, 8}));
+  write_text(dir / "i4.npy", integer_npy("<i4", "(3,)", raw<int32_t>({5, -7, 2147483647})));
+  EXPECT_EQ(read_npy_integers(dir / "i4.npy").data, (std::vector<int64_t>{5, -7, 2147483647}));
+  write_text(dir / "u2.npy", integer_npy("<u2", "(2,)", raw<uint16_t>({65535, 3})));
+  EXPECT_EQ(read_npy_integers(dir / "u2.npy").data, (std::vector<int64_t>{65535, 3}));
+  write_text(dir / "i2.npy", integer_npy("<i2", "(2,)", raw<int16_t>({-2, 300})));
+  EXPECT_EQ(read_npy_integers(dir / "i2.npy").data, (std::vector<int64_t>{-2, 300}));
+  write_text(dir / "u4.npy", integer_npy("<u4", "(1,)", raw<uint32_t>({4000000000u})));
+  EXPECT_EQ(read_npy_integers(dir / "u4.npy").data, (std::vector<int64_t>{4000000000}));
+  write_text(dir / "u1.npy", integer_npy("|u1", "(2,)", raw<uint8_t>({255, 1})));
+  EXPECT_EQ(read_npy_integers(dir / "u1.npy").data, (std::vector<int64_t>{255, 1}));
+  write_text(dir / "i1.npy", integer_npy("|i1", "(2,)", raw<int8_t>({-128, 1})));
+  EXPECT_EQ(read_npy_integers(dir / "i1.npy").data, (std::vector<int64_t>{-128, 1}));
+}
+
+TEST(Npy, IntegerReaderNamesTheFileAndTheProblem) {
+  const auto dir = fresh_test_dir();
+  write_npy(dir / "f4.npy", std::vector<float>{1.0f}, {1});
+  EXPECT_NE(integer_error(dir / "f4.npy").find("f4.npy: dtype '<f4' is not an integer type"), std::string::npos)
+      << integer_error(dir / "f4.npy");
+  write_text(dir / "big.npy", integer_npy(">i8", "(1,)", raw<int64_t>({1})));
+  EXPECT_NE(integer_error(dir / "big.npy").find("'>i8'"), std::string::npos);
+  write_text(dir / "short.npy", integer_npy("<i8", "(4,)", raw<int64_t>({1, 2, 3})));
+  EXPECT_NE(integer_error(dir / "short.npy").find("data truncated"), std::string::npos) << integer_error(dir / "short.npy");
+  write_text(dir / "long.npy", integer_npy("<i4", "(1,)", raw<int32_t>({1, 2})));
+  EXPECT_NE(integer_error(dir / "long.npy").find("trailing bytes"), std::string::npos);
 }
 
 }  // namespace

@@ -171,6 +171,73 @@ TEST(Safetensors, WriterRefusesWhatItCannotWrite) {
   EXPECT_THROW(encode_safetensors({{"__metadata__", {1}, {1}}}, {}, "x"), SafetensorsError);
 }
 
+template <class T>
+std::string raw(std::initializer_list<T> values) {
+  return std::string(reinterpret_cast<const char*>(std::data(values)), values.size() * sizeof(T));
+}
+
+std::string reader_error(const std::filesystem::path& path, const std::string& tensor = "") {
+  try {
+    const SafetensorsReader reader(path);
+    if (!tensor.empty()) reader.read(tensor);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Half and bfloat16 bit patterns with known values: normal, negative, largest, subnormal, zero, inf.
+TEST(SafetensorsReader, ReadsOneTensorAtATimeConvertingHalfAndBfloat16) {
+  const auto dir = fresh_test_dir();
+  const std::string header =
+      R"({"__metadata__":{"format":"pt"},"h":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},)"
+      R"("b":{"dtype":"BF16","shape":[3],"data_offsets":[12,18]},"f":{"dtype":"F32","shape":[1],"data_offsets":[18,22]},)"
+      R"("i":{"dtype":"I64","shape":[1],"data_offsets":[22,30]}})";
+  const std::string data = raw<uint16_t>({0x3c00, 0xc000, 0x7bff, 0x0001, 0x8000, 0x7c00}) +
+                           raw<uint16_t>({0x3f80, 0xc0a0, 0x0000}) + floats({2.5f}) + raw<int64_t>({7});
+  write_text(dir / "m.safetensors", raw_file(header, data));
+  const SafetensorsReader reader(dir / "m.safetensors");
+  ASSERT_EQ(reader.entries().size(), 4u);
+  EXPECT_EQ(reader.entries()[0].name, "h");  // data order
+  EXPECT_EQ(reader.entries()[3].dtype, "I64");
+  EXPECT_EQ(reader.metadata(), (SafetensorsMetadata{{"format", "pt"}}));
+  const NamedTensor h = reader.read("h");
+  EXPECT_EQ(h.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(h.values, (std::vector<float>{1.0f, -2.0f, 65504.0f, std::ldexp(1.0f, -24), -0.0f,
+                                          std::numeric_limits<float>::infinity()}));
+  EXPECT_TRUE(std::signbit(h.values[4]));
+  EXPECT_EQ(reader.read("b").values, (std::vector<float>{1.0f, -5.0f, 0.0f}));
+  EXPECT_EQ(reader.read("f").values, (std::vector<float>{2.5f}));
+  EXPECT_EQ(reader.find("nothing"), nullptr);
+  const std::string path = (dir / "m.safetensors").string();
+  EXPECT_EQ(reader_error(dir / "m.safetensors", "i"),
+            "safetensors file " + path + ": tensor i: dtype I64 cannot be read as float32 (F32, F16 or BF16 only)");
+  EXPECT_EQ(reader_error(dir / "m.safetensors", "nothing"), "safetensors file " + path + ": has no tensor nothing");
+}
+
+// The header is checked on open as decode_safetensors checks it, with the file's size for the data.
+TEST(SafetensorsReader, DamagedFilesAreNamedOnOpen) {
+  const auto dir = fresh_test_dir();
+  const std::string good = raw_file(R"({"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})", raw<uint16_t>({1, 2}));
+  write_text(dir / "cut.safetensors", good.substr(0, good.size() - 2));
+  EXPECT_NE(reader_error(dir / "cut.safetensors").find("reach past the data, which has 2 bytes"), std::string::npos)
+      << reader_error(dir / "cut.safetensors");
+  write_text(dir / "short.safetensors", good.substr(0, 20));
+  EXPECT_NE(reader_error(dir / "short.safetensors").find("truncated header"), std::string::npos);
+  write_text(dir / "tiny.safetensors", good.substr(0, 5));
+  EXPECT_NE(reader_error(dir / "tiny.safetensors").find("truncated: 5 bytes"), std::string::npos);
+  write_text(dir / "json.safetensors", raw_file(R"({"w": [)", ""));
+  EXPECT_NE(reader_error(dir / "json.safetensors").find("the header is not valid JSON"), std::string::npos);
+  write_text(dir / "size.safetensors", raw_file(R"({"w":{"dtype":"F16","shape":[3],"data_offsets":[0,4]}})",
+                                                raw<uint16_t>({1, 2})));
+  EXPECT_NE(reader_error(dir / "size.safetensors").find("needs 6 bytes of F16"), std::string::npos)
+      << reader_error(dir / "size.safetensors");
+  write_text(dir / "dtype.safetensors", raw_file(R"({"w":{"dtype":"Q4","shape":[1],"data_offsets":[0,4]}})", floats({1})));
+  EXPECT_NE(reader_error(dir / "dtype.safetensors").find("dtype Q4 is not a safetensors dtype"), std::string::npos);
+  EXPECT_NE(reader_error(dir / "missing.safetensors").find("cannot open"), std::string::npos);
+  EXPECT_NE(reader_error(dir).find("is a directory"), std::string::npos);
+}
+
 TEST(Safetensors, NotAFile) {
   const auto dir = fresh_test_dir();
   EXPECT_THROW(read_safetensors(dir), FileReadError);
