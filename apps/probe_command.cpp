@@ -1,5 +1,6 @@
-// `sinklab probe RUN_DIR --out DIR [flags]` (or `--synthetic`): the normalization-limit probes P1-P6 of
-// analysis/normlimits on a trained token model and its own validation windows: vanishing bounds,
+// `sinklab probe RUN_DIR --out DIR [flags]` (or `--gpt2 MODEL.safetensors --tokens IDS.npy`, or
+// `--synthetic`): the normalization-limit probes P1-P6 of analysis/normlimits on a trained token model
+// and its own validation windows (or a GPT-2 and the user's token windows): vanishing bounds,
 // distance vs L and N with its bound and expectation, critical N by the KS test, separability, gradient
 // sensitivity vs temperature and head coverage. Reads the run folder only; writes the CSVs, figures and
 // probes.md to --out. A violated invariant is listed in probes.md and ends the command with status 3.
@@ -23,7 +24,9 @@
 #include "configs/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
+#include "models/gpt2_loader.h"
 #include "models/model_loader.h"
+#include "models/token_windows.h"
 
 namespace sinklab::apps {
 namespace {
@@ -36,6 +39,8 @@ constexpr int kSyntheticLength = 128;  // the synthetic rows' "model length"
 
 struct ProbeArgs {
   std::string run, out, checkpoint, gnuplot = "gnuplot";
+  std::string gpt2, tokens;  // --gpt2 MODEL.safetensors --tokens IDS.npy
+  int heads = 0;             // --heads, for a GPT-2 of a width without a known head count
   bool synthetic = false;
   ProbeFlagTexts flags;
 };
@@ -57,8 +62,14 @@ std::vector<int> lengths_for(const ProbeSettings& s, int model_length, const std
 void run_probe(const ProbeArgs& a) {
   const ProbeSettings settings = parse_probe_settings(a.flags);  // before anything is read
   if (a.out.empty()) throw std::invalid_argument("probe: give an output folder with --out DIR");
-  if (a.synthetic == !a.run.empty())
-    throw std::invalid_argument(a.synthetic ? "probe: --synthetic takes no RUN_DIR" : "probe: give a RUN_DIR, or --synthetic");
+  const int sources = int(a.synthetic) + int(!a.run.empty()) + int(!a.gpt2.empty());
+  if (sources != 1)
+    throw std::invalid_argument(sources == 0 ? "probe: give a RUN_DIR, --gpt2 MODEL.safetensors, or --synthetic"
+                                             : "probe: give only one of RUN_DIR, --gpt2 and --synthetic");
+  if (a.gpt2.empty() != a.tokens.empty())
+    throw std::invalid_argument(a.gpt2.empty() ? "probe: --tokens goes with --gpt2" : "probe: --gpt2 needs --tokens IDS.npy");
+  if (a.heads != 0 && a.gpt2.empty()) throw std::invalid_argument("probe: --heads goes with --gpt2");
+  if (a.heads < 0) throw std::invalid_argument("probe: --heads must be positive, got " + std::to_string(a.heads));
   const fs::path out(a.out);
   ProbeContext context;
   context.command = joined_command_line();
@@ -69,6 +80,22 @@ void run_probe(const ProbeArgs& a) {
   if (a.synthetic) {
     lengths = lengths_for(settings, kSyntheticLength, "the synthetic rows");
     context.model_name = "synthetic";
+  } else if (!a.gpt2.empty()) {
+    Gpt2Model gpt2 = load_gpt2(a.gpt2, Gpt2Options{a.heads, threads > 0 ? threads : 1});
+    model = std::move(gpt2.model);
+    const TokenWindows tokens = read_token_windows(a.tokens, gpt2.vocab, gpt2.n_positions);
+    if (tokens.windows < settings.windows)
+      throw std::invalid_argument("--windows: " + std::to_string(settings.windows) + " windows asked, but " + a.tokens +
+                                  " holds " + std::to_string(tokens.windows) + " (pass --windows " +
+                                  std::to_string(tokens.windows) + ")");
+    lengths = lengths_for(settings, static_cast<int>(tokens.length), a.tokens + "'s windows");
+    context.model_name = "GPT-2 " + std::to_string(gpt2.n_layer) + " x " + std::to_string(gpt2.n_head) + " (" +
+                         fs::path(a.gpt2).filename().string() + ")";
+    windows = ProbeWindows{model.get(), context.model_name, settings.windows, lengths.back(), {}};
+    // The first --windows windows, each cut to the largest L.
+    for (int w = 0; w < settings.windows; ++w)
+      windows->ids.insert(windows->ids.end(), tokens.window(w), tokens.window(w) + lengths.back());
+    context.rows = row_kind_of(*model);
   } else {
     const fs::path dir(a.run);
     if (!fs::is_directory(dir)) throw std::invalid_argument(a.run + ": no such run folder");
@@ -119,6 +146,9 @@ void add_probe_command(CLI::App& app) {
       "vanishing bounds, distance vs L and N, critical N (KS test), separability, gradient vs temperature, head "
       "coverage -> CSVs, figures and probes.md in --out");
   cmd->add_option("RUN", a->run, "A run folder of a token model (its config.yaml and checkpoint.bin); read only");
+  cmd->add_option("--gpt2", a->gpt2, "A Hugging Face GPT-2 model.safetensors instead of a run (docs/gpt2.md)");
+  cmd->add_option("--tokens", a->tokens, "With --gpt2: token ids [windows, L] as a .npy file (int32 or int64)");
+  cmd->add_option("--heads", a->heads, "With --gpt2: attention heads, when neither config.json nor the width tells");
   cmd->add_option("--out", a->out, "Output folder for the CSVs, figures/ and probes.md")->required();
   cmd->add_flag("--synthetic", a->synthetic, "Random rows instead of a model (2 layers x 4 heads, seeded by --seed)");
   cmd->add_option("--L", a->flags.lengths,
@@ -133,7 +163,7 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--ks-alpha", a->flags.ks_alpha, "KS level of P3's critical N, default 0.01");
   cmd->add_option("--T", a->flags.temperatures, "P5 temperatures: lo:hi:count (log-spaced) or a list; default 1e-3:1e2:26");
   cmd->add_option("--eps", a->flags.eps, "P5 finite-difference steps, default 1e-3,1e-1,10");
-  cmd->add_option("--threads", a->flags.threads, "OpenMP threads (0 = the run's, default)");
+  cmd->add_option("--threads", a->flags.threads, "OpenMP threads (0 = the run's, default; --gpt2: 0 = OpenMP's default)");
   cmd->add_option("--seed", a->flags.seed, "Seed of P5's directions, E_mc's subsets and --synthetic rows, default 0");
   cmd->add_option("--checkpoint", a->checkpoint, "Weights to use instead of RUN/checkpoint.bin");
   cmd->add_option("--gnuplot", a->gnuplot, "The gnuplot program (default: gnuplot on $PATH)");

@@ -161,7 +161,37 @@ TEST_F(ProbeCommand, BadRequestsAreOneClearMessage) {
   EXPECT_TRUE(contains(missing.output, "/nonexistent/run: no such run folder")) << missing.output;
   const testing::CliResult neither = probe("");
   EXPECT_EQ(neither.exit_code, 2);
-  EXPECT_TRUE(contains(neither.output, "give a RUN_DIR, or --synthetic")) << neither.output;
+  EXPECT_TRUE(contains(neither.output, "give a RUN_DIR, --gpt2 MODEL.safetensors, or --synthetic")) << neither.output;
+  const testing::CliResult both = probe(run_->string() + " --synthetic");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(contains(both.output, "give only one of RUN_DIR, --gpt2 and --synthetic")) << both.output;
+  const testing::CliResult no_tokens = probe("--gpt2 " + kSource + "/tests/fixtures/gpt2/model.safetensors");
+  EXPECT_EQ(no_tokens.exit_code, 2);
+  EXPECT_TRUE(contains(no_tokens.output, "--gpt2 needs --tokens IDS.npy")) << no_tokens.output;
+  EXPECT_FALSE(fs::exists(out)) << "nothing written for a refused request";
+}
+
+// A GPT-2 from a Hugging Face safetensors file (the committed tiny random one, tests/fixtures/gpt2:
+// 2 layers x 4 heads, 16 positions) with the user's token windows [2, 16].
+TEST(ProbeGpt2, RunsOnSafetensorsWeightsAndTokenIds) {
+  const fs::path out = fresh_dir("gpt2");
+  const std::string fixture = kSource + "/tests/fixtures/gpt2/";
+  const testing::CliResult r = testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " + fixture +
+                                                    "ids.npy --windows 2 --L 8,16 --N 1,2,4 --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(text_of(out / "probes.md"), "GPT-2 2 x 4 (model.safetensors)")) << text_of(out / "probes.md");
+  EXPECT_EQ(lines_of(out / "distance_vs_L.csv").size(), 1u + 2 * 2 * 4) << "2 layers x 4 heads x 2 lengths";
+  EXPECT_EQ(lines_of(out / "separability.csv")[1], "0,0,16,1,1,30") << "N = 1: 1 on rows 1 .. 15 of 2 windows";
+  fs::remove_all(out);
+
+  const testing::CliResult too_many = testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " +
+                                                           fixture + "ids.npy --out " + out.string());
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_TRUE(contains(too_many.output, "--windows: 4 windows asked, but")) << too_many.output;
+  const testing::CliResult too_long = testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " +
+                                                           fixture + "ids.npy --windows 2 --L 32 --out " + out.string());
+  EXPECT_EQ(too_long.exit_code, 2);
+  EXPECT_TRUE(contains(too_long.output, "--L: 32 is longer than")) << too_long.output;
   EXPECT_FALSE(fs::exists(out)) << "nothing written for a refused request";
 }
 
