@@ -97,7 +97,7 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
                                                   k.is_contiguous() ? k : contiguous(g, k), v, scale_, *tiled_form_,
                                                   normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor())
                                       .reshape({H, B * T, D})
-                                : attend_materialized(g, q, k, v, gate, gate_width);  // [H, B*T, D]
+                                : attend_materialized(g, rows, q, k, v, gate, gate_width);  // [H, B*T, D]
   if (gate_) o = mul(g, o, gate);
   // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
   const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
@@ -113,8 +113,8 @@ bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
   return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed;
 }
 
-Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& q, const Tensor& k, const Tensor& v,
-                                               const Tensor& gate, int64_t gate_width) const {
+Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k,
+                                               const Tensor& v, const Tensor& gate, int64_t gate_width) const {
   const int64_t H = q.dim(0), B = q.dim(1), T = q.dim(2), D = q.dim(3), C = spec_.d_model;
   const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();

@@ -62,8 +62,9 @@ class MultiHeadAttention : public Module {
 
  private:
   // Scores, weights [H, B, T, T] and weights x V, observers notified: q, k, v [H, B, T, D] -> [H, B*T, D].
-  Tensor attend_materialized(Graph& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& gate,
-                             int64_t gate_width) const;
+  // rows [B*T, C] is the attention input (observers that want q/k/v also get it).
+  Tensor attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k, const Tensor& v,
+                             const Tensor& gate, int64_t gate_width) const;
 
   AttentionSpec spec_;
   int layer_index_;
