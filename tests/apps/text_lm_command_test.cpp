@@ -15,6 +15,7 @@
 
 #include "run_files/run_summary.h"
 #include "stats/sink_statistics.h"
+#include "tests/apps/ci_tiny_run.h"
 #include "tests/apps/cli_process.h"
 
 namespace sinklab {
@@ -33,30 +34,12 @@ fs::path fresh_dir(const std::string& name) {
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // One ci_tiny run shared by the tests of this file (about a second of training).
-class TextLmCommand : public ::testing::Test {
+class TextLmCommand : public testing::CiTinyRun {
  protected:
-  static void SetUpTestSuite() {
-    run_ = new fs::path(fresh_dir("ci_tiny"));
-    trained_ = new testing::CliResult(
-        testing::run_sinklab_in(kSource, "train configs/normlimits/ci_tiny.yaml --out " + run_->string()));
-  }
-  static void TearDownTestSuite() {
-    fs::remove_all(*run_);
-    delete run_;
-    delete trained_;
-  }
-  void SetUp() override { ASSERT_EQ(trained_->exit_code, 0) << trained_->output; }
-
   static testing::CliResult sample(const std::string& args) {
     return testing::run_command(testing::sinklab_binary() + " sample " + run_->string() + " " + args + " 2>/dev/null");
   }
-
-  static fs::path* run_;
-  static testing::CliResult* trained_;
 };
-
-fs::path* TextLmCommand::run_ = nullptr;
-testing::CliResult* TextLmCommand::trained_ = nullptr;
 
 TEST_F(TextLmCommand, CiTinyTrainsAndRecordsTheLanguageModelStatistics) {
   // The terminal summary gives the evaluation loss in nats and in bits.

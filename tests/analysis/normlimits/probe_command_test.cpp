@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/apps/ci_tiny_run.h"
 #include "tests/apps/cli_process.h"
 
 namespace sinklab {
@@ -54,26 +55,7 @@ std::vector<std::string> listing(const fs::path& dir) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-class ProbeCommand : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    run_ = new fs::path(fresh_dir("ci_tiny"));
-    trained_ = new testing::CliResult(
-        testing::run_sinklab_in(kSource, "train configs/normlimits/ci_tiny.yaml --out " + run_->string()));
-  }
-  static void TearDownTestSuite() {
-    fs::remove_all(*run_);
-    delete run_;
-    delete trained_;
-  }
-  void SetUp() override { ASSERT_EQ(trained_->exit_code, 0) << trained_->output; }
-
-  static fs::path* run_;
-  static testing::CliResult* trained_;
-};
-
-fs::path* ProbeCommand::run_ = nullptr;
-testing::CliResult* ProbeCommand::trained_ = nullptr;
+class ProbeCommand : public testing::CiTinyRun {};
 
 TEST_F(ProbeCommand, WritesEveryFileWithItsColumnsAndNoViolations) {
   const fs::path out = fresh_dir("out");
