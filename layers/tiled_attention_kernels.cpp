@@ -8,6 +8,11 @@
 
 #include "core/kernels/fast_exp.h"
 
+// Vec below is 64 bytes; without AVX-512 (builds without -march=native: the sanitizer build) GCC warns
+// that passing it by value has another ABI. Every function taking one has internal linkage, so no
+// caller compiled elsewhere can disagree.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace sinklab::tiled {
 namespace {
 
