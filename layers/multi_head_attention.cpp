@@ -109,7 +109,7 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
 bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
   const bool observed = observers_ && !observers_->empty();
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
-  const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->rows == TiledForm::Rows::softmax_head_slot);
+  const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->learns_head_param());
   return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed;
 }
 

@@ -15,19 +15,23 @@ namespace {
 using tiled::BlockShape;
 using tiled::RowMath;
 
-// What backward needs (fits Node::kPayloadBytes): the row math, the tiles, how many threads the
-// scratch was carved for, and one arena block: [H, B, T] log-sum-exp | [H, B] slot-logit gradient
+// What backward needs (fits Node::kPayloadBytes): the row form and logit scale (a head's parameter
+// is read again from the node's input), the tiles, how many threads the scratch was carved for, and
+// one arena block: [H, B, T] log-sum-exp | [H, B] head-parameter gradient
 // per block (summed per head in a fixed order after the parallel loop) | [threads, scratch].
 struct TiledAttentionSaved {
-  RowMath math;
+  TiledForm form;
+  float logit_scale;
   int16_t tile_rows, tile_cols, threads;
   float* kept;
 };
 
-// The row math of head h: a head-slot softmax reads its slot logit from head_params [H, 1].
+// The row math of head h: a head-slot softmax reads its slot logit, a log-keys softmax its scale
+// from head_params [H, 1].
 RowMath math_of_head(const RowMath& math, const float* head_params, int64_t h) {
   RowMath m = math;
   if (math.form.rows == TiledForm::Rows::softmax_head_slot) m.form.slot_logit = head_params[h];
+  if (math.form.rows == TiledForm::Rows::softmax_log_keys) m.head_scale = head_params[h];
   return m;
 }
 
@@ -44,10 +48,10 @@ void tiled_attention_backward(const Node& n) {
   const BlockShape shape = block_shape(q, {saved.tile_rows, saved.tile_cols});
   const int64_t B = q.dim(1), blocks = q.dim(0) * q.dim(1), TD = q.dim(2) * q.dim(3), T = q.dim(2);
   const float* lse = saved.kept;
-  float* dslot = saved.kept + blocks * T;  // [H, B]
-  float* scratch = dslot + blocks;
-  const bool want_slot = params.defined() && params.requires_grad();
-  if (want_slot) std::fill_n(dslot, blocks, 0.0f);
+  float* dhead = saved.kept + blocks * T;  // [H, B]
+  float* scratch = dhead + blocks;
+  const bool want_head = params.defined() && params.requires_grad();
+  if (want_head) std::fill_n(dhead, blocks, 0.0f);
   const int64_t per_thread = tiled::scratch_floats(shape);
   float* dq = q.requires_grad() ? q.grad() : nullptr;
   float* dk = k.requires_grad() ? k.grad() : nullptr;
@@ -58,12 +62,12 @@ void tiled_attention_backward(const Node& n) {
     const int64_t at = hb * TD;
     tiled::backward_block(q.data() + at, k.data() + at, v.data() + at, o.data() + at, o.grad() + at, lse + hb * T,
                           dq ? dq + at : nullptr, dk ? dk + at : nullptr, dv ? dv + at : nullptr,
-                          want_slot ? dslot + hb : nullptr, shape,
-                          math_of_head(saved.math, params.defined() ? params.data() : nullptr, hb / B),
+                          want_head ? dhead + hb : nullptr, shape,
+                          math_of_head(RowMath{saved.form, saved.logit_scale}, params.defined() ? params.data() : nullptr, hb / B),
                           scratch + omp_get_thread_num() * per_thread);
   }
-  if (want_slot)
-    for (int64_t hb = 0; hb < blocks; ++hb) params.grad()[hb / B] += dslot[hb];
+  if (want_head)
+    for (int64_t hb = 0; hb < blocks; ++hb) params.grad()[hb / B] += dhead[hb];
 }
 
 void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const TiledForm& form, const Tensor& head_params,
@@ -75,10 +79,10 @@ void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tiled
   if (tiles.query_rows < 1 || tiles.query_rows > 1024 || tiles.key_cols < 1 || tiles.key_cols > tiled::kTileCols)
     throw std::invalid_argument("tiled_attention: tiles must be 1..1024 query rows x 1.." +
                                 std::to_string(tiled::kTileCols) + " keys");
-  const bool wants_params = form.rows == TiledForm::Rows::softmax_head_slot;
+  const bool wants_params = form.learns_head_param();
   if (wants_params != head_params.defined() || (wants_params && (head_params.numel() != q.dim(0) || !head_params.is_contiguous())))
-    throw std::invalid_argument("tiled_attention: a head-slot softmax needs contiguous [" + std::to_string(q.dim(0)) +
-                                ", 1] head parameters, other rows none");
+    throw std::invalid_argument("tiled_attention: a head-slot or log-keys softmax needs contiguous [" +
+                                std::to_string(q.dim(0)) + ", 1] head parameters, other rows none");
 }
 
 }  // namespace
@@ -114,7 +118,7 @@ Tensor tiled_attention(Graph& g, const Tensor& q, const Tensor& k, const Tensor&
     n.op = "tiled_attention";
     n.inputs = {q, k, v, head_params};
     n.output = o;
-    n.set_payload(TiledAttentionSaved{math, static_cast<int16_t>(tiles.query_rows), static_cast<int16_t>(tiles.key_cols),
+    n.set_payload(TiledAttentionSaved{form, logit_scale, static_cast<int16_t>(tiles.query_rows), static_cast<int16_t>(tiles.key_cols),
                                       static_cast<int16_t>(threads), kept});
     g.record(n);
   }

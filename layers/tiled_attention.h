@@ -17,8 +17,8 @@ struct AttentionTiles {
 
 // q, k, v: contiguous [H, B, T, D] (head-major, as multi_head_attention keeps them) -> o [H, B, T, D].
 // Row i of each block attends to keys 0..i with weights form(logit_scale * q_i . k_j). head_params
-// [H, 1]: each head's slot logit for TiledForm::Rows::softmax_head_slot (sink_logit), with its
-// gradient; undefined otherwise.
+// [H, 1]: each head's slot logit for TiledForm::Rows::softmax_head_slot (sink_logit) or scale for
+// softmax_log_keys (ssmax), with its gradient; undefined otherwise.
 Tensor tiled_attention(Graph& g, const Tensor& q, const Tensor& k, const Tensor& v, float logit_scale,
                        const TiledForm& form, const Tensor& head_params = Tensor(), AttentionTiles tiles = {});
 

@@ -243,6 +243,16 @@ void online_softmax_tile(float* s, int R, int i0, int j0, int C, int D, Scratch&
   }
 }
 
+// Log-keys rows: row r of s [R, kTileCols] times its factor s_h ln(i0 + r + 1).
+void scale_rows(float* s, int R, int i0, const RowMath& math) {
+  for (int r = 0; r < R; ++r) {
+    const float f = math.row_factor(i0 + r);
+    float* sr = s + r * kTileCols;
+#pragma omp simd
+    for (int c = 0; c < kTileCols; ++c) sr[c] *= f;
+  }
+}
+
 }  // namespace
 
 int64_t scratch_floats(const BlockShape& shape) {
@@ -267,6 +277,7 @@ void forward_query_tile(const float* q, const float* k, const float* v, float* o
     const int C = std::min(shape.tile_cols, i_end - j0);
     transpose_tile(k, j0, C, D, w.kt);
     rows_times_tile(q + int64_t{i0} * D, R, D, w.kt, mult, w.s);  // [R, kTileCols] logits
+    if (math.form.rows == TiledForm::Rows::softmax_log_keys) scale_rows(w.s, R, i0, math);
     if (softmax)
       online_softmax_tile(w.s, R, i0, j0, C, D, w);
     else
@@ -282,7 +293,7 @@ void forward_query_tile(const float* q, const float* k, const float* v, float* o
 
 // q, k, v, o, dout, dq, dk, dv: [T, D]; lse: [T]
 void backward_block(const float* q, const float* k, const float* v, const float* o, const float* dout,
-                    const float* lse, float* dq, float* dk, float* dv, float* dslot, const BlockShape& shape,
+                    const float* lse, float* dq, float* dk, float* dv, float* dhead, const BlockShape& shape,
                     const RowMath& math, float* scratch) {
   const int T = shape.seq_len, D = shape.head_dim, Br = shape.tile_rows;
   const bool softmax = math.form.is_softmax();
@@ -294,11 +305,13 @@ void backward_block(const float* q, const float* k, const float* v, const float*
       for (int d = 0; d < D; ++d) sum += dout[int64_t{i} * D + d] * o[int64_t{i} * D + d];
       w.delta[i] = sum;
     }
-  if (softmax && dslot && std::isfinite(math.form.slot_logit)) {  // d/dc = -sum_i a_slot,i delta_i
+  if (softmax && dhead && std::isfinite(math.form.slot_logit)) {  // d/dc = -sum_i a_slot,i delta_i
     float sum = 0.0f;
     for (int i = 0; i < T; ++i) sum += kernels::fast_exp(math.form.slot_logit - lse[i]) * w.delta[i];
-    *dslot -= sum;
+    *dhead -= sum;
   }
+  const bool log_keys = math.form.rows == TiledForm::Rows::softmax_log_keys;
+  float dhead_scale = 0.0f;  // log-keys rows: sum_i ln(i + 1) sum_j x_ij dz_ij
   for (int j0 = 0; j0 < T; j0 += shape.tile_cols) {
     const int C = std::min(shape.tile_cols, T - j0);
     transpose_tile(k, j0, C, D, w.kt);
@@ -310,17 +323,21 @@ void backward_block(const float* q, const float* k, const float* v, const float*
       rows_times_tile(q + int64_t{i0} * D, R, D, w.kt, mult, w.s);       // logits m x
       rows_times_tile(dout + int64_t{i0} * D, R, D, w.vt, 1.0f, w.dp);  // dP = dO V^T
       if (softmax) {
-        for (int r = 0; r < R; ++r) {  // P = exp(m x - lse), dS = P * (dP - delta)
+        for (int r = 0; r < R; ++r) {  // P = exp(z - lse), z = f_i m x; dS = P * (dP - delta), times f_i
           float* sr = w.s + r * kTileCols;
           float* dr = w.dp + r * kTileCols;
           const int n = visible_in_tile(i0, r, j0, C);
-          const float row_lse = lse[i0 + r], row_delta = w.delta[i0 + r];
-#pragma omp simd
+          const float row_lse = lse[i0 + r], row_delta = w.delta[i0 + r], f = math.row_factor(i0 + r);
+          float x_dz = 0.0f;  // sum_j (m x_ij) dz_ij, for the log-keys scale
+#pragma omp simd reduction(+ : x_dz)
           for (int c = 0; c < kTileCols; ++c) {
-            const float p = c < n ? kernels::fast_exp(sr[c] - row_lse) : 0.0f;
+            const float p = c < n ? kernels::fast_exp(f * sr[c] - row_lse) : 0.0f;
+            const float dz = p * (dr[c] - row_delta);
+            x_dz += sr[c] * dz;
             sr[c] = p;
-            dr[c] = p * (dr[c] - row_delta);
+            dr[c] = f * dz;
           }
+          if (log_keys) dhead_scale += std::log(static_cast<float>(i0 + r + 1)) * x_dz;
         }
       } else {
         with_map(math.form.map, [&](auto map) {
@@ -337,6 +354,7 @@ void backward_block(const float* q, const float* k, const float* v, const float*
     if (dk) add_transposed_back(w.dkt, j0, C, D, dk);
     if (dv) add_transposed_back(w.dvt, j0, C, D, dv);
   }
+  if (log_keys && dhead) *dhead += dhead_scale;
 }
 
 }  // namespace sinklab::tiled

@@ -6,6 +6,7 @@
 // Softmax rows run online (FlashAttention-2): forward keeps a running max and sum per row and saves
 // only the output and each row's log-sum-exp; backward recomputes the score tiles and uses
 // dS = P * (dP - rowsum(dO * O)). Elementwise rows (the relu family) need neither.
+#include <cmath>
 #include <cstdint>
 
 #include "layers/normalizers/tiled_form.h"
@@ -24,6 +25,12 @@ struct BlockShape {
 struct RowMath {
   TiledForm form;  // softmax_head_slot: slot_logit already set to the block's head parameter
   float logit_scale;  // the attention's scale: x = logit_scale * q . k
+  float head_scale = 1.0f;  // softmax_log_keys: the block's head parameter s_h
+
+  // The logit multiplier of row i beyond logit_multiplier: s_h ln(i + 1) for log-keys rows, else 1.
+  float row_factor(int i) const {
+    return form.rows == TiledForm::Rows::softmax_log_keys ? head_scale * std::log(static_cast<float>(i + 1)) : 1.0f;
+  }
 };
 
 // Floats of per-thread scratch the kernels below need.
@@ -35,10 +42,10 @@ void forward_query_tile(const float* q, const float* k, const float* v, float* o
                         const BlockShape& shape, const RowMath& math, float* scratch);
 
 // The gradients of one block, accumulated: dq, dk, dv [T, D] (each may be null: not wanted) and, for
-// a softmax slot, dslot [1] (d/d slot_logit; may be null). q, k, v, o, dout: [T, D]; lse: [T] as
+// rows with a learned head parameter, dhead [1] (d/d slot_logit or d/d head_scale; may be null). q, k, v, o, dout: [T, D]; lse: [T] as
 // forward wrote it.
 void backward_block(const float* q, const float* k, const float* v, const float* o, const float* dout,
-                    const float* lse, float* dq, float* dk, float* dv, float* dslot, const BlockShape& shape,
+                    const float* lse, float* dq, float* dk, float* dv, float* dhead, const BlockShape& shape,
                     const RowMath& math, float* scratch);
 
 }  // namespace sinklab::tiled

@@ -21,6 +21,7 @@ class SsmaxNormalizer final : public RowNormalizer<SsmaxNormalizer> {
   std::string_view param_name() const override { return "ssmax_scale"; }
   float initial_param(int) const override { return static_cast<float>(init_); }
   RowMass row_mass_kind() const override { return RowMass::simplex; }
+  std::optional<TiledForm> tiled_form() const override { return TiledForm::softmax_scaled_by_log_keys(); }
   void forward_block(const float* scores, float* probs, int seq_len, int head, const float* head_params,
                      float* scratch) const override;
   void backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int seq_len,

@@ -1,11 +1,13 @@
 #pragma once
 // How a normalizer's rows can be computed tile by tile (layers/tiled_attention.h), without ever
 // holding a whole [T, T] block: a normalizer that can returns its TiledForm from tiled_form(); one
-// whose row needs every key at once (sort / threshold: sparsemax, entmax15; learned per-head
-// parameters not yet tiled) returns none and keeps the materialized path.
+// whose row needs every key at once (sort / threshold: sparsemax, entmax15) or whose learned
+// per-head parameters are not tiled returns none and keeps the materialized path.
 //   softmax rows:     a_ik = exp(m x_ik) / (exp(c) + sum_j exp(m x_ij))   (online: running max and
 //                     sum; c = slot_logit, a virtual slot with value 0, -inf for plain softmax;
-//                     softmax_head_slot: c is the head's learned parameter, sink_logit's S_h)
+//                     softmax_head_slot: c is the head's learned parameter, sink_logit's S_h;
+//                     softmax_log_keys: m = s_h ln(i + 1) on row i, s_h the head's learned
+//                     parameter, ssmax's scale)
 //   elementwise rows: a_ik = f(x_ik) / c_i, c_i a function of the position only (row_divisor.h)
 // x_ik is the attention's scaled logit; m = logit_multiplier (softmax's 1 / temperature).
 #include <algorithm>
@@ -16,7 +18,7 @@
 namespace sinklab {
 
 struct TiledForm {
-  enum class Rows : uint8_t { softmax, softmax_head_slot, elementwise };
+  enum class Rows : uint8_t { softmax, softmax_head_slot, softmax_log_keys, elementwise };
   enum class Map : uint8_t { relu, relu2, sigmoid };  // elementwise f: max(x, 0), max(x, 0)^2, sigma(x + b)
   // The positional divisors of layers/normalizers/row_divisor.h (row_sum is not positional).
   enum class Divisor : uint8_t { visible_non_bos, visible, seq_len, none };
@@ -35,6 +37,9 @@ struct TiledForm {
   static TiledForm softmax_with_head_slot() {
     return {Rows::softmax_head_slot, Map::relu, Divisor::none, Bias::zero, 1.0f, 0.0f};
   }
+  static TiledForm softmax_scaled_by_log_keys() {
+    return {Rows::softmax_log_keys, Map::relu, Divisor::none, Bias::zero, 1.0f, -std::numeric_limits<float>::infinity()};
+  }
   static TiledForm elementwise(Map f, Divisor c, Bias b = Bias::zero) {
     return {Rows::elementwise, f, c, b, 1.0f, -std::numeric_limits<float>::infinity()};
   }
@@ -50,6 +55,8 @@ struct TiledForm {
     return 1.0f;
   }
   bool is_softmax() const { return rows != Rows::elementwise; }
+  // Rows that read one learned parameter per head ([H, 1], with its gradient).
+  bool learns_head_param() const { return rows == Rows::softmax_head_slot || rows == Rows::softmax_log_keys; }
   float bias_for(int seq_len) const {
     return bias == Bias::neg_log_seq_len ? -std::log(static_cast<float>(seq_len)) : 0.0f;
   }

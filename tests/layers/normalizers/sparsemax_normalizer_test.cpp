@@ -1,9 +1,13 @@
-// sparsemax on rows small enough to solve by hand.
+// sparsemax on rows small enough to solve by hand, and on long rows against the sort-based threshold.
 #include "layers/normalizers/sparsemax_normalizer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <vector>
+
+#include "core/rng.h"
 
 namespace sinklab {
 namespace {
@@ -31,6 +35,48 @@ TEST(SparsemaxNormalizer, SupportSmallerThanTheRow) {
   EXPECT_NEAR(p[1], 0.75, 1e-15);
   EXPECT_EQ(p[2], 0.0);
   EXPECT_NEAR(p[3], 0.25, 1e-15);
+}
+
+// The textbook threshold: sort descending, k* the largest k with 1 + k z_(k) > sum_{r <= k} z_(r),
+// tau = (sum_{r <= k*} z_(r) - 1) / k*.
+double sorted_threshold(std::vector<double> z) {
+  std::sort(z.begin(), z.end(), std::greater<double>());
+  double cumulative = 0, support_sum = 0;
+  int support = 0;
+  for (int k = 1; k <= static_cast<int>(z.size()); ++k) {
+    cumulative += z[k - 1];
+    if (1.0 + k * z[k - 1] > cumulative) {
+      support = k;
+      support_sum = cumulative;
+    }
+  }
+  return (support_sum - 1.0) / support;
+}
+
+TEST(SparsemaxNormalizer, LongRowsMatchTheSortedThreshold) {
+  // Rows of up to 1024 keys whose scores spread over 0.01 (every key in the support) to 20 (a few),
+  // some with ties at the top: the weights are max(z - tau, 0) for the sorted tau.
+  Rng rng(11);
+  int rows = 0;
+  for (const int n : {1, 2, 3, 17, 300, 1024})
+    for (const double spread : {0.01, 0.3, 1.0, 4.0, 20.0})
+      for (int tie = 0; tie < 2; ++tie) {
+        std::vector<float> u(static_cast<size_t>(n));
+        rng.fill_uniform(u, -1.0f, 1.0f);
+        std::vector<double> z(u.begin(), u.end());
+        for (double& x : z) x *= spread;
+        if (tie && n > 2) z[1] = z[0] = *std::max_element(z.begin(), z.end());
+        const double tau = sorted_threshold(z);
+        const auto p = sparsemax(z);
+        double sum = 0;
+        for (int k = 0; k < n; ++k) {
+          EXPECT_NEAR(p[k], std::max(z[k] - tau, 0.0), 1e-12) << "n " << n << " spread " << spread << " key " << k;
+          sum += p[k];
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-12);
+        ++rows;
+      }
+  EXPECT_EQ(rows, 60);
 }
 
 TEST(SparsemaxNormalizer, RowsSumToOneInFloat) {
