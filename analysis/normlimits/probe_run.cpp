@@ -7,6 +7,7 @@
 
 #include "core/graph.h"
 #include "core/rng.h"
+#include "layers/normalizers/softmax_normalizer.h"
 
 namespace sinklab::normlimits {
 namespace {
@@ -58,7 +59,8 @@ ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<in
   std::vector<float> q(static_cast<std::size_t>(H) * max_len * D), k(q.size()), v(q.size());
   std::vector<float> inputs(static_cast<std::size_t>(max_len) * C);
   std::vector<float> q_l, k_l, v_l, weights;
-  std::vector<double> row(static_cast<std::size_t>(max_len));
+  std::vector<double> row(static_cast<std::size_t>(max_len)), probs(row.size());
+  const SoftmaxNormalizer softmax;  // the zoo's own softmax rows (no scratch)
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t li = 0; li < lengths.size(); ++li) {
     const int L = lengths[li];
@@ -85,17 +87,15 @@ ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<in
             }
         for (int h = 0; h < H; ++h)
           for (int t = 0; t < L; ++t) {
-            double top = -INFINITY, sum = 0.0;
             for (int s = 0; s <= t; ++s) {
               double l = 0.0;
               for (int i = 0; i < D; ++i)
                 l += static_cast<double>(q_l[(static_cast<std::size_t>(h) * L + t) * D + i]) * k_l[(static_cast<std::size_t>(h) * L + s) * D + i];
               row[static_cast<std::size_t>(s)] = static_cast<double>(static_cast<float>(l) * scale);
-              top = std::max(top, row[static_cast<std::size_t>(s)]);
             }
-            for (int s = 0; s <= t; ++s) sum += (row[static_cast<std::size_t>(s)] = std::exp(row[static_cast<std::size_t>(s)] - top));
+            softmax.forward_row_f64(row.data(), probs.data(), RowSpec{t, t + 1, L, h}, nullptr, nullptr);
             for (int s = 0; s <= t; ++s)
-              weights[(static_cast<std::size_t>(h) * L + t) * L + s] = static_cast<float>(row[static_cast<std::size_t>(s)] / sum);
+              weights[(static_cast<std::size_t>(h) * L + t) * L + s] = static_cast<float>(probs[static_cast<std::size_t>(s)]);
           }
         AttentionView view{layer, 1, H, L, weights.data(), nullptr, AttentionBlockLayout::head_major(1, L)};
         view.queries = q_l.data();
