@@ -59,6 +59,68 @@ std::vector<int> lengths_for(const ProbeSettings& s, int model_length, const std
   return s.lengths;
 }
 
+// What the probes read: a model with its windows (none for --synthetic), the lengths, and how the
+// model is named and normalizes its rows in probes.md.
+struct ProbeSource {
+  std::unique_ptr<Model> model;
+  std::optional<ProbeWindows> windows;
+  std::vector<int> lengths;
+  std::string name;
+  RowKind rows;  // default for --synthetic
+  int threads = 0;  // 0: OpenMP's default
+};
+
+ProbeSource gpt2_source(const ProbeArgs& a, const ProbeSettings& settings) {
+  ProbeSource src;
+  Gpt2Model gpt2 = load_gpt2(a.gpt2, Gpt2Options{a.heads, settings.threads > 0 ? settings.threads : 1});
+  src.model = std::move(gpt2.model);
+  const TokenWindows tokens = read_token_windows(a.tokens, gpt2.vocab, gpt2.n_positions);
+  if (tokens.windows < settings.windows)
+    throw std::invalid_argument("--windows: " + std::to_string(settings.windows) + " windows asked, but " + a.tokens +
+                                " holds " + std::to_string(tokens.windows) + " (pass --windows " +
+                                std::to_string(tokens.windows) + ")");
+  src.lengths = lengths_for(settings, static_cast<int>(tokens.length), a.tokens + "'s windows");
+  src.name = "GPT-2 " + std::to_string(gpt2.n_layer) + " x " + std::to_string(gpt2.n_head) + " (" +
+             fs::path(a.gpt2).filename().string() + ")";
+  src.windows = ProbeWindows{src.model.get(), src.name, settings.windows, src.lengths.back(), {}};
+  // The first --windows windows, each cut to the largest L.
+  for (int w = 0; w < settings.windows; ++w)
+    src.windows->ids.insert(src.windows->ids.end(), tokens.window(w), tokens.window(w) + src.lengths.back());
+  src.rows = row_kind_of(*src.model);
+  src.threads = settings.threads;
+  return src;
+}
+
+ProbeSource run_source(const ProbeArgs& a, const ProbeSettings& settings, const fs::path& out) {
+  const fs::path dir(a.run);
+  if (!fs::is_directory(dir)) throw std::invalid_argument(a.run + ": no such run folder");
+  if (!fs::exists(dir / "config.yaml"))
+    throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
+  if (fs::exists(out) && fs::equivalent(out, dir))
+    throw std::invalid_argument("--out: " + a.out + " is the run folder; the probe writes elsewhere");
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+  const fs::path checkpoint = a.checkpoint.empty() ? dir / "checkpoint.bin" : fs::path(a.checkpoint);
+  if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint.string() + ": no such checkpoint file");
+  ProbeSource src;
+  src.model = load_model(checkpoint, config);
+  const int model_length = std::min(src.model->shape().max_seq_len, config.task.seq_len);
+  src.lengths = lengths_for(settings, model_length, "the model's windows");
+  src.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+  src.windows = validation_windows(*src.model, src.name, settings.windows, src.lengths.back());
+  src.rows = row_kind_of(*src.model);
+  src.threads = settings.threads > 0 ? settings.threads : config.threads;
+  return src;
+}
+
+ProbeSource synthetic_source(const ProbeSettings& settings) {
+  ProbeSource src;
+  src.lengths = lengths_for(settings, kSyntheticLength, "the synthetic rows");
+  src.name = "synthetic";
+  src.threads = settings.threads;
+  return src;
+}
+
 void run_probe(const ProbeArgs& a) {
   const ProbeSettings settings = parse_probe_settings(a.flags);  // before anything is read
   if (a.out.empty()) throw std::invalid_argument("probe: give an output folder with --out DIR");
@@ -71,56 +133,20 @@ void run_probe(const ProbeArgs& a) {
   if (a.heads != 0 && a.gpt2.empty()) throw std::invalid_argument("probe: --heads goes with --gpt2");
   if (a.heads < 0) throw std::invalid_argument("probe: --heads must be positive, got " + std::to_string(a.heads));
   const fs::path out(a.out);
+  const ProbeSource src = a.synthetic ? synthetic_source(settings) : !a.gpt2.empty() ? gpt2_source(a, settings)
+                                                                                     : run_source(a, settings, out);
   ProbeContext context;
   context.command = joined_command_line();
-  std::unique_ptr<Model> model;
-  std::optional<ProbeWindows> windows;
-  std::vector<int> lengths;
-  int threads = settings.threads;
-  if (a.synthetic) {
-    lengths = lengths_for(settings, kSyntheticLength, "the synthetic rows");
-    context.model_name = "synthetic";
-  } else if (!a.gpt2.empty()) {
-    Gpt2Model gpt2 = load_gpt2(a.gpt2, Gpt2Options{a.heads, threads > 0 ? threads : 1});
-    model = std::move(gpt2.model);
-    const TokenWindows tokens = read_token_windows(a.tokens, gpt2.vocab, gpt2.n_positions);
-    if (tokens.windows < settings.windows)
-      throw std::invalid_argument("--windows: " + std::to_string(settings.windows) + " windows asked, but " + a.tokens +
-                                  " holds " + std::to_string(tokens.windows) + " (pass --windows " +
-                                  std::to_string(tokens.windows) + ")");
-    lengths = lengths_for(settings, static_cast<int>(tokens.length), a.tokens + "'s windows");
-    context.model_name = "GPT-2 " + std::to_string(gpt2.n_layer) + " x " + std::to_string(gpt2.n_head) + " (" +
-                         fs::path(a.gpt2).filename().string() + ")";
-    windows = ProbeWindows{model.get(), context.model_name, settings.windows, lengths.back(), {}};
-    // The first --windows windows, each cut to the largest L.
-    for (int w = 0; w < settings.windows; ++w)
-      windows->ids.insert(windows->ids.end(), tokens.window(w), tokens.window(w) + lengths.back());
-    context.rows = row_kind_of(*model);
-  } else {
-    const fs::path dir(a.run);
-    if (!fs::is_directory(dir)) throw std::invalid_argument(a.run + ": no such run folder");
-    if (!fs::exists(dir / "config.yaml"))
-      throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
-    if (fs::exists(out) && fs::equivalent(out, dir))
-      throw std::invalid_argument("--out: " + a.out + " is the run folder; the probe writes elsewhere");
-    const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
-    const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
-    const fs::path checkpoint = a.checkpoint.empty() ? dir / "checkpoint.bin" : fs::path(a.checkpoint);
-    if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint.string() + ": no such checkpoint file");
-    model = load_model(checkpoint, config);
-    const int model_length = std::min(model->shape().max_seq_len, config.task.seq_len);
-    lengths = lengths_for(settings, model_length, "the model's windows");
-    context.model_name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
-    windows = validation_windows(*model, context.model_name, settings.windows, lengths.back());
-    context.rows = row_kind_of(*model);
-    if (threads == 0) threads = config.threads;
-  }
+  context.model_name = src.name;
+  context.rows = src.rows;
+  const std::vector<int>& lengths = src.lengths;
+  const int threads = src.threads;
 #ifdef SINKLAB_HAVE_OPENMP
   if (threads > 0) omp_set_num_threads(threads);
 #endif
   const auto start = std::chrono::steady_clock::now();
   const ProbeResults results = a.synthetic ? probe_synthetic(settings, lengths, SyntheticShape{}, std::cerr)
-                                           : probe_model(*windows, settings, lengths, std::cerr);
+                                           : probe_model(*src.windows, settings, lengths, std::cerr);
   context.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_probe_outputs(results, settings, context, out, a.gnuplot, std::cerr);
   std::printf("probes of %s: %lld rows, %.1f s; %s\n", context.model_name.c_str(), static_cast<long long>(results.rows_seen),
