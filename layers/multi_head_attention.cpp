@@ -147,6 +147,7 @@ Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, con
     }
     view.virtual_mass = virtual_mass;
     view.logit_scale = scale_;
+    view.head_params = params;
     if (observers_->any_wants_qkv()) {
       view.queries = q.data();
       view.keys = k.data();

@@ -11,8 +11,8 @@
 
 #include "analysis/normlimits/distance_bound.h"
 #include "analysis/normlimits/expected_distance.h"
-#include "analysis/normlimits/gradient_sensitivity.h"
 #include "analysis/normlimits/probe_plan.h"
+#include "analysis/normlimits/sensitivity_rows.h"
 #include "analysis/normlimits/separability.h"
 #include "analysis/normlimits/top_set.h"
 #include "analysis/normlimits/vanishing_bound.h"
@@ -44,7 +44,7 @@ int sample_stride(int L) { return std::max(1, L / 64); }
 
 // One thread's buffers, sized for the longest length and the vector width.
 struct ProbeCollector::Workspace {
-  Workspace(int max_len, int dim, int head_dim)
+  Workspace(int max_len, int dim, int head_dim, const SensitivityRows& sensitivity)
       : dim(dim),
         x(static_cast<std::size_t>(max_len) * dim),
         x_norm(static_cast<std::size_t>(max_len)),
@@ -55,6 +55,8 @@ struct ProbeCollector::Workspace {
         direction(static_cast<std::size_t>(max_len)),
         p0(static_cast<std::size_t>(max_len)),
         p1(static_cast<std::size_t>(max_len)),
+        row_scratch(static_cast<std::size_t>(sensitivity.scratch_size(max_len))),
+        head_params(static_cast<std::size_t>(sensitivity.params_per_head())),
         q(static_cast<std::size_t>(head_dim)),
         s(static_cast<std::size_t>(dim)),
         order(static_cast<std::size_t>(max_len)),
@@ -63,7 +65,7 @@ struct ProbeCollector::Workspace {
   int dim;
   std::vector<double> x, x_norm, unit_c;
   std::vector<float> pairwise;
-  std::vector<double> a, logits, direction, p0, p1, q, s;
+  std::vector<double> a, logits, direction, p0, p1, row_scratch, head_params, q, s;
   std::vector<int> order;
   TopSetScan scan;
   MonteCarloScratch mc;
@@ -71,7 +73,7 @@ struct ProbeCollector::Workspace {
 
 ProbeCollector::ProbeCollector(const ProbeSettings& settings, const std::vector<int>& lengths, int layers, int heads,
                                RowKind rows)
-    : settings_(settings), rows_(std::move(rows)) {
+    : settings_(settings), rows_(std::move(rows)), sensitivity_(rows_) {
   if (lengths.empty()) throw std::invalid_argument("probe: no lengths to probe");
   ProbeResults& r = results_;
   r.layers = layers;
@@ -115,7 +117,7 @@ void ProbeCollector::on_attention(const AttentionView& view) {
 #endif
   // Buffers once per thread (the first pass), sized for the longest length.
   while (static_cast<int>(workspaces_.size()) < threads)
-    workspaces_.push_back(std::make_unique<Workspace>(results_.max_len, dim, static_cast<int>(view.head_dim)));
+    workspaces_.push_back(std::make_unique<Workspace>(results_.max_len, dim, static_cast<int>(view.head_dim), sensitivity_));
   const int heads = static_cast<int>(view.heads);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int h = 0; h < heads; ++h) {
@@ -158,6 +160,13 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
   const float* queries = view.queries + static_cast<int64_t>(head) * L * D;
   const float* keys = view.keys + static_cast<int64_t>(head) * L * D;
   const double t_model = rows_.temperature / view.logit_scale;
+  const double* params = nullptr;  // the head's learned normalizer parameters, for P5's row map
+  if (const int P = sensitivity_.params_per_head(); P > 0) {
+    if (!view.head_params)
+      throw std::logic_error("probe P5: the attention gave no parameters for the " + sensitivity_.name() + " rows");
+    for (int p = 0; p < P; ++p) ws.head_params[static_cast<std::size_t>(p)] = view.head_params[head * P + p];
+    params = ws.head_params.data();
+  }
   double max_key_norm = 0.0;
   int64_t vanish_lower_unchecked = 0;
   int64_t d_max_checks = 0, d_max_bad = 0, vanish_checks = 0, vanish_bad = 0, sep_checks = 0, sep_bad = 0, grad_checks = 0,
@@ -262,7 +271,8 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
       }
     }
 
-    // P5: gradient sensitivity of softmax(l / T) on the sampled rows, raw logits l_k = q . k_k.
+    // P5: gradient sensitivity of the row map (softmax(l / T), or the model's own normalizer:
+    // sensitivity_rows.h) on the sampled rows, raw logits l_k = q . k_k.
     if (at_max && n >= 2 && (t + 1) % stride == 0) {
       double mean = 0.0;
       for (int k = 0; k < n; ++k) {
@@ -287,16 +297,17 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, Workspace& 
       const std::size_t E = settings_.eps.size();
       for (std::size_t ti = 0; ti < settings_.temperatures.size(); ++ti) {
         const double T = settings_.temperatures[ti];
-        tempered_softmax(ws.logits.data(), nullptr, 0.0, n, T, ws.p0.data());
+        sensitivity_.apply(ws.logits.data(), nullptr, 0.0, n, L, T, params, ws.p0.data(), ws.row_scratch.data());
         for (std::size_t ei = 0; ei < E; ++ei) {
           const double eps = settings_.eps[ei];
-          const double g = gradient_sensitivity(ws.logits.data(), ws.direction.data(), ws.p0.data(), n, T, eps, ws.p1.data());
+          const double g = row_sensitivity(sensitivity_, ws.logits.data(), ws.direction.data(), ws.p0.data(), n, L, T, eps,
+                                           params, ws.p1.data(), ws.row_scratch.data());
           r.gradient_sums[(ti * E + ei) * r.gradient_rows.size() + (static_cast<std::size_t>(layer) * r.heads + head) * r.windows + window] += g;
           ++grad_checks;
-          const double bound = std::min(1.0 / (2.0 * T), std::sqrt(2.0) / eps);
+          const double bound = sensitivity_.bound(n, T, eps, params);
           if (g > bound * (1.0 + 1e-9) + 1e-12 / eps) {
             ++grad_bad;
-            record({"P5 g <= min(1/(2T), sqrt(2)/eps)", layer, head, window, t, L, 0, g, bound});
+            record({sensitivity_.bound_text(), layer, head, window, t, L, 0, g, bound});
           }
         }
       }

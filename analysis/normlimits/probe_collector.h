@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/normlimits/probe_results.h"
+#include "analysis/normlimits/sensitivity_rows.h"
 #include "core/observe/attention_observer.h"
 
 namespace sinklab::normlimits {
@@ -40,6 +41,7 @@ class ProbeCollector final : public AttentionObserver {
 
   ProbeSettings settings_;
   RowKind rows_;
+  SensitivityRows sensitivity_;  // P5's row map
   ProbeResults results_;
   int plan_ = 0, window_ = 0;
   std::vector<std::unique_ptr<Workspace>> workspaces_;

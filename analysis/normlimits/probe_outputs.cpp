@@ -7,6 +7,7 @@
 
 #include "analysis/normlimits/ks_test.h"
 #include "analysis/normlimits/probe_collector.h"
+#include "analysis/normlimits/sensitivity_rows.h"
 #include "analysis/normlimits/vanishing_bound.h"
 #include "core/io/file_write.h"
 #include "report/gnuplot_runner.h"
@@ -387,9 +388,10 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
     if (std::isnan(g1) && T >= 1.0) g1 = g;
   }
   const LineFit slope = fit_line(lx, ly);
+  const SensitivityRows p5_rows(context.rows);
   md << "| P5 gradient | ~1/T below T = 0.1; 2 decades down at T >= 1 | log-log slope of max g below T = 0.1: "
      << num(slope.slope) << "; g(T~0.1)/g(T~1) = " << num(g01 / g1) << "; sigma_l = " << num(sigma_l) << " | eps = "
-     << num(s.eps.front()) << ", raw logits q.k, L = " << max_len << " |\n";
+     << num(s.eps.front()) << ", raw logits q.k, " << p5_rows.name() << " rows, L = " << max_len << " |\n";
   const double p16 = sep_at(16);
   int heads_99 = 0;
   if (p16 > 0 && p16 < 1) heads_99 = static_cast<int>(std::ceil(std::log(0.01) / std::log(1 - p16)));
@@ -404,7 +406,7 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
   md << "| (P1 rows whose lower bound e^{-2 Delta/T}/n < " << num(kSmallestCheckedWeight)
      << ", below float32: upper bound only) | " << r.vanishing_lower_unchecked << " | - |\n";
   md << "| separability 1 at N = 1 (r > 0) | " << r.checks_separability << " | " << r.violations_separability << " |\n";
-  md << "| P5 g <= 1/(2T) and g <= sqrt(2)/eps | " << r.checks_gradient << " | " << r.violations_gradient << " |\n\n";
+  md << "| " << p5_rows.bound_text() << " | " << r.checks_gradient << " | " << r.violations_gradient << " |\n\n";
   if (!r.first_violations.empty()) {
     md << "First violations:\n\n";
     for (const ViolationRecord& v : r.first_violations)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/normlimits/probe_settings.h"
+#include "layers/model_config.h"
 
 namespace sinklab::normlimits {
 
@@ -33,6 +34,7 @@ struct RowKind {
   std::string normalizer = "softmax";
   bool softmax = true;       // plain softmax rows (no key-bias slot): P1 and d_max apply as stated
   double temperature = 1.0;  // the softmax option (T_model = temperature / logit scale)
+  NormalizerConfig config;   // the model's normalizer with its options (P5 perturbs its rows)
 };
 
 struct ViolationRecord {
