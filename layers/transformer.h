@@ -35,6 +35,9 @@ class Transformer : public Module {
   int layers() const { return static_cast<int>(blocks_.size()); }
   int heads() const { return config_.heads; }
   const TransformerBlock& block(int i) const { return *blocks_[static_cast<size_t>(i)]; }
+  // True when an unobserved pass over rows of seq_len tiles some layer's attention (no [T, T] arrays,
+  // layers/tiled_attention.h); an observed pass never does.
+  bool tiles_attention(int64_t seq_len) const;
 
  protected:
   void initialize_own(Rng& rng) override;

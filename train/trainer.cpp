@@ -16,6 +16,7 @@
 #include "core/io/file_read.h"  // FileReadError
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
+#include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "models/model_loader.h"
 #include "run_files/attention_map_files.h"
@@ -75,9 +76,14 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
   graph_.reset();
   params_.zero_grads();
 
+  // Long rows: an unobserved step tiles its attention (layers/tiled_attention.h), an observed one would
+  // hold [H, B, T, T] weights, scores and their gradients (GBs at T = 1024). A logged step then reads its
+  // statistics from a forward-only pass of the same batch before training on it unobserved.
+  const bool observe_in_step = collect_stats && !model_->tiles_attention(task_->seq_len());
+  if (collect_stats && !observe_in_step) observe_batch_in_chunks(B);
   SinkObserver observer(train_stats_.get(), nullptr);
   std::optional<AttentionObservers::Registration> registration;
-  if (collect_stats) {
+  if (observe_in_step) {
     observer.begin_batch(batch_.roles.data(), B);
     train_stats_->reset();
     registration.emplace(model_->observers().observe(observer));
@@ -94,6 +100,22 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
                                                          : gradient_norm(params_);
   optimizer_->step(params_, static_cast<float>(learning_rate(config_.optimizer, step, config_.train.max_steps)));
   return loss_value;
+}
+
+void Trainer::observe_batch_in_chunks(int batch) {
+  train_stats_->reset();
+  SinkObserver observer(train_stats_.get(), nullptr);
+  const AttentionObservers::Registration registration = model_->observers().observe(observer);
+  const NoGradGuard no_grad(graph_);
+  const int chunk = evaluation_chunk(task_->seq_len());
+  for (int begin = 0; begin < batch; begin += chunk) {
+    const int count = std::min(chunk, batch - begin);
+    const ConstBatchView v = batch_.view(begin, count);
+    observer.begin_batch(v.roles, count);
+    graph_.reset();
+    objective_.run(graph_, *model_, v, count);
+  }
+  graph_.reset();
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {

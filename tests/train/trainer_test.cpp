@@ -1,5 +1,6 @@
 // The training loop: bit-identical repeat runs, bit-identical resume from a checkpoint, no heap
-// allocation in steady-state steps, loss going down, corrupt checkpoints rejected.
+// allocation in steady-state steps, loss going down, logged steps on long rows costing no [T, T]
+// gradients, corrupt checkpoints rejected.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -131,6 +132,27 @@ TEST(Trainer, LossGoesDown) {
     last = loss;
   }
   EXPECT_LT(last, 0.5 * first);
+}
+
+TEST(Trainer, LoggedStepsOnLongRowsHoldNoQuadraticGradients) {
+  // T = 512, tiled when unobserved: a logged step reads its statistics from a forward-only pass, one
+  // input at a time, so it needs about the memory of an unlogged step. Observed inside the training
+  // pass it would hold [H, B, T, T] scores, weights and both gradients per layer: 16 MB of each here,
+  // several times the unlogged step's whole graph.
+  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const RunConfig c = parse_run_config(
+      "model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
+      "task: {seq_len: 512, eval_samples: 2}\nanalysis: {eval_attention_samples: 2}\n"
+      "train: {batch_size: 8, max_steps: 2, log_every: 1}\n",
+      "test.yaml", {}, vocab);
+  Trainer t(c);
+  ASSERT_TRUE(t.model().tiles_attention(512));
+  t.train_step(0, false);
+  const size_t unlogged = t.graph().arena().high_water();
+  t.train_step(1, true);
+  const size_t logged = t.graph().arena().high_water();
+  const size_t one_tt_array = size_t{2} * 8 * 512 * 512;  // [H, B, T, T] floats
+  EXPECT_LT(logged, unlogged + one_tt_array) << "unlogged " << unlogged << " floats, logged " << logged;
 }
 
 TEST(Checkpoint, CorruptOrForeignFilesAreRejected) {
