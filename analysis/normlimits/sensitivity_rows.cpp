@@ -49,7 +49,7 @@ double SensitivityRows::bound(int n, double T, double eps, const double* params)
 std::string SensitivityRows::bound_text() const {
   switch (lipschitz_) {
     case Lipschitz::softmax: return "P5 g <= 1/(2T) and g <= sqrt(2)/eps";
-    case Lipschitz::log_keys_softmax: return "P5 g <= |s_h| ln(n)/(2T) and g <= sqrt(2)/eps (" + name_ + ")";
+    case Lipschitz::log_keys_softmax: return "P5 g <= abs(s_h) ln(n)/(2T) and g <= sqrt(2)/eps (" + name_ + ")";  // no pipes: a table cell
     case Lipschitz::projection: return "P5 g <= 1/T and g <= sqrt(2)/eps (" + name_ + ")";
     case Lipschitz::simplex: return "P5 g <= sqrt(2)/eps (" + name_ + ")";
     case Lipschitz::none: return "P5 bounds: none known for " + name_;
