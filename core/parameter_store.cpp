@@ -1,6 +1,8 @@
 #include "core/parameter_store.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 namespace sinklab {
@@ -17,10 +19,14 @@ ParameterStore::Id ParameterStore::declare(const std::string& name, const Shape&
   return id;
 }
 
+void ParameterStore::FreeFloats::operator()(float* p) const { std::free(p); }
+
 void ParameterStore::finalize() {
   if (finalized_) return;
   values_ = std::make_unique<float[]>(std::max<size_t>(total_, 1));
-  grads_ = std::make_unique<float[]>(std::max<size_t>(total_, 1));
+  auto* grads = static_cast<float*>(std::calloc(std::max<size_t>(total_, 1), sizeof(float)));
+  if (!grads) throw std::bad_alloc();
+  grads_.reset(grads);
   finalized_ = true;
 }
 

@@ -54,8 +54,13 @@ class ParameterStore {
   std::unordered_map<std::string, Id> index_;
   size_t total_ = 0;
   bool finalized_ = false;
+  struct FreeFloats {
+    void operator()(float* p) const;
+  };
   std::unique_ptr<float[]> values_;
-  std::unique_ptr<float[]> grads_;
+  // From calloc: a large block arrives as untouched zero pages, so the gradients of a model that is
+  // only loaded (inspect, probe, GPT-2 weights) take no memory until a backward pass writes them.
+  std::unique_ptr<float[], FreeFloats> grads_;
   std::vector<std::unique_ptr<float[]>> moments_;
 };
 
