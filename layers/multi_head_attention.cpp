@@ -9,6 +9,7 @@
 #include "core/ops/unary.h"
 #include "layers/attention_row_facts.h"
 #include "layers/attention_weights.h"
+#include "layers/fused_block_attention.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "layers/rotary_embedding.h"
 #include "layers/tiled_attention.h"
@@ -93,11 +94,18 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
   const Tensor gate =
       gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_width)).reshape({H, B * T, gate_width}) : Tensor();
-  Tensor o = uses_tiled_path(T) ? tiled_attention(g, q.is_contiguous() ? q : contiguous(g, q),
-                                                  k.is_contiguous() ? k : contiguous(g, k), v, scale_, *tiled_form_,
-                                                  normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor())
-                                      .reshape({H, B * T, D})
-                                : attend_materialized(g, rows, q, k, v, gate, gate_width);  // [H, B*T, D]
+  const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
+  Tensor o;  // [H, B*T, D]
+  if (uses_fused_path(T))
+    o = fused_block_attention(g, q.is_contiguous() ? q : contiguous(g, q), k.is_contiguous() ? k : contiguous(g, k), v,
+                              scale_, *normalizer_, head_params)
+            .reshape({H, B * T, D});
+  else if (uses_tiled_path(T))
+    o = tiled_attention(g, q.is_contiguous() ? q : contiguous(g, q), k.is_contiguous() ? k : contiguous(g, k), v, scale_,
+                        *tiled_form_, head_params)
+            .reshape({H, B * T, D});
+  else
+    o = attend_materialized(g, rows, q, k, v, gate, gate_width);
   if (gate_) o = mul(g, o, gate);
   // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
   const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
@@ -111,6 +119,12 @@ bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
   const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->learns_head_param());
   return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed;
+}
+
+bool MultiHeadAttention::uses_fused_path(int64_t T) const {
+  const bool observed = observers_ && !observers_->empty();
+  const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
+  return T <= kFusedMaxSeqLen && !key_bias_ && !ablated && !observed;
 }
 
 Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k,

@@ -44,6 +44,11 @@ class MultiHeadAttention : public Module {
   // runs layers/tiled_attention.h when the normalizer has a tiled form: no [H, B, T, T] arrays.
   // Below it the materialized path is faster (docs/performance.md, "Long rows").
   static constexpr int64_t kTiledMinSeqLen = 256;
+  // Up to this sequence length, a forward pass with no observer, no key-bias token and no ablation
+  // runs layers/fused_block_attention.h (any normalizer): each (head, sample) block's products and
+  // rows in one pass instead of batched oneDNN calls over [H, B, T, T] (docs/performance.md, "Short
+  // rows: fused block attention").
+  static constexpr int64_t kFusedMaxSeqLen = 64;
 
   // `ablation` (the model's, may be null) is read on every forward pass.
   MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
@@ -52,6 +57,8 @@ class MultiHeadAttention : public Module {
   // True when forward would take the tiled path for rows of length T right now (observers and the
   // ablation are read at call time).
   bool uses_tiled_path(int64_t T) const;
+  // Likewise for the fused short-row path.
+  bool uses_fused_path(int64_t T) const;
 
   const Normalizer& normalizer() const { return *normalizer_; }
   float logit_scale() const { return scale_; }

@@ -1,0 +1,156 @@
+#include "layers/fused_block_attention_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+// Vec below is 64 bytes; without AVX-512 (builds without -march=native: the sanitizer build) GCC warns
+// that passing it by value has another ABI. Every function taking one has internal linkage, so no
+// caller compiled elsewhere can disagree.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace sinklab::fused {
+namespace {
+
+// 16 floats: one AVX-512 register under -march=native (GCC vector extension; other targets split it).
+using Vec = float __attribute__((vector_size(64)));
+constexpr int kLanes = 16;
+constexpr int kRows = 4;  // rows per group: four independent FMA chains
+static_assert(kMaxSeqLen % kLanes == 0);
+
+inline Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+inline void add_to(float* p, Vec v) { store(p, load(p) + v); }
+
+// out row i, keys c0 .. c0 + 16 (those < T): mult * acc on keys j <= i, 0 after the diagonal.
+inline void store_causal_chunk(Vec acc, int i, int c0, int T, float mult, float* out_row) {
+  alignas(64) float lanes[kLanes];
+  store(lanes, mult * acc);
+  const int n = std::min(kLanes, T - c0);
+  for (int l = 0; l < n; ++l) out_row[c0 + l] = c0 + l <= i ? lanes[l] : 0.0f;
+}
+
+}  // namespace
+
+// bt [D, kMaxSeqLen] = b^T, keys >= T zero; out [T, T]
+void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out, float* bt) {
+  const int padded = (T + kLanes - 1) / kLanes * kLanes;
+  for (int d = 0; d < D; ++d) {
+    float* row = bt + d * kMaxSeqLen;
+    for (int j = 0; j < T; ++j) row[j] = b[j * D + d];
+    std::fill(row + T, row + padded, 0.0f);
+  }
+  for (int i0 = 0; i0 < T; i0 += kRows) {
+    const int rows = std::min(kRows, T - i0);
+    const int chunks = (i0 + rows - 1) / kLanes + 1;  // key chunks the group's last row reaches
+    for (int c = 0; c < chunks; ++c) {
+      const float* bc = bt + c * kLanes;
+      if (rows == kRows) {
+        const float* a0 = a + i0 * D;
+        Vec s0{}, s1{}, s2{}, s3{};
+        for (int d = 0; d < D; ++d) {
+          const Vec bd = load(bc + d * kMaxSeqLen);
+          s0 += a0[d] * bd;
+          s1 += a0[D + d] * bd;
+          s2 += a0[2 * D + d] * bd;
+          s3 += a0[3 * D + d] * bd;
+        }
+        store_causal_chunk(s0, i0, c * kLanes, T, mult, out + i0 * T);
+        store_causal_chunk(s1, i0 + 1, c * kLanes, T, mult, out + (i0 + 1) * T);
+        store_causal_chunk(s2, i0 + 2, c * kLanes, T, mult, out + (i0 + 2) * T);
+        store_causal_chunk(s3, i0 + 3, c * kLanes, T, mult, out + (i0 + 3) * T);
+      } else {
+        for (int r = 0; r < rows; ++r) {
+          const float* ar = a + (i0 + r) * D;
+          Vec s{};
+          for (int d = 0; d < D; ++d) s += ar[d] * load(bc + d * kMaxSeqLen);
+          store_causal_chunk(s, i0 + r, c * kLanes, T, mult, out + (i0 + r) * T);
+        }
+      }
+    }
+    for (int r = 0; r < rows; ++r)  // key chunks past the group's diagonal
+      std::fill(out + (i0 + r) * T + std::min(T, chunks * kLanes), out + (i0 + r + 1) * T, 0.0f);
+  }
+}
+
+// w [T, T], x [T, D], out [T, D]
+void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out) {
+  for (int i0 = 0; i0 < T; i0 += kRows) {
+    const int rows = std::min(kRows, T - i0);
+    const int keys = i0 + rows;  // the group's last row sees keys 0 .. i0 + rows - 1
+    const float* w0 = w + i0 * T;
+    float* o0 = out + i0 * D;
+    int d0 = 0;
+    for (; d0 + kLanes <= D; d0 += kLanes) {
+      if (rows == kRows) {
+        Vec a0{}, a1{}, a2{}, a3{};
+        for (int j = 0; j < keys; ++j) {
+          const Vec xj = load(x + j * D + d0);
+          a0 += w0[j] * xj;
+          a1 += w0[T + j] * xj;
+          a2 += w0[2 * T + j] * xj;
+          a3 += w0[3 * T + j] * xj;
+        }
+        add_to(o0 + d0, mult * a0);
+        add_to(o0 + D + d0, mult * a1);
+        add_to(o0 + 2 * D + d0, mult * a2);
+        add_to(o0 + 3 * D + d0, mult * a3);
+      } else {
+        for (int r = 0; r < rows; ++r) {
+          Vec a{};
+          for (int j = 0; j < keys; ++j) a += w0[r * T + j] * load(x + j * D + d0);
+          add_to(o0 + r * D + d0, mult * a);
+        }
+      }
+    }
+    for (; d0 < D; ++d0)  // channels beyond a multiple of 16
+      for (int r = 0; r < rows; ++r) {
+        float a = 0.0f;
+        for (int j = 0; j < keys; ++j) a += w0[r * T + j] * x[j * D + d0];
+        o0[r * D + d0] += mult * a;
+      }
+  }
+}
+
+// w [T, T], x [T, D], out [T, D]
+void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out) {
+  for (int j0 = 0; j0 < T; j0 += kRows) {
+    const int cols = std::min(kRows, T - j0);  // rows of out: keys j0 .. j0 + cols - 1
+    float* o0 = out + j0 * D;
+    int d0 = 0;
+    for (; d0 + kLanes <= D; d0 += kLanes) {
+      if (cols == kRows) {
+        Vec a0{}, a1{}, a2{}, a3{};
+        for (int i = j0; i < T; ++i) {  // queries that see key j0 (w is 0 where they do not see j0 + c)
+          const Vec xi = load(x + i * D + d0);
+          const float* wi = w + i * T + j0;
+          a0 += wi[0] * xi;
+          a1 += wi[1] * xi;
+          a2 += wi[2] * xi;
+          a3 += wi[3] * xi;
+        }
+        add_to(o0 + d0, mult * a0);
+        add_to(o0 + D + d0, mult * a1);
+        add_to(o0 + 2 * D + d0, mult * a2);
+        add_to(o0 + 3 * D + d0, mult * a3);
+      } else {
+        for (int c = 0; c < cols; ++c) {
+          Vec a{};
+          for (int i = j0; i < T; ++i) a += w[i * T + j0 + c] * load(x + i * D + d0);
+          add_to(o0 + c * D + d0, mult * a);
+        }
+      }
+    }
+    for (; d0 < D; ++d0)
+      for (int c = 0; c < cols; ++c) {
+        float a = 0.0f;
+        for (int i = j0; i < T; ++i) a += w[i * T + j0 + c] * x[i * D + d0];
+        o0[c * D + d0] += mult * a;
+      }
+  }
+}
+
+}  // namespace sinklab::fused
