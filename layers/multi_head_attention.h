@@ -41,9 +41,10 @@ struct AttentionSpec {
 class MultiHeadAttention : public Module {
  public:
   // From this sequence length on, a forward pass with no observer, no key-bias token and no ablation
-  // runs layers/tiled_attention.h when the normalizer has a tiled form: no [H, B, T, T] arrays.
-  // Below it the materialized path is faster (docs/performance.md, "Long rows").
-  static constexpr int64_t kTiledMinSeqLen = 256;
+  // runs layers/tiled_attention.h when the normalizer has a tiled form: no [H, B, T, T] arrays. It
+  // starts where the fused path ends: the tiled op already beats the materialized one at T = 64
+  // and 128 (docs/performance.md, "Long rows").
+  static constexpr int64_t kTiledMinSeqLen = 65;
   // Up to this sequence length, a forward pass with no observer, no key-bias token and no ablation
   // runs layers/fused_block_attention.h (any normalizer): each (head, sample) block's products and
   // rows in one pass instead of batched oneDNN calls over [H, B, T, T] (docs/performance.md, "Short
