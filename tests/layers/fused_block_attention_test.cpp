@@ -15,6 +15,7 @@
 #include "layers/fused_block_attention.h"
 #include "layers/multi_head_attention.h"
 #include "layers/normalizers/normalizer_registry.h"
+#include "tests/support/attention_paths.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/normalizer_variants.h"
 
@@ -23,56 +24,19 @@ namespace {
 
 class FusedEveryNormalizer : public ::testing::TestWithParam<testing::NormalizerVariant> {};
 
-struct Grads {
-  std::vector<float> o, dq, dk, dv, dparams;
-};
+using testing::AttentionGrads;
+using testing::close_to_materialized;
 
-// o and the gradients of sum(o * R) for q, k, v [H, B, T, D] (and the head parameters [H, P] of a
-// normalizer that learns them), through the fused op or the materialized path.
-Grads run(const std::vector<float>& qkv, const Shape& shape, float scale, const Normalizer& norm, bool fused,
-          uint64_t seed) {
-  const auto n = static_cast<size_t>(shape.numel());
-  std::vector<float> data(qkv), grads(3 * n, 0.0f);
-  Tensor q(data.data(), grads.data(), shape), k(data.data() + n, grads.data() + n, shape),
-      v(data.data() + 2 * n, grads.data() + 2 * n, shape);
-  const int64_t H = shape[0], P = norm.params_per_head();
-  std::vector<float> params(static_cast<size_t>(H * P)), dparams(params.size(), 0.0f);
-  for (size_t i = 0; i < params.size(); ++i) params[i] = 0.8f - 0.9f * static_cast<float>(i);  // 0.8, -0.1, ...
-  const Tensor head_params = P > 0 ? Tensor(params.data(), dparams.data(), Shape{H, P}) : Tensor();
-  Graph g;
-  Tensor o;
-  if (fused) {
-    o = fused_block_attention(g, q, k, v, scale, norm, head_params);
-  } else {
-    const Tensor weights = attention_weights(g, matmul(g, q, k.transpose(-2, -1), scale), norm, head_params);
-    o = matmul(g, weights, v);
-  }
-  std::vector<float> r(n);
-  Rng rng(seed);
-  rng.fill_uniform(r, -1.0f, 1.0f);
-  g.backward(o, r);
-  Grads out;
-  out.o.assign(o.data(), o.data() + n);
-  out.dq.assign(grads.begin(), grads.begin() + static_cast<int64_t>(n));
-  out.dk.assign(grads.begin() + static_cast<int64_t>(n), grads.begin() + 2 * static_cast<int64_t>(n));
-  out.dv.assign(grads.begin() + 2 * static_cast<int64_t>(n), grads.end());
-  out.dparams = dparams;
-  return out;
-}
-
-// Float32 sums over up to T terms in another order: 1e-4 relative to the largest entry is far above
-// the round-off, while one missing key (a weight of ~1/T >= 1/64 of a row) or a wrong scale is far
-// above it (as tests/layers/tiled_attention_test.cpp's close).
-::testing::AssertionResult close(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << what << ": sizes differ";
-  float largest = 0.0f;
-  for (float x : want) largest = std::max(largest, std::fabs(x));
-  const float tol = 1e-4f * std::max(largest, 1.0f);
-  for (size_t i = 0; i < want.size(); ++i)
-    if (!(std::fabs(got[i] - want[i]) <= tol))
-      return ::testing::AssertionFailure() << what << "[" << i << "] = " << got[i] << ", materialized " << want[i]
-                                           << " (tolerance " << tol << ")";
-  return ::testing::AssertionSuccess();
+// Through the fused op or the materialized path: see tests/support/attention_paths.h.
+AttentionGrads run(const std::vector<float>& qkv, const Shape& shape, float scale, const Normalizer& norm, bool fused,
+                   uint64_t seed) {
+  return testing::attention_grads(
+      qkv, shape, norm.params_per_head(),
+      [&](Graph& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& params) {
+        return fused ? fused_block_attention(g, q, k, v, scale, norm, params)
+                     : testing::materialized_attention(g, q, k, v, scale, norm, params);
+      },
+      seed);
 }
 
 TEST_P(FusedEveryNormalizer, MatchesTheMaterializedPath) {
@@ -85,14 +49,14 @@ TEST_P(FusedEveryNormalizer, MatchesTheMaterializedPath) {
       Rng rng(static_cast<uint64_t>(T * 131 + D));
       rng.fill_uniform(qkv, -1.0f, 1.0f);
       const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-      const Grads want = run(qkv, shape, scale, *norm, false, 3);
-      const Grads got = run(qkv, shape, scale, *norm, true, 3);
+      const AttentionGrads want = run(qkv, shape, scale, *norm, false, 3);
+      const AttentionGrads got = run(qkv, shape, scale, *norm, true, 3);
       SCOPED_TRACE("T " + std::to_string(T) + " D " + std::to_string(D));
-      EXPECT_TRUE(close(got.o, want.o, "o"));
-      EXPECT_TRUE(close(got.dq, want.dq, "dq"));
-      EXPECT_TRUE(close(got.dk, want.dk, "dk"));
-      EXPECT_TRUE(close(got.dv, want.dv, "dv"));
-      EXPECT_TRUE(close(got.dparams, want.dparams, "dparams"));
+      EXPECT_TRUE(close_to_materialized(got.o, want.o, "o"));
+      EXPECT_TRUE(close_to_materialized(got.dq, want.dq, "dq"));
+      EXPECT_TRUE(close_to_materialized(got.dk, want.dk, "dk"));
+      EXPECT_TRUE(close_to_materialized(got.dv, want.dv, "dv"));
+      EXPECT_TRUE(close_to_materialized(got.dparams, want.dparams, "dparams"));
     }
 }
 
@@ -122,8 +86,8 @@ TEST(FusedBlockAttention, RepeatsBitForBit) {
   std::vector<float> qkv(static_cast<size_t>(3 * shape.numel()));
   Rng rng(5);
   rng.fill_uniform(qkv, -1.0f, 1.0f);
-  const Grads a = run(qkv, shape, 0.25f, *norm, true, 3);
-  const Grads b = run(qkv, shape, 0.25f, *norm, true, 3);
+  const AttentionGrads a = run(qkv, shape, 0.25f, *norm, true, 3);
+  const AttentionGrads b = run(qkv, shape, 0.25f, *norm, true, 3);
   EXPECT_EQ(a.o, b.o);
   EXPECT_EQ(a.dq, b.dq);
   EXPECT_EQ(a.dk, b.dk);
@@ -195,7 +159,7 @@ TEST(FusedBlockAttention, LayerTakesItOnlyWhenUnobserved) {
     EXPECT_EQ(observer.weights.size(), static_cast<size_t>(2 * 2 * T * T));
     const std::vector<float> a(fused_out.data(), fused_out.data() + fused_out.numel()),
         b(observed_out.data(), observed_out.data() + observed_out.numel());
-    EXPECT_TRUE(close(a, b, "layer output"));
+    EXPECT_TRUE(close_to_materialized(a, b, "layer output"));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "layers/multi_head_attention.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "layers/tiled_attention.h"
+#include "tests/support/attention_paths.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/normalizer_variants.h"
 
@@ -34,55 +35,19 @@ const std::set<std::string>& tiled_labels() {
   return labels;
 }
 
-struct Grads {
-  std::vector<float> o, dq, dk, dv, dparams;
-};
+using testing::AttentionGrads;
+using testing::close_to_materialized;
 
-// o and the gradients of sum(o * R) for q, k, v [H, B, T, D] (and the head parameters [H, P] of a
-// normalizer that learns them), through `tiled` or the materialized path.
-Grads run(const std::vector<float>& qkv, const Shape& shape, float scale, const Normalizer& norm, bool tiled,
-          AttentionTiles tiles, uint64_t seed) {
-  const auto n = static_cast<size_t>(shape.numel());
-  std::vector<float> data(qkv), grads(3 * n, 0.0f);
-  Tensor q(data.data(), grads.data(), shape), k(data.data() + n, grads.data() + n, shape),
-      v(data.data() + 2 * n, grads.data() + 2 * n, shape);
-  const int64_t H = shape[0], P = norm.params_per_head();
-  std::vector<float> params(static_cast<size_t>(H * P)), dparams(params.size(), 0.0f);
-  for (size_t i = 0; i < params.size(); ++i) params[i] = 0.8f - 0.9f * static_cast<float>(i);  // slot logits 0.8, -0.1
-  const Tensor head_params = P > 0 ? Tensor(params.data(), dparams.data(), Shape{H, P}) : Tensor();
-  Graph g;
-  Tensor o;
-  if (tiled) {
-    o = tiled_attention(g, q, k, v, scale, *norm.tiled_form(), head_params, tiles);
-  } else {
-    const Tensor weights = attention_weights(g, matmul(g, q, k.transpose(-2, -1), scale), norm, head_params);
-    o = matmul(g, weights, v);
-  }
-  std::vector<float> r(n);
-  Rng rng(seed);
-  rng.fill_uniform(r, -1.0f, 1.0f);
-  g.backward(o, r);
-  Grads out;
-  out.o.assign(o.data(), o.data() + n);
-  out.dq.assign(grads.begin(), grads.begin() + static_cast<int64_t>(n));
-  out.dk.assign(grads.begin() + static_cast<int64_t>(n), grads.begin() + 2 * static_cast<int64_t>(n));
-  out.dv.assign(grads.begin() + 2 * static_cast<int64_t>(n), grads.end());
-  out.dparams = dparams;
-  return out;
-}
-
-// Float32 sums over up to T terms in a different order (and exp of a differently shifted logit):
-// 1e-4 relative to the largest entry is ~100x the round-off seen, while one missing key (a
-// weight of ~1/T <= 1/300 of a row) or a wrong scale is far above it.
-::testing::AssertionResult close(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
-  float largest = 0.0f;
-  for (float x : want) largest = std::max(largest, std::fabs(x));
-  const float tol = 1e-4f * std::max(largest, 1.0f);
-  for (size_t i = 0; i < want.size(); ++i)
-    if (!(std::fabs(got[i] - want[i]) <= tol))
-      return ::testing::AssertionFailure() << what << "[" << i << "] = " << got[i] << ", materialized " << want[i]
-                                           << " (tolerance " << tol << ")";
-  return ::testing::AssertionSuccess();
+// Through the tiled op or the materialized path: see tests/support/attention_paths.h.
+AttentionGrads run(const std::vector<float>& qkv, const Shape& shape, float scale, const Normalizer& norm, bool tiled,
+                   AttentionTiles tiles, uint64_t seed) {
+  return testing::attention_grads(
+      qkv, shape, norm.params_per_head(),
+      [&](Graph& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& params) {
+        return tiled ? tiled_attention(g, q, k, v, scale, *norm.tiled_form(), params, tiles)
+                     : testing::materialized_attention(g, q, k, v, scale, norm, params);
+      },
+      seed);
 }
 
 TEST_P(EveryTiledNormalizer, MatchesTheMaterializedPath) {
@@ -101,15 +66,15 @@ TEST_P(EveryTiledNormalizer, MatchesTheMaterializedPath) {
         Rng rng(static_cast<uint64_t>(T * 131 + D));
         rng.fill_uniform(qkv, -1.0f, 1.0f);
         const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-        const Grads want = run(qkv, shape, scale, *norm, false, tiles, 3);
-        const Grads got = run(qkv, shape, scale, *norm, true, tiles, 3);
+        const AttentionGrads want = run(qkv, shape, scale, *norm, false, tiles, 3);
+        const AttentionGrads got = run(qkv, shape, scale, *norm, true, tiles, 3);
         SCOPED_TRACE("T " + std::to_string(T) + " D " + std::to_string(D) + " tiles " +
                      std::to_string(tiles.query_rows) + "x" + std::to_string(tiles.key_cols));
-        EXPECT_TRUE(close(got.o, want.o, "o"));
-        EXPECT_TRUE(close(got.dq, want.dq, "dq"));
-        EXPECT_TRUE(close(got.dk, want.dk, "dk"));
-        EXPECT_TRUE(close(got.dv, want.dv, "dv"));
-        EXPECT_TRUE(close(got.dparams, want.dparams, "dparams"));
+        EXPECT_TRUE(close_to_materialized(got.o, want.o, "o"));
+        EXPECT_TRUE(close_to_materialized(got.dq, want.dq, "dq"));
+        EXPECT_TRUE(close_to_materialized(got.dk, want.dk, "dk"));
+        EXPECT_TRUE(close_to_materialized(got.dv, want.dv, "dv"));
+        EXPECT_TRUE(close_to_materialized(got.dparams, want.dparams, "dparams"));
       }
 }
 
@@ -245,7 +210,7 @@ TEST(TiledAttention, ObserversSeeTheMaterializedWeightsAndTheOutputsAgree) {
   for (int64_t i = 0; i < weights.numel(); ++i) ASSERT_EQ(observer.weights[static_cast<size_t>(i)], weights.data()[i]) << i;
   const std::vector<float> a(tiled_out.data(), tiled_out.data() + tiled_out.numel()),
       b(observed_out.data(), observed_out.data() + observed_out.numel());
-  EXPECT_TRUE(close(a, b, "layer output"));
+  EXPECT_TRUE(close_to_materialized(a, b, "layer output"));
 }
 
 }  // namespace
