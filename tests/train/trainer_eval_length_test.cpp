@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "configs/config_loader.h"
+#include "core/observe/attention_observer.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -45,8 +46,17 @@ TEST(Trainer, EvaluationAtAnotherLengthLeavesTrainingAlone) {
   const EvalSet set(*task32, a.task.eval_samples, a.task.eval_seed);
   Model longer(b, model_shape_of(b));
   std::copy(ta.parameters().values().begin(), ta.parameters().values().end(), longer.parameters().values().begin());
+  // Observed like the trainer's evaluation (analysis.eval_attention_samples covers the whole set), so
+  // both take the materialized attention; an unobserved pass would take the fused short-row path,
+  // whose sums match it only up to rounding in builds without FMA contraction (the sanitizer build).
+  struct Watching final : AttentionObserver {
+    void on_attention(const AttentionView&) override {}
+  } watching;
+  AttentionObserver* const observers[] = {&watching};
+  EvalOptions options;
+  options.attention_samples = a.analysis.eval_attention_samples;
   Graph g;
-  const EvalMetrics m = evaluate_model(g, longer.transformer(), TaskObjective(task32->shape()), set, {}, EvalOptions{});
+  const EvalMetrics m = evaluate_model(g, longer.transformer(), TaskObjective(task32->shape()), set, observers, options);
   EXPECT_EQ(m.mse, sb.eval_mse);
   EXPECT_EQ(m.max_abs_error, sb.eval_max_abs_error);
   EXPECT_NE(sa.eval_mse, sb.eval_mse);
