@@ -335,7 +335,7 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
   const auto d_max_of = [](const HeadMeans& h) { return h.d_max; };
   std::ostringstream md;
   md << "# Normalization-limit probes: " << context.model_name << "\n\n";
-  md << "Model `" << context.model_name << "`, normalizer `" << context.rows.normalizer << "`, " << r.layers << " layers x "
+  md << "Model `" << context.model_name << "`, normalizer `" << context.rows.config.name << "`, " << r.layers << " layers x "
      << r.heads << " heads, vectors `" << vectors << "`, " << r.windows << " windows, L in {";
   for (std::size_t p = 0; p < r.plans.size(); ++p) md << (p ? ", " : "") << r.plans[p].L;
   md << "}, KS alpha " << num(s.ks_alpha) << ", distance " << (s.distance == DistanceKind::r1 ? "r1 (d_true)" : "r2 (d_r2)")
@@ -401,7 +401,7 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
   md << "## Invariants (checked on every row)\n\n| invariant | checked | violations |\n|---|---|---|\n";
   md << "| d_true <= d_max (rows summing to 1, distance-file N) | " << r.checks_d_max << " | " << r.violations_d_max << " |\n";
   md << "| P1 e^{-2 Delta/T}/n <= a_k <= e^{2 Delta/T}/n | "
-     << (context.rows.softmax ? std::to_string(r.checks_vanishing) : std::string("not applicable (") + context.rows.normalizer + ")")
+     << (context.rows.softmax ? std::to_string(r.checks_vanishing) : std::string("not applicable (") + context.rows.config.name + ")")
      << " | " << r.violations_vanishing << " |\n";
   md << "| (P1 rows whose lower bound e^{-2 Delta/T}/n < " << num(kSmallestCheckedWeight)
      << ", below float32: upper bound only) | " << r.vanishing_lower_unchecked << " | - |\n";

@@ -31,7 +31,6 @@ struct LengthPlan {
 
 // The softmax facts the P1 bound needs; other normalizers get "not applicable".
 struct RowKind {
-  std::string normalizer = "softmax";
   bool softmax = true;       // plain softmax rows (no key-bias slot): P1 and d_max apply as stated
   double temperature = 1.0;  // the softmax option (T_model = temperature / logit scale)
   NormalizerConfig config;   // the model's normalizer with its options (P5 perturbs its rows)

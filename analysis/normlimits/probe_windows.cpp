@@ -10,7 +10,6 @@ namespace sinklab::normlimits {
 RowKind row_kind_of(const Model& model) {
   const AttentionConfig& a = model.config().model.attention;
   RowKind k;
-  k.normalizer = a.normalizer.name;
   k.config = a.normalizer;
   k.softmax = a.normalizer.name == "softmax" && !a.key_bias;
   if (const OptionValue* t = a.normalizer.options.find("temperature"); t && std::holds_alternative<double>(*t))

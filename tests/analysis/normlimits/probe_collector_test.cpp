@@ -100,7 +100,7 @@ TEST(ProbeCollector, WeightsThatDoNotComeFromTheirLogitsAreViolations) {
   EXPECT_GE(r.first_violations.front().row, 1);
 
   // A non-softmax model: the same rows are not checked against P1.
-  ProbeCollector other(s, {8}, 1, 2, RowKind{"relu", false, 1.0, NormalizerConfig{"relu", {}}});
+  ProbeCollector other(s, {8}, 1, 2, RowKind{false, 1.0, NormalizerConfig{"relu", {}}});
   other.begin_pass(0, 0);
   other.on_attention(view);
   EXPECT_EQ(other.results().checks_vanishing, 0);

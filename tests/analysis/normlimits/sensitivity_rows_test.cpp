@@ -16,7 +16,7 @@
 namespace sinklab::normlimits {
 namespace {
 
-RowKind kind(const std::string& name) { return RowKind{name, name == "softmax", 1.0, NormalizerConfig{name, {}}}; }
+RowKind kind(const std::string& name) { return RowKind{name == "softmax", 1.0, NormalizerConfig{name, {}}}; }
 
 struct Row {
   std::vector<double> l, v;
