@@ -9,13 +9,15 @@ packages=(
   nlohmann-json3-dev libcli11-dev      # JSON output, command line
   libzip-dev                           # .npz exports (zip container)
   libgtest-dev libbenchmark-dev        # tests, benchmarks
+  libxsmm-dev                          # small JIT GEMMs, measured against the fused kernels (bench/small_gemm_bench.cpp)
   gnuplot-nox                          # plots
   clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
   libopenmpi-dev openmpi-bin           # `sinklab compare --mpi` (FindMPI) and mpirun for its tests (docs/cluster.md)
 )
 # PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
-if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy python3-yaml libopenblas0-pthread); fi
+# libjemalloc2: the twin's allocator in `bench/vs_pytorch.py --twin-malloc jemalloc`.
+if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy python3-yaml libopenblas0-pthread libjemalloc2); fi
 
 missing=()
 for p in "${packages[@]}"; do
