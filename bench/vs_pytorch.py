@@ -45,6 +45,8 @@ SWEEP_TS = [64, 128, 256, 512, 1024, 2048]
 SWEEP_TOKENS = 4096                  # per step: batch = 4096 / T (bench/lm_step_bench.cpp)
 LM_WARMUP, LM_STEPS = 2, 3           # lm_step_bench's warm-up and Iterations(3)
 PEAK_SHAPES = ["256x256x256", "512x512x512", "2048x256x768"]
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"  # Debian libjemalloc2
+TWIN_ENV = {}  # extra environment of the twin's processes only (--twin-malloc)
 
 
 def measure(cmd, env):
@@ -91,6 +93,7 @@ def sinklab_rss(config, threads, env):
 
 
 def torch_round(config, threads, env, steps):
+    env = dict(env, **TWIN_ENV)
     twin = os.path.join(ROOT, "tools", "torch_twin.py")
     out, rss = measure(["/usr/bin/python3", twin, "--config", config, "--threads", str(threads), "--warmup", "5",
                         "--steps", str(steps), "--repeats", "3"], env)
@@ -153,6 +156,7 @@ def lm_sinklab_train(seq_len, batch, threads, env):
 
 
 def lm_torch_round(seq_len, batch, threads, env):
+    env = dict(env, **TWIN_ENV)
     twin = os.path.join(ROOT, "tools", "torch_twin.py")
     out, rss = measure(["/usr/bin/python3", twin, "--config", "kjv_char", "--threads", str(threads), "--seq-len",
                         str(seq_len), "--batch", str(batch), "--warmup", str(LM_WARMUP), "--steps", str(LM_STEPS),
@@ -213,7 +217,16 @@ def main():
                         help="the T values of --t-sweep (a subset of the default)")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--twin-malloc", choices=["glibc", "jemalloc"], default="glibc",
+                        help="the twin's allocator: glibc maps and unmaps every tensor above 32 MB (T x T scores from "
+                             "T = 256 at 4096 tokens), so each step faults its pages in again; jemalloc (Debian "
+                             "libjemalloc2, preloaded into the twin only) keeps them (sinklab allocates nothing per step)")
     args = parser.parse_args()
+    if args.twin_malloc == "jemalloc":
+        if not os.path.isfile(JEMALLOC):
+            sys.exit(f"--twin-malloc jemalloc needs {JEMALLOC}: apt-get install libjemalloc2 "
+                     "(scripts/setup.sh with SINKLAB_WITH_TORCH=1)")
+        TWIN_ENV["LD_PRELOAD"] = JEMALLOC
     sweep_ts = [int(t) for t in args.seq_lens.split(",") if t]
     if any(t not in SWEEP_TS for t in sweep_ts):
         parser.error(f"--seq-lens: lm_step_bench has T = {', '.join(map(str, SWEEP_TS))} only (got {args.seq_lens})")
