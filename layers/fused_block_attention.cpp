@@ -58,6 +58,10 @@ void fused_block_attention_backward(const Node& n) {
   const bool want_q = q.requires_grad(), want_k = k.requires_grad(), want_v = v.requires_grad();
   const bool want_params = P > 0 && params.defined() && params.requires_grad();
   const bool want_scores = want_q || want_k || want_params;
+  // A gradient buffer this op alone writes is not zeroed by the graph (core/graph.h): each block
+  // zeroes its own [T, D] slice, in L1 just before accumulating into it, instead of a memset of the
+  // whole [H, B, T, D] buffer out of cache (10 % of a 4x4 paper step).
+  const bool fresh_q = n.fresh_grad[0], fresh_k = n.fresh_grad[1], fresh_v = n.fresh_grad[2];
   float* dparams = saved.kept + l.dparams_offset;
   if (want_params) std::fill_n(dparams, blocks * P, 0.0f);
   const float scale = saved.logit_scale;
@@ -71,6 +75,9 @@ void fused_block_attention_backward(const Node& n) {
     const float* p = saved.kept + l.weights_offset + hb * l.block_floats;
     const float* dout = o.grad() + at;
     float* thread = saved.kept + l.scratch_offset + omp_get_thread_num() * l.per_thread;
+    if (fresh_v) std::fill_n(v.grad() + at, TD, 0.0f);
+    if (fresh_q) std::fill_n(q.grad() + at, TD, 0.0f);
+    if (fresh_k) std::fill_n(k.grad() + at, TD, 0.0f);
     if (want_v) fused::accumulate_weights_transposed_times_rows(p, dout, Ti, Di, 1.0f, v.grad() + at);  // dV = P^T dO
     if (!want_scores) continue;
     float* dp = thread + l.dp_in_thread;
@@ -138,6 +145,7 @@ Tensor fused_block_attention(Graph& g, const Tensor& q, const Tensor& k, const T
     Node n;
     n.backward = fused_block_attention_backward;
     n.op = "fused_block_attention";
+    n.overwrites_fresh_grads = true;  // q, k, v: every block's slice, see the backward
     n.inputs = {q, k, v, head_params};
     n.output = o;
     n.set_payload(FusedSaved{&normalizer, kept, logit_scale, threads});

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/graph.h"
+#include "core/ops/elementwise.h"
 #include "core/ops/matmul_op.h"
 #include "core/rng.h"
 #include "layers/attention_weights.h"
@@ -93,6 +94,37 @@ TEST(FusedBlockAttention, RepeatsBitForBit) {
   EXPECT_EQ(a.dk, b.dk);
   EXPECT_EQ(a.dv, b.dv);
   EXPECT_EQ(a.dparams, b.dparams);
+}
+
+// q, k, v made in the step's arena (here by `mul_scalar(x, 1)`): the graph leaves their gradient
+// buffers unzeroed and the op overwrites each block (core/graph.h, fresh_grad). Two steps in one graph
+// reuse the same arena memory, so a block left unwritten or added into would show the first step's
+// gradients in the second. Both steps must give the leaf path's gradients bit for bit.
+TEST(FusedBlockAttention, OverwritesGradientBuffersItAloneWrites) {
+  const auto norm = normalizer_registry().create(NormalizerConfig{"softmax", {}});
+  const Shape shape{2, 64, 16, 16};
+  std::vector<float> qkv(static_cast<size_t>(3 * shape.numel()));
+  Rng rng(9);
+  rng.fill_uniform(qkv, -1.0f, 1.0f);
+  const AttentionGrads leaf = run(qkv, shape, 0.25f, *norm, true, 3);
+  const auto n = static_cast<size_t>(shape.numel());
+  std::vector<float> data(qkv), grads(3 * n), r(n);
+  const Tensor q(data.data(), grads.data(), shape), k(data.data() + n, grads.data() + n, shape),
+      v(data.data() + 2 * n, grads.data() + 2 * n, shape);
+  Rng seed_rng(3);
+  seed_rng.fill_uniform(r, -1.0f, 1.0f);
+  Graph g;
+  for (int step = 0; step < 2; ++step) {
+    g.reset();
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    const Tensor qa = mul_scalar(g, q, 1.0f), ka = mul_scalar(g, k, 1.0f), va = mul_scalar(g, v, 1.0f);
+    const Tensor o = fused_block_attention(g, qa, ka, va, 0.25f, *norm, Tensor());
+    g.backward(o, r);
+    // mul_scalar by 1 passes its gradient through unchanged: the leaves see the op's dq, dk, dv.
+    EXPECT_TRUE(std::equal(leaf.dq.begin(), leaf.dq.end(), grads.begin())) << "step " << step;
+    EXPECT_TRUE(std::equal(leaf.dk.begin(), leaf.dk.end(), grads.begin() + static_cast<int64_t>(n))) << "step " << step;
+    EXPECT_TRUE(std::equal(leaf.dv.begin(), leaf.dv.end(), grads.begin() + static_cast<int64_t>(2 * n))) << "step " << step;
+  }
 }
 
 TEST(FusedBlockAttention, RejectsBadShapesAndParameters) {
