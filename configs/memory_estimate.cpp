@@ -9,6 +9,7 @@
 
 #include "data/eval_set.h"
 #include "data/task_registry.h"
+#include "stats/attention_maps.h"
 
 namespace sinklab {
 namespace {
@@ -96,8 +97,10 @@ MemoryEstimate estimate_memory(const RunConfig& c) {
   e.activations = kFloat * std::max(train, eval);
   // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
   e.eval_set = (s.eval + s.B) * s.T * (kFloat * s.io + 1);
-  // Mean and M2 in double, sample0 in float, for each (layer, head) T x T map.
-  e.attention_maps = s.L * s.H * s.T * s.T * (2 * kDouble + kFloat);
+  // Mean and M2 in double, sample0 in float, for each (layer, head) map: the whole T x T up to T 256,
+  // a grid of at most 256 x 256 positions beyond (stats/attention_maps.h).
+  const double side = attention_map_side(static_cast<int>(s.T));
+  e.attention_maps = s.L * s.H * side * side * (2 * kDouble + kFloat);
   e.process = kProcessBytes;
   return e;
 }

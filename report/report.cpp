@@ -30,6 +30,9 @@ std::optional<std::vector<MetricsRecord>> load_metrics(const ReportRun& run, std
   }
 }
 
+// The T a run's maps were kept at; 0 (draw them cell by cell) when its summary is unreadable.
+int map_seq_len(const ReportRun& run) { return run.ok() ? run.summary->seq_len : 0; }
+
 // One run's maps of one kind in (layer, head) order, titled L{l}H{h}.
 std::vector<HeatmapPanel> run_panels(const ReportRun& run, AttentionMapKind kind) {
   std::vector<HeatmapPanel> panels;
@@ -67,7 +70,7 @@ class ReportBuilder {
       heads = std::max(heads, h + 1);
     }
     const std::string name = std::string("attention_") + attention_map_kind_name(kind);
-    add_figure(write_heatmap_figure(fig_dir(), name, run.variant + ": " + what, layers, heads, panels, log_), name,
+    add_figure(write_heatmap_figure(fig_dir(), name, run.variant + ": " + what, layers, heads, panels, map_seq_len(run), log_), name,
                what + ", layer x head grid (rows: layers, columns: heads); colour scale [0, 1].");
   }
 
@@ -152,7 +155,7 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
     if (!find_attention_maps(run.dir, AttentionMapKind::stddev).empty())
       panels.push_back({"std", attention_map_path(att, l, h, AttentionMapKind::stddev)});
     b.add_figure(write_heatmap_figure(b.fig_dir(), "attention", run.variant + ": attention over evaluation inputs", 1,
-                                      static_cast<int>(panels.size()), panels, b.log()),
+                                      static_cast<int>(panels.size()), panels, map_seq_len(run), b.log()),
                  "attention", "Attention (query rows x key columns), mean and std over the evaluation inputs; colour scale [0, 1].");
   } else if (!means.empty()) {
     b.heatmap_grid(run, AttentionMapKind::mean, "mean attention over evaluation inputs");
@@ -225,7 +228,7 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
                               attention_map_path(r->dir / "attention", l, h, kind)});
       const std::string name = "attention_" + shape + "_" + attention_map_kind_name(kind);
       b.add_figure(write_heatmap_figure(b.fig_dir(), name, std::string("attention ") + attention_map_kind_name(kind) + ", " + shape,
-                                        layers, static_cast<int>(members.size()) * heads, panels, b.log()),
+                                        layers, static_cast<int>(members.size()) * heads, panels, seq_len, b.log()),
                    name, std::string("Attention ") + attention_map_kind_name(kind) + " over evaluation inputs (" + seeds +
                              "); rows: layers, columns: variant x head; colour scale [0, 1].");
     }

@@ -23,11 +23,22 @@ std::vector<std::pair<int, int>> find_attention_maps(const std::filesystem::path
   return found;
 }
 
+namespace {
+
+// "0, 4, 8, ...": the positions a map of this stride keeps.
+std::string positions_text(int stride) {
+  return "0, " + std::to_string(stride) + ", " + std::to_string(2 * stride) + ", ...";
+}
+
+}  // namespace
+
 bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
-                          int rows, int cols, const std::vector<HeatmapPanel>& panels, std::ostream& log) {
-  std::string data = "# " + title + "\n# one [T x T] block per panel (rows = query i, columns = key k), blocks "
-                     "separated by two blank lines; panel order as in " + name + ".gp\n";
-  int64_t seq_len = 0;
+                          int rows, int cols, const std::vector<HeatmapPanel>& panels, int seq_len, std::ostream& log) {
+  const int stride = seq_len > 0 ? attention_map_stride(seq_len) : 1;
+  int64_t side = seq_len > 0 ? attention_map_side(seq_len) : 0;  // 0: the first map's
+  std::string data = "# " + title + "\n# one [T x T] block per panel (rows = query i, columns = key k" +
+                     (stride > 1 ? ", positions " + positions_text(stride) + " of T = " + std::to_string(seq_len) : std::string()) +
+                     "), blocks separated by two blank lines; panel order as in " + name + ".gp\n";
   for (const auto& panel : panels) {
     NpyArray map;
     try {
@@ -36,35 +47,42 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
       log << "figure " << name << " skipped: " << e.what() << "\n";
       return false;
     }
-    if (map.shape.size() != 2 || map.shape[0] != map.shape[1] || (seq_len != 0 && map.shape[0] != seq_len)) {
-      log << "figure " << name << " skipped: " << panel.npy.string() << " is not a [T, T] map like the others\n";
+    if (side == 0 && map.shape.size() == 2) side = map.shape[0];
+    if (map.shape.size() != 2 || map.shape[0] != side || map.shape[1] != side) {
+      log << "figure " << name << " skipped: " << panel.npy.string() << " is not the [" << side << ", " << side << "] map "
+          << (seq_len > 0 ? "of T = " + std::to_string(seq_len) : std::string("the others are")) << "\n";
       return false;
     }
-    seq_len = map.shape[0];
     data += "# " + panel.title + "\n";
     char buf[32];
-    for (int64_t i = 0; i < seq_len; ++i) {
-      for (int64_t k = 0; k < seq_len; ++k) {
-        std::snprintf(buf, sizeof buf, k ? " %.6g" : "%.6g", static_cast<double>(map.data[static_cast<size_t>(i * seq_len + k)]));
+    for (int64_t i = 0; i < side; ++i) {
+      for (int64_t k = 0; k < side; ++k) {
+        std::snprintf(buf, sizeof buf, k ? " %.6g" : "%.6g", static_cast<double>(map.data[static_cast<size_t>(i * side + k)]));
         data += buf;
       }
       data += "\n";
     }
     data += "\n\n";
   }
-  if (panels.empty() || seq_len == 0) return false;
+  if (panels.empty() || side == 0) return false;
 
-  char lim_text[32];
-  std::snprintf(lim_text, sizeof lim_text, "%g", static_cast<double>(seq_len) - 0.5);
-  const std::string lim = lim_text;
+  // Cell c of a kept grid is position c * stride; the image's pixels stay centred on their positions.
+  char lo_text[32], lim_text[32];
+  std::snprintf(lo_text, sizeof lo_text, "%g", -0.5 * stride);
+  std::snprintf(lim_text, sizeof lim_text, "%g", (static_cast<double>(side) - 0.5) * stride);
+  const std::string lo = lo_text, lim = lim_text;
+  const std::string using_positions =
+      stride > 1 ? " using ($1*" + std::to_string(stride) + "):($2*" + std::to_string(stride) + "):3" : std::string();
   std::string body;
   body += "  set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " + gnuplot_quote(title) + "\n";
   body += "  set palette defined (0 \"#440154\", 0.25 \"#3b528b\", 0.5 \"#21908d\", 0.75 \"#5dc963\", 1 \"#fde725\")\n";
-  body += "  set cbrange [0:1]\n  set xrange [-0.5:" + lim + "]\n  set yrange [" + lim + ":-0.5]\n";
-  body += "  set colorbox\n  set size ratio -1\n  set xlabel \"key\"\n  set ylabel \"query\"\n  set tics out nomirror\n";
+  const std::string every = stride > 1 ? " (positions " + positions_text(stride) + ")" : std::string();
+  body += "  set cbrange [0:1]\n  set xrange [" + lo + ":" + lim + "]\n  set yrange [" + lim + ":" + lo + "]\n";
+  body += "  set colorbox\n  set size ratio -1\n  set xlabel \"key" + every + "\"\n  set ylabel \"query" + every +
+          "\"\n  set tics out nomirror\n";
   for (size_t p = 0; p < panels.size(); ++p) {
     body += "  set title " + gnuplot_quote(panels[p].title) + "\n";
-    body += "  plot here." + gnuplot_quote(name + ".dat") + " index " + std::to_string(p) + " matrix with image notitle\n";
+    body += "  plot here." + gnuplot_quote(name + ".dat") + " index " + std::to_string(p) + " matrix" + using_positions + " with image notitle\n";
   }
   body += "  unset multiplot\n";
   const int width = std::max(360, 300 * cols), height = std::max(330, 280 * rows + 40);

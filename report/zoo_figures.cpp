@@ -91,7 +91,7 @@ std::vector<Figure> write_zoo_heatmap_figures(const std::filesystem::path& fig_d
     const std::string name = shapes.size() > 1 ? "zoo_attention_" + shape_text : "zoo_attention";
     const std::string title = "mean attention over evaluation inputs, " + shape_text + ", one panel per " +
                               (per_variant > 1 ? std::string("head, a variant's heads in a row") : std::string("variant"));
-    if (write_heatmap_figure(fig_dir, name, title, rows, cols, panels, log))
+    if (write_heatmap_figure(fig_dir, name, title, rows, cols, panels, seq_len, log))
       figures.push_back({name, "Every variant's attention side by side (query rows x key columns, mean over the evaluation "
                                "inputs, colour scale [0, 1]), seed 0" +
                                    (seeds_shown.empty() ? std::string() : " (where seed 0 did not finish: " + seeds_shown + ")") +

@@ -29,7 +29,7 @@ void write_attention_maps(const std::filesystem::path& dir, const AttentionMapAc
   if (std::filesystem::is_symlink(dir)) throw AttentionMapsError("attention maps: " + dir.string() + " is a symlink, refusing to write through it");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw AttentionMapsError("attention maps: cannot create directory " + dir.string() + ": " + ec.message());
-  const std::vector<int64_t> shape = {maps.seq_len(), maps.seq_len()};
+  const std::vector<int64_t> shape = {maps.side(), maps.side()};
   for (int l = 0; l < maps.layers(); ++l)
     for (int h = 0; h < maps.heads(); ++h) {
       write_npy(attention_map_path(dir, l, h, AttentionMapKind::mean), maps.mean(l, h), shape);

@@ -1,6 +1,8 @@
 #pragma once
 // The attention maps of a run folder: <dir>/layer{l}_head{h}_{mean,std,sample0}.npy, float32 [T, T]
 // each, written from an AttentionMapAccumulator (stats/attention_maps.h) and found again by reports.
+// From T = 257 on a map is [side, side]: queries and keys at positions 0, s, 2s, ... with
+// s = attention_map_stride(T) (stats/attention_maps.h).
 #include <filesystem>
 
 #include "stats/attention_maps.h"

@@ -12,11 +12,13 @@ AttentionMapAccumulator::AttentionMapAccumulator(int layers, int heads, int seq_
     throw AttentionMapsError("attention maps: layers, heads and seq_len must be >= 1 (got " +
                              std::to_string(layers) + ", " + std::to_string(heads) + ", " +
                              std::to_string(seq_len) + ")");
+  stride_ = attention_map_stride(seq_len);
+  side_ = attention_map_side(seq_len);
   reset();
 }
 
 void AttentionMapAccumulator::reset() {
-  const size_t n = static_cast<size_t>(layers_) * heads_ * seq_len_ * seq_len_;
+  const size_t n = static_cast<size_t>(layers_) * heads_ * side_ * side_;
   mean_.assign(n, 0.0);
   m2_.assign(n, 0.0);
   sample0_.assign(n, 0.0f);
@@ -24,7 +26,7 @@ void AttentionMapAccumulator::reset() {
 }
 
 size_t AttentionMapAccumulator::offset(int layer, int head) const {
-  return (static_cast<size_t>(layer) * heads_ + head) * seq_len_ * seq_len_;
+  return (static_cast<size_t>(layer) * heads_ + head) * side_ * side_;
 }
 
 void AttentionMapAccumulator::check(int layer, int head) const {
@@ -42,20 +44,26 @@ void AttentionMapAccumulator::add(int layer, const float* probs, int batch, cons
   check(layer, 0);
   if (batch < 0) throw AttentionMapsError("attention maps: negative batch size");
   if (batch > 0 && probs == nullptr) throw AttentionMapsError("attention maps: null probs pointer");
-  const size_t TT = static_cast<size_t>(seq_len_) * seq_len_;
+  const size_t T = static_cast<size_t>(seq_len_), step = static_cast<size_t>(stride_), side = static_cast<size_t>(side_);
   int64_t& n = samples_[static_cast<size_t>(layer)];
   for (int b = 0; b < batch; ++b) {
     const double count = static_cast<double>(n + 1);
     for (int h = 0; h < heads_; ++h) {
-      const float* x = layout.block(probs, b, h);
+      const float* block = layout.block(probs, b, h);  // [T, T]
       const size_t o = offset(layer, h);
-      if (n == 0) std::copy(x, x + TT, sample0_.begin() + static_cast<std::ptrdiff_t>(o));
       double* mean = mean_.data() + o;
       double* m2 = m2_.data() + o;
-      for (size_t e = 0; e < TT; ++e) {
-        const double delta = x[e] - mean[e];
-        mean[e] += delta / count;
-        m2[e] += delta * (x[e] - mean[e]);
+      float* first = sample0_.data() + o;
+      for (size_t r = 0; r < side; ++r) {
+        const float* x = block + r * step * T;  // query r * stride; its kept keys are x[c * stride]
+        for (size_t c = 0; c < side; ++c) {
+          const float w = x[c * step];
+          const size_t e = r * side + c;
+          if (n == 0) first[e] = w;
+          const double delta = w - mean[e];
+          mean[e] += delta / count;
+          m2[e] += delta * (w - mean[e]);
+        }
       }
     }
     ++n;
@@ -70,7 +78,7 @@ int64_t AttentionMapAccumulator::samples(int layer) const {
 std::vector<float> AttentionMapAccumulator::mean(int layer, int head) const {
   check(layer, head);
   if (samples(layer) == 0) throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
-  const size_t o = offset(layer, head), TT = static_cast<size_t>(seq_len_) * seq_len_;
+  const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
   return std::vector<float>(mean_.begin() + static_cast<std::ptrdiff_t>(o), mean_.begin() + static_cast<std::ptrdiff_t>(o + TT));
 }
 
@@ -78,7 +86,7 @@ std::vector<float> AttentionMapAccumulator::stddev(int layer, int head) const {
   check(layer, head);
   const int64_t n = samples(layer);
   if (n == 0) throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
-  const size_t o = offset(layer, head), TT = static_cast<size_t>(seq_len_) * seq_len_;
+  const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
   std::vector<float> out(TT, 0.0f);
   if (n < 2) return out;
   for (size_t e = 0; e < TT; ++e) out[e] = static_cast<float>(std::sqrt(std::max(0.0, m2_[o + e] / static_cast<double>(n - 1))));
@@ -88,7 +96,7 @@ std::vector<float> AttentionMapAccumulator::stddev(int layer, int head) const {
 std::vector<float> AttentionMapAccumulator::sample0(int layer, int head) const {
   check(layer, head);
   if (samples(layer) == 0) throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
-  const size_t o = offset(layer, head), TT = static_cast<size_t>(seq_len_) * seq_len_;
+  const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
   return std::vector<float>(sample0_.begin() + static_cast<std::ptrdiff_t>(o), sample0_.begin() + static_cast<std::ptrdiff_t>(o + TT));
 }
 

@@ -43,6 +43,17 @@ TEST(MemoryEstimate, EachPartGrowsWithItsKeys) {
   EXPECT_GT(estimate_memory(parse("seed: 1\n", {"model.heads=4"})).attention_maps, m.attention_maps);
 }
 
+TEST(MemoryEstimate, AttentionMapsStopGrowingAtTheirGrid) {
+  const auto maps = [](int T) {
+    return estimate_memory(parse("seed: 1\n", {"task.seq_len=" + std::to_string(T)})).attention_maps;
+  };
+  EXPECT_LT(maps(128), maps(256));
+  EXPECT_DOUBLE_EQ(maps(256), 256.0 * 256 * 20);  // 1 layer x 1 head: two doubles and a float per cell
+  EXPECT_DOUBLE_EQ(maps(1024), maps(256));         // every 4th position: still 256 x 256
+  EXPECT_DOUBLE_EQ(maps(2048), maps(256));
+  EXPECT_LT(maps(257), maps(256));                 // every 2nd: 129 x 129
+}
+
 TEST(MemoryEstimate, TheLargestAllowedValuesDoNotOverflow) {
   RunConfig c;
   c.model.d_model = 65536;

@@ -5,10 +5,12 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <vector>
 
 #include "report/gnuplot_runner.h"
 #include "report/report_runs.h"
 #include "report/report_summary_tables.h"
+#include "run_files/npy.h"
 #include "tests/report/fake_run.h"
 #include "tests/support/test_dir.h"
 
@@ -84,6 +86,33 @@ TEST(Report, SingleHeadRunShowsMeanAndStdSideBySide) {
   EXPECT_TRUE(contains(gp, "set cbrange [0:1]"));
   EXPECT_TRUE(contains(gp, "set terminal pngcairo"));
   EXPECT_TRUE(contains(gp, "set terminal svg"));
+}
+
+TEST(Report, LongRowMapsAreDrawnAtTheirPositionsAndAMapOfAnotherSizeIsSkipped) {
+  const auto dir = fresh_test_dir();
+  FakeRunSpec s = spec("softmax", 1, 1, 0);
+  s.seq_len = 600;  // maps keep positions 0, 3, 6, ...: [200, 200]
+  write_fake_run(dir / "run", s);
+  ASSERT_EQ(read_npy(dir / "run" / "attention" / "layer0_head0_mean.npy").shape, (std::vector<int64_t>{200, 200}));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = dir / "out", .gnuplot = "gnuplot", .render = false, .log = &log});
+  const std::string gp = read_text(dir / "out" / "figures" / "attention.gp");
+  EXPECT_TRUE(contains(gp, "matrix using ($1*3):($2*3):3 with image")) << gp;
+  EXPECT_TRUE(contains(gp, "set xrange [-1.5:598.5]")) << gp;
+  EXPECT_TRUE(contains(gp, "key (positions 0, 3, 6, ...)")) << gp;
+  EXPECT_EQ(log.str(), "");
+  if (find_executable("gnuplot")) {  // gnuplot accepts the positions
+    const std::string cmd = "cd '" + (dir / "out" / "figures").string() + "' && gnuplot attention.gp 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_GT(std::filesystem::file_size(dir / "out" / "figures" / "attention.png"), 1000u);
+  }
+
+  // A full [600, 600] map is not what T = 600 writes: skipped, saying which shape it expected.
+  write_npy(dir / "run" / "attention" / "layer0_head0_mean.npy", std::vector<float>(600 * 600, 0.0f), {600, 600});
+  std::ostringstream log2;
+  write_run_report(dir / "run", {.output_dir = dir / "out2", .gnuplot = "gnuplot", .render = false, .log = &log2});
+  EXPECT_TRUE(contains(log2.str(), "is not the [200, 200] map of T = 600")) << log2.str();
+  EXPECT_FALSE(std::filesystem::exists(dir / "out2" / "figures" / "attention.gp"));
 }
 
 TEST(Report, SweepReportAggregatesSeedsAndListsFailedRuns) {
