@@ -13,10 +13,8 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900)
 if [[ "${SANITIZE:-0}" == 1 ]]; then
-  # -O1, as the sanitizers' own documentation advises and scripts/fuzz.sh does: the suites run ~2-3x
-  # faster than at -O0 and every check stays on.
-  BUILD_DIR=build-sanitize BUILD_TYPE=Debug ./scripts/build.sh -DSINKLAB_SANITIZE=ON -DSINKLAB_BUILD_BENCH=OFF \
-    -DCMAKE_CXX_FLAGS_DEBUG="-g -O1"
+  # At -O0: GCC 12 at -O1 with the sanitizers reports -Wmaybe-uninitialized inside libstdc++'s <regex>.
+  BUILD_DIR=build-sanitize BUILD_TYPE=Debug ./scripts/build.sh -DSINKLAB_SANITIZE=ON -DSINKLAB_BUILD_BENCH=OFF
   (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE integration)
 fi
 ./scripts/fuzz.sh "${FUZZ_RUNS:-10000}"
