@@ -220,7 +220,8 @@ def main():
     parser.add_argument("--twin-malloc", choices=["glibc", "jemalloc"], default="glibc",
                         help="the twin's allocator: glibc maps and unmaps every tensor above 32 MB (T x T scores from "
                              "T = 256 at 4096 tokens), so each step faults its pages in again; jemalloc (Debian "
-                             "libjemalloc2, preloaded into the twin only) keeps them (sinklab allocates nothing per step)")
+                             "libjemalloc2, preloaded into the twin only) checks whether that is what makes the twin's "
+                             "long rows slow (measured: it is not, the twin is slower with jemalloc; docs/performance.md)")
     args = parser.parse_args()
     if args.twin_malloc == "jemalloc":
         if not os.path.isfile(JEMALLOC):
