@@ -58,9 +58,10 @@ void fused_block_attention_backward(const Node& n) {
   const bool want_q = q.requires_grad(), want_k = k.requires_grad(), want_v = v.requires_grad();
   const bool want_params = P > 0 && params.defined() && params.requires_grad();
   const bool want_scores = want_q || want_k || want_params;
-  // A gradient buffer this op alone writes is not zeroed by the graph (core/graph.h): each block
-  // zeroes its own [T, D] slice, in L1 just before accumulating into it, instead of a memset of the
-  // whole [H, B, T, D] buffer out of cache (10 % of a 4x4 paper step).
+  // A gradient buffer this op alone writes is not zeroed by the graph (core/graph.h): each block's
+  // product overwrites its own [T, D] slice instead of a memset of the whole [H, B, T, D] buffer out of
+  // cache (10 % of a 4x4 paper step) or of each slice (3 %). A fresh buffer is a tracked input's, so
+  // the product that overwrites it always runs.
   const bool fresh_q = n.fresh_grad[0], fresh_k = n.fresh_grad[1], fresh_v = n.fresh_grad[2];
   float* dparams = saved.kept + l.dparams_offset;
   if (want_params) std::fill_n(dparams, blocks * P, 0.0f);
@@ -75,10 +76,7 @@ void fused_block_attention_backward(const Node& n) {
     const float* p = saved.kept + l.weights_offset + hb * l.block_floats;
     const float* dout = o.grad() + at;
     float* thread = saved.kept + l.scratch_offset + omp_get_thread_num() * l.per_thread;
-    if (fresh_v) std::fill_n(v.grad() + at, TD, 0.0f);
-    if (fresh_q) std::fill_n(q.grad() + at, TD, 0.0f);
-    if (fresh_k) std::fill_n(k.grad() + at, TD, 0.0f);
-    if (want_v) fused::accumulate_weights_transposed_times_rows(p, dout, Ti, Di, 1.0f, v.grad() + at);  // dV = P^T dO
+    if (want_v) fused::accumulate_weights_transposed_times_rows(p, dout, Ti, Di, 1.0f, v.grad() + at, fresh_v);  // dV = P^T dO
     if (!want_scores) continue;
     float* dp = thread + l.dp_in_thread;
     float* ds = thread + l.ds_in_thread;
@@ -86,9 +84,9 @@ void fused_block_attention_backward(const Node& n) {
     std::fill_n(ds, T * T, 0.0f);                                            // backward_block adds
     norm.backward_block(s, p, dp, ds, Ti, h, P > 0 ? params.data() + h * P : nullptr,
                         want_params ? dparams + hb * P : nullptr, thread + l.rows_in_thread);
-    if (want_q) fused::accumulate_weights_times_rows(ds, k.data() + at, Ti, Di, scale, q.grad() + at);  // dQ = s dS K
+    if (want_q) fused::accumulate_weights_times_rows(ds, k.data() + at, Ti, Di, scale, q.grad() + at, fresh_q);  // dQ = s dS K
     if (want_k)
-      fused::accumulate_weights_transposed_times_rows(ds, q.data() + at, Ti, Di, scale, k.grad() + at);  // dK = s dS^T Q
+      fused::accumulate_weights_transposed_times_rows(ds, q.data() + at, Ti, Di, scale, k.grad() + at, fresh_k);  // dK = s dS^T Q
   }
   if (want_params)
     for (int64_t hb = 0; hb < blocks; ++hb)
@@ -136,9 +134,7 @@ Tensor fused_block_attention(Graph& g, const Tensor& q, const Tensor& k, const T
     float* thread = kept + l.scratch_offset + omp_get_thread_num() * l.per_thread;
     fused::causal_row_dots(q.data() + at, k.data() + at, Ti, Di, logit_scale, s, thread);  // S = s q k^T
     normalizer.forward_block(s, p, Ti, h, P > 0 ? head_params.data() + h * P : nullptr, thread + l.rows_in_thread);
-    float* out = o.data() + at;
-    std::fill_n(out, TD, 0.0f);
-    fused::accumulate_weights_times_rows(p, v.data() + at, Ti, Di, 1.0f, out);  // O = P V
+    fused::accumulate_weights_times_rows(p, v.data() + at, Ti, Di, 1.0f, o.data() + at, /*overwrite=*/true);  // O = P V
   }
 
   if (track) {

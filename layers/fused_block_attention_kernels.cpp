@@ -24,7 +24,8 @@ inline Vec load(const float* p) {
   return v;
 }
 inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
-inline void add_to(float* p, Vec v) { store(p, load(p) + v); }
+// *p = v when overwriting, *p += v otherwise.
+inline void put(float* p, Vec v, bool overwrite) { store(p, overwrite ? v : load(p) + v); }
 
 // Shuffle masks of one transpose stage (see transpose_16x16): lane c of the lower row takes
 // (c & m) ? partner[c - m] : own[c], of the upper row (c & m) ? partner[c] : own[c + m]; 16 + x
@@ -129,7 +130,7 @@ void causal_row_dots(const float* a, const float* b, int T, int D, float mult, f
 }
 
 // w [T, T], x [T, D], out [T, D]
-void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out) {
+void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out, bool overwrite) {
   for (int i0 = 0; i0 < T; i0 += kRows) {
     const int rows = std::min(kRows, T - i0);
     const int keys = i0 + rows;  // the group's last row sees keys 0 .. i0 + rows - 1
@@ -146,15 +147,15 @@ void accumulate_weights_times_rows(const float* w, const float* x, int T, int D,
           a2 += w0[2 * T + j] * xj;
           a3 += w0[3 * T + j] * xj;
         }
-        add_to(o0 + d0, mult * a0);
-        add_to(o0 + D + d0, mult * a1);
-        add_to(o0 + 2 * D + d0, mult * a2);
-        add_to(o0 + 3 * D + d0, mult * a3);
+        put(o0 + d0, mult * a0, overwrite);
+        put(o0 + D + d0, mult * a1, overwrite);
+        put(o0 + 2 * D + d0, mult * a2, overwrite);
+        put(o0 + 3 * D + d0, mult * a3, overwrite);
       } else {
         for (int r = 0; r < rows; ++r) {
           Vec a{};
           for (int j = 0; j < keys; ++j) a += w0[r * T + j] * load(x + j * D + d0);
-          add_to(o0 + r * D + d0, mult * a);
+          put(o0 + r * D + d0, mult * a, overwrite);
         }
       }
     }
@@ -162,13 +163,14 @@ void accumulate_weights_times_rows(const float* w, const float* x, int T, int D,
       for (int r = 0; r < rows; ++r) {
         float a = 0.0f;
         for (int j = 0; j < keys; ++j) a += w0[r * T + j] * x[j * D + d0];
-        o0[r * D + d0] += mult * a;
+        o0[r * D + d0] = (overwrite ? 0.0f : o0[r * D + d0]) + mult * a;
       }
   }
 }
 
 // w [T, T], x [T, D], out [T, D]
-void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out) {
+void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out,
+                                              bool overwrite) {
   for (int j0 = 0; j0 < T; j0 += kRows) {
     const int cols = std::min(kRows, T - j0);  // rows of out: keys j0 .. j0 + cols - 1
     float* o0 = out + j0 * D;
@@ -184,15 +186,15 @@ void accumulate_weights_transposed_times_rows(const float* w, const float* x, in
           a2 += wi[2] * xi;
           a3 += wi[3] * xi;
         }
-        add_to(o0 + d0, mult * a0);
-        add_to(o0 + D + d0, mult * a1);
-        add_to(o0 + 2 * D + d0, mult * a2);
-        add_to(o0 + 3 * D + d0, mult * a3);
+        put(o0 + d0, mult * a0, overwrite);
+        put(o0 + D + d0, mult * a1, overwrite);
+        put(o0 + 2 * D + d0, mult * a2, overwrite);
+        put(o0 + 3 * D + d0, mult * a3, overwrite);
       } else {
         for (int c = 0; c < cols; ++c) {
           Vec a{};
           for (int i = j0; i < T; ++i) a += w[i * T + j0 + c] * load(x + i * D + d0);
-          add_to(o0 + c * D + d0, mult * a);
+          put(o0 + c * D + d0, mult * a, overwrite);
         }
       }
     }
@@ -200,7 +202,7 @@ void accumulate_weights_transposed_times_rows(const float* w, const float* x, in
       for (int c = 0; c < cols; ++c) {
         float a = 0.0f;
         for (int i = j0; i < T; ++i) a += w[i * T + j0 + c] * x[i * D + d0];
-        o0[c * D + d0] += mult * a;
+        o0[c * D + d0] = (overwrite ? 0.0f : o0[c * D + d0]) + mult * a;
       }
   }
 }

@@ -18,12 +18,15 @@ inline int64_t dots_scratch_floats(int head_dim) { return int64_t{head_dim} * kM
 // dots_scratch_floats says. Vectorized over keys (b transposed), four query rows at a time.
 void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out, float* bt_scratch);
 
-// out [T, D] += mult * w x: out_i += mult * sum_{j <= i} w[i, j] x_j. w [T, T] (0 above the diagonal),
-// x [T, D]. Vectorized over D, four rows at a time.
-void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out);
+// out [T, D] (+)= mult * w x: out_i (+)= mult * sum_{j <= i} w[i, j] x_j, "=" when `overwrite` (out's old
+// values are not read then). w [T, T] (0 above the diagonal), x [T, D]. Vectorized over D, four rows at
+// a time.
+void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out,
+                                   bool overwrite = false);
 
-// out [T, D] += mult * w^T x: out_j += mult * sum_{i >= j} w[i, j] x_i. w [T, T] (0 above the
-// diagonal), x [T, D]. Vectorized over D, four rows of out at a time.
-void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out);
+// out [T, D] (+)= mult * w^T x: out_j (+)= mult * sum_{i >= j} w[i, j] x_i, "=" when `overwrite`. w [T, T]
+// (0 above the diagonal), x [T, D]. Vectorized over D, four rows of out at a time.
+void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out,
+                                              bool overwrite = false);
 
 }  // namespace sinklab::fused
