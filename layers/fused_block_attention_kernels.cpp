@@ -93,40 +93,35 @@ inline void store_causal_chunk(Vec acc, int i, int c0, int T, float mult, float*
 
 }  // namespace
 
-// bt [D, kMaxSeqLen] = b^T, keys >= T zero; out [T, T]
+// Rows i0 .. i0 + R - 1 of out [T, T] from bt [D, kMaxSeqLen]: R independent FMA chains per key
+// chunk. Each score is summed over d in the same order whatever R is.
+template <int R>
+inline void causal_row_group(const float* a, const float* bt, int i0, int T, int D, float mult, float* out) {
+  const int chunks = (i0 + R - 1) / kLanes + 1;  // key chunks the group's last row reaches
+  const float* a0 = a + i0 * D;
+  for (int c = 0; c < chunks; ++c) {
+    const float* bc = bt + c * kLanes;
+    Vec s[R] = {};
+    for (int d = 0; d < D; ++d) {
+      const Vec bd = load(bc + d * kMaxSeqLen);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) s[r] += a0[r * D + d] * bd;
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) store_causal_chunk(s[r], i0 + r, c * kLanes, T, mult, out + (i0 + r) * T);
+  }
+  for (int r = 0; r < R; ++r)  // key chunks past the group's diagonal
+    std::fill(out + (i0 + r) * T + std::min(T, chunks * kLanes), out + (i0 + r + 1) * T, 0.0f);
+}
+
+// bt [D, kMaxSeqLen] = b^T, keys >= T zero; out [T, T]. Groups of eight rows: with four, the four
+// chains of dependent FMAs (one per row, over d) left half of the FMA throughput unused.
 void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out, float* bt) {
   transpose_keys(b, T, D, bt);
-  for (int i0 = 0; i0 < T; i0 += kRows) {
-    const int rows = std::min(kRows, T - i0);
-    const int chunks = (i0 + rows - 1) / kLanes + 1;  // key chunks the group's last row reaches
-    for (int c = 0; c < chunks; ++c) {
-      const float* bc = bt + c * kLanes;
-      if (rows == kRows) {
-        const float* a0 = a + i0 * D;
-        Vec s0{}, s1{}, s2{}, s3{};
-        for (int d = 0; d < D; ++d) {
-          const Vec bd = load(bc + d * kMaxSeqLen);
-          s0 += a0[d] * bd;
-          s1 += a0[D + d] * bd;
-          s2 += a0[2 * D + d] * bd;
-          s3 += a0[3 * D + d] * bd;
-        }
-        store_causal_chunk(s0, i0, c * kLanes, T, mult, out + i0 * T);
-        store_causal_chunk(s1, i0 + 1, c * kLanes, T, mult, out + (i0 + 1) * T);
-        store_causal_chunk(s2, i0 + 2, c * kLanes, T, mult, out + (i0 + 2) * T);
-        store_causal_chunk(s3, i0 + 3, c * kLanes, T, mult, out + (i0 + 3) * T);
-      } else {
-        for (int r = 0; r < rows; ++r) {
-          const float* ar = a + (i0 + r) * D;
-          Vec s{};
-          for (int d = 0; d < D; ++d) s += ar[d] * load(bc + d * kMaxSeqLen);
-          store_causal_chunk(s, i0 + r, c * kLanes, T, mult, out + (i0 + r) * T);
-        }
-      }
-    }
-    for (int r = 0; r < rows; ++r)  // key chunks past the group's diagonal
-      std::fill(out + (i0 + r) * T + std::min(T, chunks * kLanes), out + (i0 + r + 1) * T, 0.0f);
-  }
+  int i0 = 0;
+  for (; i0 + 8 <= T; i0 += 8) causal_row_group<8>(a, bt, i0, T, D, mult, out);
+  for (; i0 + 4 <= T; i0 += 4) causal_row_group<4>(a, bt, i0, T, D, mult, out);
+  for (; i0 < T; ++i0) causal_row_group<1>(a, bt, i0, T, D, mult, out);
 }
 
 // w [T, T], x [T, D], out [T, D]
