@@ -15,7 +15,7 @@ inline constexpr int kMaxSeqLen = 64;  // four 16-lane registers of keys per sco
 inline int64_t dots_scratch_floats(int head_dim) { return int64_t{head_dim} * kMaxSeqLen; }
 
 // out [T, T]: out[i, j] = mult * a_i . b_j for j <= i, 0 for j > i. a, b: [T, D]. bt_scratch as
-// dots_scratch_floats says. Vectorized over keys (b transposed), four query rows at a time.
+// dots_scratch_floats says. Vectorized over keys (b transposed in registers), eight query rows at a time.
 void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out, float* bt_scratch);
 
 // out [T, D] (+)= mult * w x: out_i (+)= mult * sum_{j <= i} w[i, j] x_j, "=" when `overwrite` (out's old

@@ -5,7 +5,6 @@
 // loading and their errors are checked in tests/train/task_configs_training_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <filesystem>
 
 #include "configs/config_loader.h"
