@@ -3,7 +3,7 @@
 # when everything is present it prints nothing and touches nothing.
 set -euo pipefail
 packages=(
-  cmake g++ make pkg-config git
+  cmake g++ make pkg-config git ccache
   libdnnl-dev ocl-icd-opencl-dev      # oneDNN matmul; its CMake config requires OpenCL headers
   libyaml-cpp-dev                      # configs
   nlohmann-json3-dev libcli11-dev      # JSON output, command line
