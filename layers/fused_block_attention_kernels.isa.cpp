@@ -4,17 +4,21 @@
 #include <cstring>
 #include <utility>
 
-// Vec below is 64 bytes; without AVX-512 (builds without -march=native: the sanitizer build) GCC warns
-// that passing it by value has another ABI. Every function taking one has internal linkage, so no
-// caller compiled elsewhere can disagree.
+#include "core/cpu/isa_region.h"
+
+// Compiled once per ISA level (core/cpu/isa_dispatch.h); layers/fused_block_attention_kernels.cpp calls
+// the chosen copy. GCC warns that passing a vector by value has another ABI at other levels; every
+// function taking one is in this level's namespace, so no caller compiled elsewhere can disagree.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-namespace sinklab::fused {
+SINKLAB_ISA_BEGIN
+namespace sinklab::fused::SINKLAB_ISA_NAMESPACE {
 namespace {
 
-// 16 floats: one AVX-512 register under -march=native (GCC vector extension; other targets split it).
-using Vec = float __attribute__((vector_size(64)));
-constexpr int kLanes = 16;
+// One register of floats at this level (GCC vector extension): 16 under AVX-512, 8 under AVX, 4 under
+// SSE. Every result is summed in the same order whatever the width.
+constexpr int kLanes = SINKLAB_VECTOR_FLOATS;
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
 constexpr int kRows = 4;  // rows per group: four independent FMA chains
 static_assert(kMaxSeqLen % kLanes == 0);
 
@@ -27,10 +31,10 @@ inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 // *p = v when overwriting, *p += v otherwise.
 inline void put(float* p, Vec v, bool overwrite) { store(p, overwrite ? v : load(p) + v); }
 
-// Shuffle masks of one transpose stage (see transpose_16x16): lane c of the lower row takes
-// (c & m) ? partner[c - m] : own[c], of the upper row (c & m) ? partner[c] : own[c + m]; 16 + x
+// Shuffle masks of one transpose stage (see transpose_square): lane c of the lower row takes
+// (c & m) ? partner[c - m] : own[c], of the upper row (c & m) ? partner[c] : own[c + m]; kLanes + x
 // names lane x of the second operand.
-using Lanes = int __attribute__((vector_size(64)));
+using Lanes = int __attribute__((vector_size(kLanes * sizeof(int))));
 constexpr int stage_lane(int m, bool upper, int c) {
   return (c & m) ? (upper ? kLanes + c : kLanes + c - m) : (upper ? c + m : c);
 }
@@ -52,16 +56,15 @@ inline void transpose_stage(Vec (&r)[kLanes]) {
 }
 
 // r[i][j] <- r[j][i] in registers: stage m exchanges bit m of the row index with bit m of the column
-// index, so after m = 1, 2, 4, 8 every bit pair is exchanged. 64 two-source shuffles instead of 256
-// scalar loads and stores.
-inline void transpose_16x16(Vec (&r)[kLanes]) {
-  transpose_stage<1>(r);
-  transpose_stage<2>(r);
-  transpose_stage<4>(r);
-  transpose_stage<8>(r);
+// index, so after m = 1, 2, 4, .. kLanes / 2 every bit pair is exchanged (at 16 lanes: 64 two-source
+// shuffles instead of 256 scalar loads and stores).
+template <int m = 1>
+inline void transpose_square(Vec (&r)[kLanes]) {
+  transpose_stage<m>(r);
+  if constexpr (2 * m < kLanes) transpose_square<2 * m>(r);
 }
 
-// bt [D, kMaxSeqLen] = b^T for b [T, D], keys T .. (T rounded up to 16) zero.
+// bt [D, kMaxSeqLen] = b^T for b [T, D], keys T .. (T rounded up to kLanes) zero.
 void transpose_keys(const float* b, int T, int D, float* bt) {
   const int padded = (T + kLanes - 1) / kLanes * kLanes;
   if (D % kLanes != 0) {
@@ -76,16 +79,16 @@ void transpose_keys(const float* b, int T, int D, float* bt) {
     for (int d0 = 0; d0 < D; d0 += kLanes) {
       Vec tile[kLanes];
       for (int r = 0; r < kLanes; ++r) tile[r] = j0 + r < T ? load(b + (j0 + r) * D + d0) : Vec{};
-      transpose_16x16(tile);
+      transpose_square(tile);
       for (int r = 0; r < kLanes; ++r) store(bt + (d0 + r) * kMaxSeqLen + j0, tile[r]);
     }
 }
 
-// out row i, keys c0 .. c0 + 16 (those < T): mult * acc on keys j <= i, 0 after the diagonal.
+// out row i, keys c0 .. c0 + kLanes (those < T): mult * acc on keys j <= i, 0 after the diagonal.
 // (A select and one vector store per whole chunk measured slower: 150-159 against 131 ns per T 16
 // block in bench/small_gemm_bench.)
 inline void store_causal_chunk(Vec acc, int i, int c0, int T, float mult, float* out_row) {
-  alignas(64) float lanes[kLanes];
+  alignas(sizeof(Vec)) float lanes[kLanes];
   store(lanes, mult * acc);
   const int n = std::min(kLanes, T - c0);
   for (int l = 0; l < n; ++l) out_row[c0 + l] = c0 + l <= i ? lanes[l] : 0.0f;
@@ -154,7 +157,7 @@ void accumulate_weights_times_rows(const float* w, const float* x, int T, int D,
         }
       }
     }
-    for (; d0 < D; ++d0)  // channels beyond a multiple of 16
+    for (; d0 < D; ++d0)  // channels beyond a multiple of kLanes
       for (int r = 0; r < rows; ++r) {
         float a = 0.0f;
         for (int j = 0; j < keys; ++j) a += w0[r * T + j] * x[j * D + d0];
@@ -202,4 +205,5 @@ void accumulate_weights_transposed_times_rows(const float* w, const float* x, in
   }
 }
 
-}  // namespace sinklab::fused
+}  // namespace sinklab::fused::SINKLAB_ISA_NAMESPACE
+SINKLAB_ISA_END

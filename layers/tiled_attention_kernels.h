@@ -13,7 +13,7 @@
 
 namespace sinklab::tiled {
 
-inline constexpr int kTileCols = 64;  // four AVX-512 registers of keys
+inline constexpr int kTileCols = 64;  // keys per tile: four AVX-512 registers, eight AVX ones
 
 struct BlockShape {
   int seq_len;    // T

@@ -8,19 +8,25 @@
 
 #include "core/kernels/fast_exp.h"
 
-// Vec below is 64 bytes; without AVX-512 (builds without -march=native: the sanitizer build) GCC warns
-// that passing it by value has another ABI. Every function taking one has internal linkage, so no
-// caller compiled elsewhere can disagree.
+#include "core/cpu/isa_region.h"
+
+// Compiled once per ISA level (core/cpu/isa_dispatch.h); layers/tiled_attention_kernels.cpp calls the
+// chosen copy. GCC warns that passing a vector by value has another ABI at other levels; every function
+// taking one is in this level's namespace, so no caller compiled elsewhere can disagree.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-namespace sinklab::tiled {
+SINKLAB_ISA_BEGIN
+namespace sinklab::tiled::SINKLAB_ISA_NAMESPACE {
 namespace {
 
-// 16 floats: one AVX-512 register under -march=native (GCC vector extension; other targets split it).
-using Vec = float __attribute__((vector_size(64)));
-constexpr int kLanes = 16;
+// One register of floats at this level (GCC vector extension): 16 under AVX-512, 8 under AVX, 4 under
+// SSE. A tile row of kTileCols keys is kChunks registers; every result is summed in the same order
+// whatever the width.
+constexpr int kLanes = SINKLAB_VECTOR_FLOATS;
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+constexpr int kChunks = kTileCols / kLanes;
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-static_assert(kTileCols == 4 * kLanes, "the tile kernels keep a tile row in four registers");
+static_assert(kTileCols % kLanes == 0, "a tile row is whole registers");
 
 inline Vec load(const float* p) {
   Vec v;
@@ -64,29 +70,25 @@ void transpose_tile(const float* x, int j0, int C, int D, float* xt) {
   }
 }
 
-// s [R, kTileCols] = mult * a [R, D] x bt [D, kTileCols]: a row's four registers of keys take one
-// FMA each per d (four independent chains).
+// s [R, kTileCols] = mult * a [R, D] x bt [D, kTileCols]: a row's kChunks registers of keys take one
+// FMA each per d (kChunks independent chains).
 void rows_times_tile(const float* a, int R, int D, const float* bt, float mult, float* s) {
   for (int r = 0; r < R; ++r) {
     const float* ar = a + r * D;
-    Vec c0{}, c1{}, c2{}, c3{};
+    Vec c[kChunks] = {};
     for (int d = 0; d < D; ++d) {
       const float x = ar[d];
       const float* b = bt + d * kTileCols;
-      c0 += x * load(b);
-      c1 += x * load(b + kLanes);
-      c2 += x * load(b + 2 * kLanes);
-      c3 += x * load(b + 3 * kLanes);
+#pragma GCC unroll 16
+      for (int k = 0; k < kChunks; ++k) c[k] += x * load(b + k * kLanes);
     }
     float* sr = s + r * kTileCols;
-    store(sr, mult * c0);
-    store(sr + kLanes, mult * c1);
-    store(sr + 2 * kLanes, mult * c2);
-    store(sr + 3 * kLanes, mult * c3);
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) store(sr + k * kLanes, mult * c[k]);
   }
 }
 
-// out [R, D] += p [R, kTileCols] (columns 0 .. C) x x [C, D]: 16 output channels per register, four
+// out [R, D] += p [R, kTileCols] (columns 0 .. C) x x [C, D]: kLanes output channels per register, four
 // rows at a time so that four chains share each loaded row of x.
 void accumulate_tile_times_rows(const float* p, int R, int C, const float* x, int D, float* out) {
   int d0 = 0;
@@ -114,7 +116,7 @@ void accumulate_tile_times_rows(const float* p, int R, int C, const float* x, in
       store(out + r * D + d0, a);
     }
   }
-  for (; d0 < D; ++d0)  // channels beyond a multiple of 16
+  for (; d0 < D; ++d0)  // channels beyond a multiple of kLanes
     for (int r = 0; r < R; ++r) {
       float a = out[r * D + d0];
       for (int c = 0; c < C; ++c) a += p[r * kTileCols + c] * x[c * D + d0];
@@ -126,19 +128,17 @@ void accumulate_tile_times_rows(const float* p, int R, int C, const float* x, in
 void accumulate_transposed(const float* a, int R, int D, const float* p, float* outt) {
   for (int d = 0; d < D; ++d) {
     float* od = outt + d * kTileCols;
-    Vec c0 = load(od), c1 = load(od + kLanes), c2 = load(od + 2 * kLanes), c3 = load(od + 3 * kLanes);
+    Vec c[kChunks];
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) c[k] = load(od + k * kLanes);
     for (int r = 0; r < R; ++r) {
       const float x = a[r * D + d];
       const float* pr = p + r * kTileCols;
-      c0 += x * load(pr);
-      c1 += x * load(pr + kLanes);
-      c2 += x * load(pr + 2 * kLanes);
-      c3 += x * load(pr + 3 * kLanes);
+#pragma GCC unroll 16
+      for (int k = 0; k < kChunks; ++k) c[k] += x * load(pr + k * kLanes);
     }
-    store(od, c0);
-    store(od + kLanes, c1);
-    store(od + 2 * kLanes, c2);
-    store(od + 3 * kLanes, c3);
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) store(od + k * kLanes, c[k]);
   }
 }
 
@@ -255,11 +255,6 @@ void scale_rows(float* s, int R, int i0, const RowMath& math) {
 
 }  // namespace
 
-int64_t scratch_floats(const BlockShape& shape) {
-  return 4 * int64_t{shape.head_dim} * kTileCols + 2 * int64_t{shape.tile_rows} * kTileCols +
-         int64_t{shape.tile_rows} * shape.head_dim + 3 * int64_t{shape.tile_rows} + shape.seq_len;
-}
-
 // q, k, v, o: [T, D]; lse: [T]; rows i0 .. i0 + R of o (and lse) written.
 void forward_query_tile(const float* q, const float* k, const float* v, float* o, float* lse, int i0,
                         const BlockShape& shape, const RowMath& math, float* scratch) {
@@ -357,4 +352,5 @@ void backward_block(const float* q, const float* k, const float* v, const float*
   if (log_keys && dhead) *dhead += dhead_scale;
 }
 
-}  // namespace sinklab::tiled
+}  // namespace sinklab::tiled::SINKLAB_ISA_NAMESPACE
+SINKLAB_ISA_END

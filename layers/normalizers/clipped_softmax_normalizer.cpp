@@ -6,9 +6,7 @@
 
 #include "core/kernels/fast_exp.h"
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 #include <vector>
 
 namespace sinklab {
@@ -70,7 +68,6 @@ bool ClippedSoftmaxNormalizer::near_kink(const double* scores, const RowSpec& ro
   return false;
 }
 
-#if defined(__AVX512F__)
 namespace {
 
 using block_lanes::first_lanes;
@@ -78,6 +75,7 @@ using block_lanes::kLanes;
 
 // softmax of every causal row of a [T, T] block (T <= 16) into p [T, 16] (masked lanes 0), with one
 // exp loop over the whole block as softmax's block kernel.
+SINKLAB_BLOCK_LANES_TARGET
 void block_softmax(const float* scores, int T, float* p) {
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (int i = 0; i < T; ++i) {
@@ -93,26 +91,27 @@ void block_softmax(const float* scores, int T, float* p) {
 }
 
 }  // namespace
-#endif
 
 // Blocks of T <= 16 keys (AVX-512). scores, probs: [T, T]
 void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                              const float* head_params, float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    alignas(64) float p[kLanes * kLanes];
-    block_softmax(scores, T, p);
-    const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
-    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-    for (int i = 0; i < T; ++i) {
-      const __m512 pre = _mm512_fmadd_ps(stretch, _mm512_load_ps(p + i * kLanes), gamma);
-      const __m512 a = _mm512_min_ps(one, _mm512_max_ps(zero, pre));
-      _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_maskz_mov_ps(first_lanes(i + 1), a));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        alignas(64) float p[kLanes * kLanes];
+        block_softmax(scores, T, p);
+        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+        const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+        for (int i = 0; i < T; ++i) {
+          const __m512 pre = _mm512_fmadd_ps(stretch, _mm512_load_ps(p + i * kLanes), gamma);
+          const __m512 a = _mm512_min_ps(one, _mm512_max_ps(zero, pre));
+          _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_maskz_mov_ps(first_lanes(i + 1), a));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -120,27 +119,29 @@ void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, 
 void ClippedSoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs,
                                               float* dscores, int seq_len, int head, const float* head_params,
                                               float* dhead_params, float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    alignas(64) float p_block[kLanes * kLanes];
-    block_softmax(scores, T, p_block);
-    const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
-    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-    for (int i = 0; i < T; ++i) {
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 p = _mm512_load_ps(p_block + i * kLanes);
-      const __m512 pre = _mm512_fmadd_ps(stretch, p, gamma);
-      const __mmask16 passing = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(visible, pre, zero, _CMP_GT_OQ), pre,
-                                                        one, _CMP_LT_OQ);
-      const __m512 g = _mm512_maskz_mul_ps(passing, stretch, _mm512_maskz_loadu_ps(visible, dprobs + i * T));
-      const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, g)));
-      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
-      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(p, _mm512_sub_ps(g, dot), ds));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        alignas(64) float p_block[kLanes * kLanes];
+        block_softmax(scores, T, p_block);
+        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+        const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+        for (int i = 0; i < T; ++i) {
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 p = _mm512_load_ps(p_block + i * kLanes);
+          const __m512 pre = _mm512_fmadd_ps(stretch, p, gamma);
+          const __mmask16 passing = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(visible, pre, zero, _CMP_GT_OQ), pre,
+                                                            one, _CMP_LT_OQ);
+          const __m512 g = _mm512_maskz_mul_ps(passing, stretch, _mm512_maskz_loadu_ps(visible, dprobs + i * T));
+          const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, g)));
+          const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+          _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(p, _mm512_sub_ps(g, dot), ds));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 
 namespace sinklab {
 
@@ -45,19 +43,21 @@ bool ReluNormalizer::near_kink(const double* scores, const RowSpec& row, const d
 // as zeros in the same write. scores, probs: [T, T]
 void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                    const float* head_params, float* scratch) const {
-#if defined(__AVX512F__)
-  using block_lanes::first_lanes;
-  const int T = seq_len;
-  if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
-    const __mmask16 row_lanes = first_lanes(T);
-    for (int i = 0; i < T; ++i) {
-      const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
-      const __m512 s = _mm512_maskz_loadu_ps(first_lanes(i + 1), scores + i * T);  // masked keys read as 0
-      _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(_mm512_max_ps(s, _mm512_setzero_ps()), inv));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      using block_lanes::first_lanes;
+      const int T = seq_len;
+      if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
+        const __mmask16 row_lanes = first_lanes(T);
+        for (int i = 0; i < T; ++i) {
+          const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
+          const __m512 s = _mm512_maskz_loadu_ps(first_lanes(i + 1), scores + i * T);  // masked keys read as 0
+          _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(_mm512_max_ps(s, _mm512_setzero_ps()), inv));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -65,22 +65,24 @@ void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_le
 void ReluNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                     int seq_len, int head, const float* head_params, float* dhead_params,
                                     float* scratch) const {
-#if defined(__AVX512F__)
-  using block_lanes::first_lanes;
-  const int T = seq_len;
-  if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
-    for (int i = 0; i < T; ++i) {
-      const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 s = _mm512_maskz_loadu_ps(visible, scores + i * T);
-      const __mmask16 active = _mm512_mask_cmp_ps_mask(visible, s, _mm512_setzero_ps(), _CMP_GT_OQ);
-      const __m512 dp = _mm512_maskz_loadu_ps(active, dprobs + i * T);
-      const __m512 ds = _mm512_maskz_loadu_ps(active, dscores + i * T);
-      _mm512_mask_storeu_ps(dscores + i * T, active, _mm512_fmadd_ps(dp, inv, ds));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      using block_lanes::first_lanes;
+      const int T = seq_len;
+      if (T <= block_lanes::kLanes && divisor_ != RowDivisor::row_sum) {
+        for (int i = 0; i < T; ++i) {
+          const __m512 inv = _mm512_set1_ps(1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head}));
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 s = _mm512_maskz_loadu_ps(visible, scores + i * T);
+          const __mmask16 active = _mm512_mask_cmp_ps_mask(visible, s, _mm512_setzero_ps(), _CMP_GT_OQ);
+          const __m512 dp = _mm512_maskz_loadu_ps(active, dprobs + i * T);
+          const __m512 ds = _mm512_maskz_loadu_ps(active, dscores + i * T);
+          _mm512_mask_storeu_ps(dscores + i * T, active, _mm512_fmadd_ps(dp, inv, ds));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

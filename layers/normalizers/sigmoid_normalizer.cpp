@@ -2,9 +2,7 @@
 
 #include <cmath>
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 
 namespace sinklab {
 namespace {
@@ -56,7 +54,6 @@ void SigmoidNormalizer::backward(const Real* scores, const Real* probs, const Re
   for (int k = 0; k < row.visible; ++k) dscores[k] += derivative(scores[k]) * dprobs[k] * inv;
 }
 
-#if defined(__AVX512F__)
 namespace {
 
 using block_lanes::first_lanes;
@@ -64,6 +61,7 @@ using block_lanes::kLanes;
 
 // sigma(s + b) of every visible key of a [T, T] block (T <= 16) into sig [T, 16]; masked lanes hold
 // sigma(b), which callers mask out. Two passes so that one exp loop covers the whole block.
+SINKLAB_BLOCK_LANES_TARGET
 void block_sigmoids(const float* scores, int T, float b, float* sig) {
   alignas(64) float x[kLanes * kLanes];
   const __m512 bias = _mm512_set1_ps(b);
@@ -80,27 +78,28 @@ void block_sigmoids(const float* scores, int T, float b, float* sig) {
 }
 
 }  // namespace
-#endif
 
 // Blocks of T <= 16 keys (AVX-512): the sigmoids of the whole block in one vectorized pass, then
 // one causal row per register, masked keys stored as zeros in the same write. scores, probs: [T, T]
 void SigmoidNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                       const float* head_params, float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    alignas(64) float sig[kLanes * kLanes];
-    block_sigmoids(scores, T, bias_for<float>(T), sig);
-    for (int i = 0; i < T; ++i) {
-      const __m512 s = _mm512_maskz_load_ps(first_lanes(i + 1), sig + i * kLanes);  // masked keys: 0
-      const float inv = divisor_ == RowDivisor::row_sum
-                            ? 1.0f / _mm512_reduce_add_ps(s)  // sigma > 0: the sum is never 0
-                            : 1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head});
-      _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(s, _mm512_set1_ps(inv)));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        alignas(64) float sig[kLanes * kLanes];
+        block_sigmoids(scores, T, bias_for<float>(T), sig);
+        for (int i = 0; i < T; ++i) {
+          const __m512 s = _mm512_maskz_load_ps(first_lanes(i + 1), sig + i * kLanes);  // masked keys: 0
+          const float inv = divisor_ == RowDivisor::row_sum
+                                ? 1.0f / _mm512_reduce_add_ps(s)  // sigma > 0: the sum is never 0
+                                : 1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head});
+          _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(s, _mm512_set1_ps(inv)));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -109,32 +108,34 @@ void SigmoidNormalizer::forward_block(const float* scores, float* probs, int seq
 void SigmoidNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                        int seq_len, int head, const float* head_params, float* dhead_params,
                                        float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    alignas(64) float sig[kLanes * kLanes];
-    block_sigmoids(scores, T, bias_for<float>(T), sig);
-    const __m512 one = _mm512_set1_ps(1.0f);
-    for (int i = 0; i < T; ++i) {
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 s = _mm512_maskz_load_ps(visible, sig + i * kLanes);
-      const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
-      __m512 centered = dp;
-      float inv;
-      if (divisor_ == RowDivisor::row_sum) {
-        const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
-        centered = _mm512_sub_ps(dp, _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp))));
-        inv = 1.0f / _mm512_reduce_add_ps(s);
-      } else {
-        inv = 1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head});
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        alignas(64) float sig[kLanes * kLanes];
+        block_sigmoids(scores, T, bias_for<float>(T), sig);
+        const __m512 one = _mm512_set1_ps(1.0f);
+        for (int i = 0; i < T; ++i) {
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 s = _mm512_maskz_load_ps(visible, sig + i * kLanes);
+          const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
+          __m512 centered = dp;
+          float inv;
+          if (divisor_ == RowDivisor::row_sum) {
+            const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
+            centered = _mm512_sub_ps(dp, _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp))));
+            inv = 1.0f / _mm512_reduce_add_ps(s);
+          } else {
+            inv = 1.0f / row_divisor<float>(divisor_, RowSpec{i, i + 1, T, head});
+          }
+          const __m512 slope = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_sub_ps(one, s)), _mm512_set1_ps(inv));
+          const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+          _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(slope, centered, ds));
+        }
+        return true;
       }
-      const __m512 slope = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_sub_ps(one, s)), _mm512_set1_ps(inv));
-      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
-      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(slope, centered, ds));
-    }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

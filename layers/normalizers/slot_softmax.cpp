@@ -4,13 +4,10 @@
 
 #include "core/kernels/fast_exp.h"
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 
 namespace sinklab {
 
-#if defined(__AVX512F__)
 namespace {
 
 using block_lanes::first_lanes;
@@ -18,6 +15,7 @@ using block_lanes::kLanes;
 
 // e^{s - m_i} of every row of a [T, T] block into e [T, 16] (masked lanes 0) and the slot terms
 // w e^{c - m_i} into slot [T]; one exp loop over the whole block, as softmax's block kernel.
+SINKLAB_BLOCK_LANES_TARGET
 void block_exps(const float* scores, int T, float c, float w, float* e, float* slot) {
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (int i = 0; i < T; ++i) {
@@ -32,11 +30,9 @@ void block_exps(const float* scores, int T, float c, float w, float* e, float* s
   for (int i = 0; i < T; ++i) slot[i] = w * kernels::fast_exp(slot[i]);
 }
 
-}  // namespace
-
-// scores, probs: [T, T]
-bool slot_softmax_forward_block(const float* scores, float* probs, int T, float c, float w) {
-  if (T > kLanes) return false;
+// scores, probs: [T, T]; T <= kLanes
+SINKLAB_BLOCK_LANES_TARGET
+void forward_block_lanes(const float* scores, float* probs, int T, float c, float w) {
   alignas(64) float e[kLanes * kLanes];
   float slot[kLanes];
   block_exps(scores, T, c, w, e, slot);
@@ -45,13 +41,12 @@ bool slot_softmax_forward_block(const float* scores, float* probs, int T, float 
     const __m512 inv_sum = _mm512_set1_ps(1.0f / (slot[i] + _mm512_reduce_add_ps(ei)));
     _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(ei, inv_sum));
   }
-  return true;
 }
 
-// scores, probs, dprobs, dscores: [T, T]
-bool slot_softmax_backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int T,
-                                 float c, float w, float* dslot_logit) {
-  if (T > kLanes) return false;
+// scores, probs, dprobs, dscores: [T, T]; T <= kLanes
+SINKLAB_BLOCK_LANES_TARGET
+void backward_block_lanes(const float* scores, const float* probs, const float* dprobs, float* dscores, int T, float c,
+                          float w, float* dslot_logit) {
   alignas(64) float e[kLanes * kLanes];
   float slot[kLanes];
   if (dslot_logit) block_exps(scores, T, c, w, e, slot);
@@ -70,16 +65,21 @@ bool slot_softmax_backward_block(const float* scores, const float* probs, const 
     }
   }
   if (dslot_logit) *dslot_logit += dc;
+}
+
+}  // namespace
+
+bool slot_softmax_forward_block(const float* scores, float* probs, int T, float c, float w) {
+  if (T > kLanes || !block_lanes::available()) return false;
+  forward_block_lanes(scores, probs, T, c, w);
   return true;
 }
 
-#else
-
-bool slot_softmax_forward_block(const float*, float*, int, float, float) { return false; }
-bool slot_softmax_backward_block(const float*, const float*, const float*, float*, int, float, float, float*) {
-  return false;
+bool slot_softmax_backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int T,
+                                 float c, float w, float* dslot_logit) {
+  if (T > kLanes || !block_lanes::available()) return false;
+  backward_block_lanes(scores, probs, dprobs, dscores, T, c, w, dslot_logit);
+  return true;
 }
-
-#endif
 
 }  // namespace sinklab

@@ -2,9 +2,7 @@
 
 #include "core/kernels/fast_exp.h"
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -86,32 +84,34 @@ void SoftmaxNormalizer::backward(const Real*, const Real* probs, const Real* dpr
 // as zeros in the same write. Row i's visible keys are lanes 0..i. scores, probs: [T, T]
 void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                       const float* head_params, float* scratch) const {
-#if defined(__AVX512F__)
-  using block_lanes::first_lanes;
-  using block_lanes::kLanes;
-  const int T = seq_len;
-  if (T <= kLanes) {
-    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
-    const __mmask16 row_lanes = first_lanes(T);
-    // Three passes, so that no row waits on another's latency chain: shifted logits of every row,
-    // one exp over the whole block (16 full registers), then each row's sum and scale.
-    alignas(64) float shifted[kLanes * kLanes];
-    for (int i = 0; i < T; ++i) {
-      const __m512 x = _mm512_mask_loadu_ps(minus_inf, first_lanes(i + 1), scores + i * T);
-      const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(x));
-      _mm512_store_ps(shifted + i * kLanes, _mm512_mul_ps(_mm512_sub_ps(x, m), inv_t));  // masked: -inf
-    }
-#pragma omp simd
-    for (int k = 0; k < T * kLanes; ++k) shifted[k] = kernels::fast_exp(shifted[k]);  // exp(-inf) = 0
-    for (int i = 0; i < T; ++i) {
-      const __m512 e = _mm512_load_ps(shifted + i * kLanes);
-      const __m512 inv_sum = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e));
-      _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(e, inv_sum));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      using block_lanes::first_lanes;
+      using block_lanes::kLanes;
+      const int T = seq_len;
+      if (T <= kLanes) {
+        const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+        const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
+        const __mmask16 row_lanes = first_lanes(T);
+        // Three passes, so that no row waits on another's latency chain: shifted logits of every row,
+        // one exp over the whole block (16 full registers), then each row's sum and scale.
+        alignas(64) float shifted[kLanes * kLanes];
+        for (int i = 0; i < T; ++i) {
+          const __m512 x = _mm512_mask_loadu_ps(minus_inf, first_lanes(i + 1), scores + i * T);
+          const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(x));
+          _mm512_store_ps(shifted + i * kLanes, _mm512_mul_ps(_mm512_sub_ps(x, m), inv_t));  // masked: -inf
+        }
+    #pragma omp simd
+        for (int k = 0; k < T * kLanes; ++k) shifted[k] = kernels::fast_exp(shifted[k]);  // exp(-inf) = 0
+        for (int i = 0; i < T; ++i) {
+          const __m512 e = _mm512_load_ps(shifted + i * kLanes);
+          const __m512 inv_sum = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e));
+          _mm512_mask_storeu_ps(probs + i * T, row_lanes, _mm512_mul_ps(e, inv_sum));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -119,23 +119,25 @@ void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq
 void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                        int seq_len, int head, const float* head_params, float* dhead_params,
                                        float* scratch) const {
-#if defined(__AVX512F__)
-  using block_lanes::first_lanes;
-  const int T = seq_len;
-  if (T <= block_lanes::kLanes) {
-    const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
-    for (int i = 0; i < T; ++i) {
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
-      const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
-      const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp)));
-      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
-      const __m512 update = _mm512_mul_ps(inv_t, _mm512_mul_ps(p, _mm512_sub_ps(dp, dot)));
-      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_add_ps(ds, update));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      using block_lanes::first_lanes;
+      const int T = seq_len;
+      if (T <= block_lanes::kLanes) {
+        const __m512 inv_t = _mm512_set1_ps(static_cast<float>(inv_temperature_));
+        for (int i = 0; i < T; ++i) {
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
+          const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
+          const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp)));
+          const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+          const __m512 update = _mm512_mul_ps(inv_t, _mm512_mul_ps(p, _mm512_sub_ps(dp, dot)));
+          _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_add_ps(ds, update));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

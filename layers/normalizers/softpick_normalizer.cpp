@@ -6,9 +6,7 @@
 
 #include "core/kernels/fast_exp.h"
 
-#if defined(__AVX512F__)
 #include "layers/normalizers/block_lanes.h"
-#endif
 
 namespace sinklab {
 namespace {
@@ -76,7 +74,6 @@ bool SoftpickNormalizer::near_kink(const double* scores, const RowSpec& row, con
   return false;
 }
 
-#if defined(__AVX512F__)
 namespace {
 
 using block_lanes::first_lanes;
@@ -90,6 +87,7 @@ struct SoftpickBlock {
   int top[kLanes];
   bool positive[kLanes];
 
+  SINKLAB_BLOCK_LANES_TARGET
   SoftpickBlock(const float* scores, int T) {
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     for (int i = 0; i < T; ++i) {
@@ -109,27 +107,28 @@ struct SoftpickBlock {
 };
 
 }  // namespace
-#endif
 
 // Blocks of T <= 16 keys (AVX-512): one exp loop over the block, then one causal row per register,
 // masked keys stored as zeros in the same write. scores, probs: [T, T]
 void SoftpickNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                        const float* head_params, float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    const SoftpickBlock b(scores, T);
-    const __m512 zero = _mm512_setzero_ps();
-    for (int i = 0; i < T; ++i) {
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 u = _mm512_maskz_sub_ps(visible, _mm512_load_ps(b.e + i * kLanes), _mm512_set1_ps(b.floor[i]));
-      const float sum_abs = _mm512_reduce_add_ps(_mm512_abs_ps(u));
-      const __m512 inv = _mm512_set1_ps(b.positive[i] ? 1.0f / (sum_abs + static_cast<float>(eps_)) : 0.0f);
-      _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(_mm512_max_ps(u, zero), inv));
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        const SoftpickBlock b(scores, T);
+        const __m512 zero = _mm512_setzero_ps();
+        for (int i = 0; i < T; ++i) {
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 u = _mm512_maskz_sub_ps(visible, _mm512_load_ps(b.e + i * kLanes), _mm512_set1_ps(b.floor[i]));
+          const float sum_abs = _mm512_reduce_add_ps(_mm512_abs_ps(u));
+          const __m512 inv = _mm512_set1_ps(b.positive[i] ? 1.0f / (sum_abs + static_cast<float>(eps_)) : 0.0f);
+          _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(_mm512_max_ps(u, zero), inv));
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -137,32 +136,34 @@ void SoftpickNormalizer::forward_block(const float* scores, float* probs, int se
 void SoftpickNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                         int seq_len, int head, const float* head_params, float* dhead_params,
                                         float* scratch) const {
-#if defined(__AVX512F__)
-  const int T = seq_len;
-  if (T <= kLanes) {
-    const SoftpickBlock b(scores, T);
-    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-    for (int i = 0; i < T; ++i) {
-      if (!b.positive[i]) continue;
-      const __mmask16 visible = first_lanes(i + 1);
-      const __m512 e = _mm512_load_ps(b.e + i * kLanes);
-      const __m512 u = _mm512_maskz_sub_ps(visible, e, _mm512_set1_ps(b.floor[i]));
-      const float inv = 1.0f / (_mm512_reduce_add_ps(_mm512_abs_ps(u)) + static_cast<float>(eps_));
-      const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
-      const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
-      const float dot = _mm512_reduce_add_ps(_mm512_mul_ps(p, dp));
-      const __mmask16 up = _mm512_mask_cmp_ps_mask(visible, u, zero, _CMP_GT_OQ);
-      const __mmask16 down = _mm512_mask_cmp_ps_mask(visible, u, zero, _CMP_LT_OQ);
-      const __m512 sign = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(up, one), down, _mm512_set1_ps(-1.0f));
-      const __m512 own = _mm512_maskz_mov_ps(up, dp);
-      const __m512 g = _mm512_mul_ps(e, _mm512_fnmadd_ps(sign, _mm512_set1_ps(dot), own));  // e (own - sign dot)
-      const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
-      _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(g, _mm512_set1_ps(inv), ds));
-      dscores[i * T + b.top[i]] -= static_cast<float>(eps_) * dot * inv;
-    }
+  if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
+      const int T = seq_len;
+      if (T <= kLanes) {
+        const SoftpickBlock b(scores, T);
+        const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+        for (int i = 0; i < T; ++i) {
+          if (!b.positive[i]) continue;
+          const __mmask16 visible = first_lanes(i + 1);
+          const __m512 e = _mm512_load_ps(b.e + i * kLanes);
+          const __m512 u = _mm512_maskz_sub_ps(visible, e, _mm512_set1_ps(b.floor[i]));
+          const float inv = 1.0f / (_mm512_reduce_add_ps(_mm512_abs_ps(u)) + static_cast<float>(eps_));
+          const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
+          const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
+          const float dot = _mm512_reduce_add_ps(_mm512_mul_ps(p, dp));
+          const __mmask16 up = _mm512_mask_cmp_ps_mask(visible, u, zero, _CMP_GT_OQ);
+          const __mmask16 down = _mm512_mask_cmp_ps_mask(visible, u, zero, _CMP_LT_OQ);
+          const __m512 sign = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(up, one), down, _mm512_set1_ps(-1.0f));
+          const __m512 own = _mm512_maskz_mov_ps(up, dp);
+          const __m512 g = _mm512_mul_ps(e, _mm512_fnmadd_ps(sign, _mm512_set1_ps(dot), own));  // e (own - sign dot)
+          const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
+          _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(g, _mm512_set1_ps(inv), ds));
+          dscores[i * T + b.top[i]] -= static_cast<float>(eps_) * dot * inv;
+        }
+        return true;
+      }
+      return false;
+    }())
     return;
-  }
-#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

@@ -1,0 +1,7 @@
+#pragma once
+// The instruction-set extensions of each ISA level (core/cpu/isa_level.h), as GCC and clang's
+// target("...") attribute takes them: cumulative, as the levels are.
+#define SINKLAB_ISA_TARGET_SSE42 "popcnt,sse4.2"
+#define SINKLAB_ISA_TARGET_AVX SINKLAB_ISA_TARGET_SSE42 ",avx,fma"
+#define SINKLAB_ISA_TARGET_AVX2 SINKLAB_ISA_TARGET_AVX ",avx2,bmi,bmi2,f16c,lzcnt,movbe"
+#define SINKLAB_ISA_TARGET_AVX512 SINKLAB_ISA_TARGET_AVX2 ",avx512f,avx512bw,avx512cd,avx512dq,avx512vl"

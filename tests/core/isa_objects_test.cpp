@@ -1,0 +1,81 @@
+// The per-level copies of *.isa.cpp (core/cpu/isa_dispatch.h) keep everything outside their ISA
+// namespace at the baseline: the inline functions and template instantiations of headers (std's among
+// them) that such an object defines are merged by the linker with every other object's copy, so one
+// compiled for AVX-512 would run on every caller, also on a CPU without it. Disassembles the objects
+// of this build and looks for vector instructions above SSE4.2 outside the ISA namespaces.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::filesystem::path> isa_objects() {
+  std::vector<std::filesystem::path> objects;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::filesystem::path(SINKLAB_BINARY_DIR) / "CMakeFiles"))
+    if (e.is_regular_file() && e.path().extension() == ".o" && e.path().string().find("/isa/") != std::string::npos)
+      objects.push_back(e.path());
+  return objects;
+}
+
+// Functions of `object` outside the isa_* namespaces that use VEX/EVEX instructions or ymm/zmm/mask registers.
+std::vector<std::string> functions_above_baseline(const std::filesystem::path& object) {
+  const std::string command = "objdump -d --no-show-raw-insn -C '" + object.string() + "' 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {"cannot run objdump"};
+  static const std::regex header(R"(^[0-9a-f]+ <(.*)>:$)");
+  static const std::regex above(R"(^\s+[0-9a-f]+:\s+v[a-z0-9]+\s|%[yz]mm|%k[0-7])");
+  std::vector<std::string> found;
+  std::string function, line;
+  bool flagged = false;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) {
+    line = buffer;
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    std::smatch m;
+    if (std::regex_match(line, m, header)) {
+      function = m[1];
+      flagged = false;
+      continue;
+    }
+    if (flagged || function.empty() || function.find("::isa_") != std::string::npos) continue;
+    if (std::regex_search(line, above)) {
+      found.push_back(function + ": " + line);
+      flagged = true;
+    }
+  }
+  const int status = pclose(pipe);
+  if (status != 0) found.push_back("objdump exited with " + std::to_string(status));
+  return found;
+}
+
+TEST(IsaObjects, CodeOutsideTheIsaNamespacesStaysAtTheBaseline) {
+  const std::vector<std::filesystem::path> objects = isa_objects();
+  ASSERT_GE(objects.size(), 8u) << "the per-level objects of layers/*.isa.cpp under " << SINKLAB_BINARY_DIR;
+  int checked_above_baseline = 0;
+  for (const auto& object : objects) {
+    SCOPED_TRACE(object.string());
+    for (const std::string& f : functions_above_baseline(object)) ADD_FAILURE() << f;
+    if (object.string().find("/isa/avx512/") != std::string::npos) ++checked_above_baseline;
+  }
+  EXPECT_GT(checked_above_baseline, 0);
+}
+
+// The check itself: an AVX-512 copy's own kernels do use AVX-512 registers (so the pattern can match).
+TEST(IsaObjects, TheAvx512CopiesUseAvx512Registers) {
+  for (const auto& object : isa_objects()) {
+    if (object.string().find("/isa/avx512/") == std::string::npos) continue;
+    const std::string command = "objdump -d --no-show-raw-insn '" + object.string() + "' | grep -c '%zmm'";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    int count = 0;
+    EXPECT_EQ(std::fscanf(pipe, "%d", &count), 1);
+    pclose(pipe);
+    EXPECT_GT(count, 0) << object;
+  }
+}
+
+}  // namespace
