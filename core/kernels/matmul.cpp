@@ -1,5 +1,7 @@
 #include "core/kernels/matmul.h"
 
+#include "core/cpu/isa_level.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -27,7 +29,9 @@
 //     batch dims broadcast.
 //  2. oneDNN, swapped: C with m unit stride (a transposed output) is computed as C^T = B^T x A^T,
 //     which turns it into case 1.
-//  3. Loop kernel (below): anything else, i.e. an operand with no unit stride among its last two dims
+//  3. Below AVX-512 (SINKLAB_MAX_ISA or the CPU) the JIT gemm refuses alpha != 1 with accumulation in
+//     one attribute (scaled_attr below has the form it takes).
+//  4. Loop kernel (below): anything else, i.e. an operand with no unit stride among its last two dims
 //     (e.g. every other column), or a stride of 0 on a rows/cols dim of size > 1.
 // The decision is made once per layout and cached like a primitive.
 // Size-1 dims have their (unused) stride normalized and stride-0 batch dims of A/B become size-1
@@ -192,6 +196,8 @@ struct CacheEntry {
 };
 
 struct MatmulContext {
+  // The kernel level is chosen first: with SINKLAB_MAX_ISA set, that caps oneDNN before its first use.
+  IsaLevel isa = kernel_isa_level();
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::mutex mutex;
@@ -244,22 +250,47 @@ std::optional<dnnl::matmul::primitive_desc> optimized_desc(const dnnl::engine& e
   }
 }
 
-CacheEntry build_entry(const dnnl::engine& engine, const CacheKey& key, float alpha) {
+// The same product with alpha as an output scale: below AVX-512, oneDNN 2.6's JIT gemm takes an
+// eltwise_linear or a sum post-op but not both (that pair gets "ref:any"), while it takes an output
+// scale with the sum. Only where the first form was refused, so results elsewhere keep their bits.
+std::optional<dnnl::primitive_attr> scaled_attr(bool accumulate, float alpha) {
+#if DNNL_VERSION_MAJOR >= 3
+  (void)accumulate;
+  (void)alpha;
+  return std::nullopt;  // 3.x has no output scales; its JIT kernels take the post-op pair
+#else
+  if (!accumulate || alpha == 1.0f) return std::nullopt;
+  dnnl::post_ops ops;
+  ops.append_sum(1.0f);
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(0, {alpha});
+  attr.set_post_ops(ops);
+  return attr;
+#endif
+}
+
+// A direct or else swapped primitive descriptor under attr; sets the entry's path and descriptors.
+std::optional<dnnl::matmul::primitive_desc> direct_or_swapped(const dnnl::engine& engine, const CacheKey& key,
+                                                              const dnnl::primitive_attr& attr, CacheEntry& entry) {
   const auto& [a, b, c] = key.layouts;
-  const dnnl::primitive_attr attr = make_attr(key.accumulate, alpha);
-  CacheEntry entry;
   entry.path = Path::onednn;
   entry.src_md = memory_desc(a);
   entry.weights_md = memory_desc(b);
   entry.dst_md = memory_desc(c);
   auto pd = optimized_desc(engine, entry.src_md, entry.weights_md, entry.dst_md, attr);
-  if (!pd) {
-    entry.path = Path::onednn_swapped;
-    entry.src_md = memory_desc(transposed_view(b));
-    entry.weights_md = memory_desc(transposed_view(a));
-    entry.dst_md = memory_desc(transposed_view(c));
-    pd = optimized_desc(engine, entry.src_md, entry.weights_md, entry.dst_md, attr);
-  }
+  if (pd) return pd;
+  entry.path = Path::onednn_swapped;
+  entry.src_md = memory_desc(transposed_view(b));
+  entry.weights_md = memory_desc(transposed_view(a));
+  entry.dst_md = memory_desc(transposed_view(c));
+  return optimized_desc(engine, entry.src_md, entry.weights_md, entry.dst_md, attr);
+}
+
+CacheEntry build_entry(const dnnl::engine& engine, const CacheKey& key, float alpha) {
+  CacheEntry entry;
+  auto pd = direct_or_swapped(engine, key, make_attr(key.accumulate, alpha), entry);
+  if (const auto scaled = scaled_attr(key.accumulate, alpha); !pd && scaled)
+    pd = direct_or_swapped(engine, key, *scaled, entry);
   if (!pd) {
     CacheEntry loop;
     loop.implementation = "loop";
