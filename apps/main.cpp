@@ -6,20 +6,36 @@
 
 #include "apps/commands.h"
 #include "apps/user_error.h"
+#include "core/cpu/cpu_description.h"
+#include "core/cpu/isa_level.h"
+#include "train/run_provenance.h"
 
 namespace sinklab::apps {
 namespace {
 std::vector<std::string> g_command_line;
 }
 const std::vector<std::string>& command_line() { return g_command_line; }
+
+// `sinklab --version`: the build and the kernel path this machine runs (bit-identical results need both).
+std::string version_text() {
+  const CpuDescription cpu = describe_cpu();
+  std::string features;
+  for (const std::string& f : cpu.features) features += (features.empty() ? "" : " ") + f;
+  return "sinklab " SINKLAB_VERSION " (git " + git_revision() + ", " __VERSION__ ")\n" +
+         "cpu: " + cpu.model + "\nfeatures: " + features + "\ncpu level: " + cpu.cpu_level +
+         "\nkernel path: " + cpu.kernel_path + " (SINKLAB_MAX_ISA caps the level)\n";
+}
+
 }  // namespace sinklab::apps
 
 int main(int argc, char** argv) {
   sinklab::apps::g_command_line.assign(argv, argv + argc);
   CLI::App app{"sinklab: train tiny transformers and measure where attention sinks form"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", sinklab::apps::version_text, "Print the version, the CPU and its kernel path, then exit");
   for (const auto& command : sinklab::apps::commands()) command.add(app);
   try {
+    sinklab::kernel_isa_level();  // a bad SINKLAB_MAX_ISA is refused before anything runs
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);  // usage errors: message and exit code from CLI11 (non-zero)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "core/cpu/cpu_description.h"
 #include "core/io/file_write.h"
 #include "git_revision.h"  // generated at build time (cmake/git_revision.cmake)
 
@@ -19,6 +20,7 @@ std::string git_revision() { return SINKLAB_GIT_REVISION; }
 
 nlohmann::json provenance(const std::vector<std::string>& command_line, int threads, uint64_t seed) {
   const dnnl_version_t* dnnl = dnnl_version();
+  const CpuDescription cpu = describe_cpu();
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -32,6 +34,14 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
       {"started_utc", when},
       {"host", host},
       {"compiler", __VERSION__},
+      // Bit-identical results need the same kernel path too (README, "Reproducibility").
+      {"cpu",
+       {{"model", cpu.model},
+        {"features", cpu.features},
+        {"cpu_level", cpu.cpu_level},
+        {"kernel_level", cpu.kernel_level},
+        {"onednn_isa", cpu.onednn_isa},
+        {"kernel_path", cpu.kernel_path}}},
       {"libraries",
        {{"onednn", std::to_string(dnnl->major) + "." + std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch)},
         {"yaml-cpp", SINKLAB_YAML_CPP_VERSION},

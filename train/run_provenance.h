@@ -1,6 +1,6 @@
 #pragma once
 // What a run directory records about where its numbers came from: git revision, library versions,
-// compiler, threads, the command line and the start time (run.json).
+// compiler, the CPU and kernel path, threads, the command line and the start time (run.json).
 #include <filesystem>
 #include <string>
 #include <vector>
