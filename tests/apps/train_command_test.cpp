@@ -171,6 +171,12 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   const nlohmann::json info = nlohmann::json::parse(std::ifstream(out / "run.json"));
   EXPECT_TRUE(info.contains("git_revision"));
   EXPECT_TRUE(info["libraries"].contains("onednn"));
+  // The kernel path the bits depend on, and what it is made of; the same as `sinklab --version` says.
+  const std::string path = info["cpu"]["kernel_path"];
+  EXPECT_EQ(path, info["cpu"]["kernel_level"].get<std::string>() + "+onednn:" + info["cpu"]["onednn_isa"].get<std::string>());
+  EXPECT_FALSE(info["cpu"]["model"].get<std::string>().empty());
+  EXPECT_FALSE(info["cpu"]["features"].empty());
+  EXPECT_NE(run("--version").output.find("kernel path: " + path), std::string::npos);
   EXPECT_NE(r.output.find("BOS@non-trig"), std::string::npos) << r.output;
   // 30 steps logged every 10: steps 0, 10, 20.
   std::ifstream metrics(out / "metrics.jsonl");
