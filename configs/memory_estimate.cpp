@@ -21,6 +21,7 @@ constexpr double kProcessBytes = 32.0 * 1024 * 1024;
 
 struct Sizes {
   double B, T, d, L, H, D, mlp, in, out, eval;
+  double eval_T;  // length of the evaluation set's sequences: task.eval_seq_len, else T
   double io;  // floats of inputs and targets per position (a token id or class id counts as one)
   bool bias, norm, rope;
   std::string width_key;  // the task key that sets in and out
@@ -31,9 +32,12 @@ Sizes sizes_of(const RunConfig& c) {
   const TaskShape t = task_shape_of(c.task, m.residual);
   const double in = t.input_dim, out = t.output_dim;
   const double io = (t.input == TaskInput::tokens ? 1 : in) + (t.loss == TaskLoss::cross_entropy ? 1 : out);
+  // The evaluation set's length in the same units as t.seq_len (BOS included, as task.seq_len).
+  const double eval_T = c.task.eval_seq_len > 0 ? static_cast<double>(t.seq_len) - c.task.seq_len + c.task.eval_seq_len
+                                                : static_cast<double>(t.seq_len);
   return {static_cast<double>(c.train.batch_size), static_cast<double>(t.seq_len), static_cast<double>(m.d_model),
           static_cast<double>(m.layers), static_cast<double>(m.heads), static_cast<double>(resolved_head_dim(m)),
-          static_cast<double>(m.mlp_hidden), in, out, static_cast<double>(c.task.eval_samples), io, m.bias,
+          static_cast<double>(m.mlp_hidden), in, out, static_cast<double>(c.task.eval_samples), eval_T, io, m.bias,
           m.norm != NormKind::none, m.positional == Positional::rope, t.width_key};
 }
 
@@ -48,19 +52,19 @@ double parameter_floats(const RunConfig& c, const Sizes& s) {
   double p = s.L * per_layer;
   if (m.input == InputKind::tokens) p += static_cast<double>(m.vocab_size) * s.d;
   if (m.input == InputKind::vectors && m.input_projection) p += s.in * s.d + b * s.d;
-  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += s.T * s.d;
+  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += std::max(s.T, s.eval_T) * s.d;
   if (s.norm) p += 2 * s.d;
   if (m.output_head && !m.tie_embeddings) p += s.d * s.out + b * s.out;  // tied: the embedding's rows
   return p;
 }
 
-// Arena floats of one forward pass over `n` sequences, counting each intermediate tensor once
-// (layers/multi_head_attention.cpp, transformer_block.cpp, transformer.cpp).
-double forward_floats(const RunConfig& c, const Sizes& s, double n) {
-  const double N = n * s.T, hd = s.H * s.D, b = s.bias ? 1 : 0;
+// Arena floats of one forward pass over `n` sequences of length T, counting each intermediate tensor
+// once (layers/multi_head_attention.cpp, transformer_block.cpp, transformer.cpp).
+double forward_floats(const RunConfig& c, const Sizes& s, double n, double T) {
+  const double N = n * T, hd = s.H * s.D, b = s.bias ? 1 : 0;
   double attn = 3 * N * hd * (1 + b);             // q, k, v (+ their bias adds)
   if (s.rope) attn += 2 * N * hd;                 // rotated q, k
-  attn += 2 * s.H * n * s.T * s.T;                // scores and weights, [H, B, T, T]
+  attn += 2 * s.H * n * T * T;                    // scores and weights, [H, B, T, T]
   attn += N * hd + N * s.d * (1 + b);             // per-head outputs, the W_o product (+ bias)
   double block = attn + N * s.d;                  // residual add
   if (s.norm) block += N * s.d + 2 * N;           // pre-norm output and its statistics
@@ -91,15 +95,16 @@ MemoryEstimate estimate_memory(const RunConfig& c) {
   e.parameters = 4 * kFloat * parameter_floats(c, s);
   // A training step keeps every forward tensor and a gradient of the same size; evaluation runs chunks
   // without gradients. The arena keeps the larger high-water mark.
-  const double train = 2 * forward_floats(c, s, s.B);
-  // Evaluation runs forward passes of evaluation_chunk inputs (data/eval_set.h).
-  const double eval = forward_floats(c, s, std::min<double>(evaluation_chunk(static_cast<int>(s.T)), s.eval));
+  const double train = 2 * forward_floats(c, s, s.B, s.T);
+  // Evaluation runs forward passes of evaluation_chunk inputs (data/eval_set.h) at its own length.
+  const int eval_len = static_cast<int>(std::min(s.eval_T, 1e9));
+  const double eval = forward_floats(c, s, std::min<double>(evaluation_chunk(eval_len), s.eval), s.eval_T);
   e.activations = kFloat * std::max(train, eval);
   // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
-  e.eval_set = (s.eval + s.B) * s.T * (kFloat * s.io + 1);
-  // Mean and M2 in double, sample0 in float, for each (layer, head) map: the whole T x T up to T 256,
-  // a grid of at most 256 x 256 positions beyond (stats/attention_maps.h).
-  const double side = attention_map_side(static_cast<int>(s.T));
+  e.eval_set = (s.eval * s.eval_T + s.B * s.T) * (kFloat * s.io + 1);
+  // Mean and M2 in double, sample0 in float, for each (layer, head) map of the evaluation: the whole
+  // T x T up to T 256, a grid of at most 256 x 256 positions beyond (stats/attention_maps.h).
+  const double side = attention_map_side(eval_len);
   e.attention_maps = s.L * s.H * side * side * (2 * kDouble + kFloat);
   e.process = kProcessBytes;
   return e;
@@ -129,7 +134,9 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
     shown.push_back(key_value(key, value));
   };
   const double largest = std::max({e.parameters, e.activations, e.eval_set, e.attention_maps});
+  const bool eval_longer = s.eval_T > s.T;
   if (largest == e.activations) {
+    if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
     add("train.batch_size", s.B);
     add("task.seq_len", s.T);
     add("model.heads", s.H);
@@ -139,12 +146,13 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
     if (s.mlp > 0) add("model.mlp_hidden", s.mlp);
   } else if (largest == e.eval_set) {
     add("task.eval_samples", s.eval);
+    if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
     add("task.seq_len", s.T);
     add(s.width_key, s.in);
   } else if (largest == e.attention_maps) {
     add("model.layers", s.L);
     add("model.heads", s.H);
-    add("task.seq_len", s.T);
+    add(eval_longer ? "task.eval_seq_len" : "task.seq_len", eval_longer ? c.task.eval_seq_len : s.T);
   } else {
     add("model.d_model", s.d);
     add("model.layers", s.L);

@@ -101,6 +101,24 @@ TEST(MemoryEstimate, ALargeEvaluationSetNamesItsKeysAtTheirLine) {
   }
 }
 
+// The evaluation set runs at task.eval_seq_len: a long one is counted (its forward chunk, its inputs,
+// its attention maps) and refused by name, like task.seq_len.
+TEST(MemoryEstimate, TheEvaluationLengthIsCountedAndNamed) {
+  const RunConfig base = parse("seed: 1\nmodel:\n  positional: none\n");
+  const RunConfig longer = parse("seed: 1\nmodel:\n  positional: none\n", {"task.eval_seq_len=4096"});
+  EXPECT_GT(estimate_memory(longer).activations, 10 * estimate_memory(base).activations);  // one eval chunk at T 4096
+  EXPECT_GT(estimate_memory(longer).eval_set, 100 * estimate_memory(base).eval_set);
+  EXPECT_GT(estimate_memory(longer).attention_maps, estimate_memory(base).attention_maps);
+  try {
+    parse_run_config("seed: 1\nmodel:\n  positional: none\n", "configs/x.yaml", {"task.eval_seq_len=65536"},
+                     testing::test_vocab(), 8 * kGiB);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), "task.eval_seq_len");
+    EXPECT_TRUE(contains(e.detail(), "task.eval_seq_len=65536")) << e.what();
+  }
+}
+
 TEST(MemoryEstimate, TheLoaderChecksAgainstThisMachineByDefault) {
   const auto e = testing::parse_error("train:\n  batch_size: 1000000\ntask:\n  seq_len: 65536\n");
   EXPECT_EQ(e.key(), "train.batch_size");
