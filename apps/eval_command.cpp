@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "configs/memory_estimate.h"
 #include "core/io/file_write.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -29,6 +30,7 @@
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
 #include "run_files/run_summary.h"
+#include "train/run_folder.h"
 
 namespace sinklab::apps {
 namespace {
@@ -77,6 +79,22 @@ std::string evaluation_flags_text(const EvalFlags& f) {
   if (f.eval_trigger) text += " --eval-trigger " + *f.eval_trigger;
   if (f.seq_len) text += " --seq-len " + *f.seq_len;
   return text;
+}
+
+// The evaluation set and one chunk of forward passes at its length must fit in memory (refused up front,
+// naming the flags, instead of std::bad_alloc or the OOM killer).
+void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
+  RunConfig sized = c;
+  sized.task = t;
+  sized.task.eval_seq_len = 0;
+  sized.train.batch_size = 1;  // no training step here
+  const std::optional<double> available = available_memory();
+  const MemoryEstimate e = estimate_memory(sized);
+  if (available && e.total() > *available)
+    throw std::invalid_argument("the evaluation of " + std::to_string(t.eval_samples) + " inputs of length " +
+                                std::to_string(t.seq_len) + " needs an estimated " + format_bytes(e.total()) +
+                                ", more than the " + format_bytes(*available) +
+                                " available (MemAvailable): lower --samples or --seq-len");
 }
 
 // The task must take the evaluation's trigger and length; its own message, prefixed with the flags.
@@ -248,7 +266,11 @@ void run_eval(const EvalFlags& f) {
   if (mode == AblationMode::none && !ablation.all_heads())
     throw std::invalid_argument("--heads: --ablate none ablates no head; leave --heads out");
   const TaskConfig t = eval_task_config(c, f);
+  const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
+  if (!f.out.empty() && is_run_file(run_dir, f.out))
+    throw std::invalid_argument("--out: " + f.out + " is one of the run's own files; write the evaluation elsewhere");
   const std::unique_ptr<Task> task = eval_task(t, c.model.residual, f);
+  check_evaluation_memory(c, t);
   const TaskShape shape = task->shape();
   if (shape.input_dim != model->shape().input_dim || shape.output_dim != model->shape().output_dim)
     throw std::invalid_argument("the task's widths changed with" + evaluation_flags_text(f));
@@ -261,7 +283,6 @@ void run_eval(const EvalFlags& f) {
   const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, set, ablation);
   const std::vector<double> bos_map = bos_value_map_inf(*model, set);
 
-  const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
   const fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
   nlohmann::json j = {
       {"command", joined_command_line()},

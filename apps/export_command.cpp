@@ -17,6 +17,7 @@
 #include "layers/normalizers/normalizer_registry.h"
 #include "models/model_loader.h"
 #include "models/weight_files.h"
+#include "train/run_folder.h"
 
 namespace sinklab::apps {
 namespace {
@@ -77,6 +78,8 @@ void add_export_command(CLI::App& app) {
     if (out.extension() != extension)
       throw std::invalid_argument("--out: " + out.string() + " does not end in " + extension + " (--format " +
                                   flags->format + ")");
+    if (!is_config_file(source) && is_run_file(run_folder_of(source), out))
+      throw std::invalid_argument("--out: " + out.string() + " is inside the run's own files; export elsewhere");
     if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
     export_weights(*model, out, format);
     std::printf("wrote %s: %zu parameters, %zu values, config in %s\n", out.string().c_str(),

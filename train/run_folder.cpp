@@ -1,5 +1,6 @@
 #include "train/run_folder.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <iterator>
@@ -22,6 +23,18 @@ RunFolderState inspect_run_folder(const fs::path& dir) {
   for (std::string_view name : kRunFiles)
     if (fs::exists(dir / name) || fs::is_symlink(dir / name)) return RunFolderState::unfinished;
   return RunFolderState::empty;
+}
+
+bool is_run_file(const fs::path& dir, const fs::path& path) {
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(dir, ec), target = fs::weakly_canonical(path, ec);
+  for (std::string_view name : kRunFiles) {
+    const fs::path own = folder / name;
+    if (target == own || target == fs::path(own.string() + ".tmp")) return true;
+    const auto [end, _] = std::mismatch(own.begin(), own.end(), target.begin(), target.end());
+    if (end == own.end()) return true;  // inside attention/
+  }
+  return false;
 }
 
 void clear_run_files(const fs::path& dir) {

@@ -22,6 +22,10 @@ RunFolderState inspect_run_folder(const std::filesystem::path& dir);
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
                           const std::string& resolved_config, bool force, const std::string& unfinished_hint);
 
+// True when `path` is one of the files a run writes in `dir` (or lies inside one of its folders,
+// attention/), by location, whatever the path's spelling: an output must never replace them.
+bool is_run_file(const std::filesystem::path& dir, const std::filesystem::path& path);
+
 // Removes the run files (summary.json first, so a crash midway never leaves a "finished" run).
 void clear_run_files(const std::filesystem::path& dir);
 

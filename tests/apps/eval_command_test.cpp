@@ -169,6 +169,11 @@ TEST_F(EvalCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
       {"eval " + dir + " --seq-len 7", "cannot be evaluated with --seq-len 7: eval_trigger must be in 1 .. seq_len - 1 = 6, got 7"},
       {"eval " + dir + " --samples 0", "--samples: expected a whole number in 1 .."},
       {"eval /nonexistent/sinklab_run", "/nonexistent/sinklab_run: no such run folder or checkpoint file"},
+      // Outputs never replace the run's own files; evaluations that cannot fit are refused up front.
+      {"eval " + dir + " --out " + dir + "/checkpoint.bin", "--out: " + dir + "/checkpoint.bin is one of the run's own files"},
+      {"eval " + dir + " --out " + dir + "/../softmax/summary.json", "is one of the run's own files"},
+      {"eval " + dir + " --out " + dir + "/attention/layer0_head0_mean.npy", "is one of the run's own files"},
+      {"eval " + dir + " --samples 1000000 --seq-len 65536", "lower --samples or --seq-len"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
@@ -177,6 +182,8 @@ TEST_F(EvalCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
   }
+  const testing::CliResult intact = testing::run_sinklab("inspect " + dir + " --eval");
+  EXPECT_EQ(intact.exit_code, 0) << "the run's files are intact: " << intact.output;
 }
 
 }  // namespace
