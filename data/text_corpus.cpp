@@ -6,10 +6,14 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/io/file_read.h"
 #include "data/task.h"
 
 namespace sinklab {
 namespace {
+
+// A corpus is read whole into memory; far above any text a tiny model trains on (KJV: 4.4 MB).
+constexpr uint64_t kMaxCorpusBytes = uint64_t{4} << 30;
 
 struct CacheEntry {
   std::uintmax_t size;
@@ -34,7 +38,17 @@ std::shared_ptr<const TextCorpus> load_text_corpus(const std::string& path, cons
   if (ec || !fs::exists(status))
     throw TaskError(where + "not found (the KJV corpus is made by scripts/get_corpus.sh)", {key});
   if (fs::is_directory(status)) throw TaskError(where + "is a directory, not a text file", {key});
-  const auto size = fs::file_size(path, ec);
+  // A device or FIFO (/dev/zero, a named pipe) would be read without end or block: refused by the reader.
+  const auto read_error = [&](const FileReadError& e) {
+    const std::string reason = e.what(), prefix = "corpus file " + path + ": ";
+    return TaskError(where + (reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason), {key});
+  };
+  uint64_t size = 0;
+  try {
+    size = regular_file_size(path, "corpus file");
+  } catch (const FileReadError& e) {
+    throw read_error(e);
+  }
   const auto modified = fs::last_write_time(path, ec);
   if (ec) throw TaskError(where + "cannot be read: " + ec.message(), {key});
 
@@ -44,12 +58,13 @@ std::shared_ptr<const TextCorpus> load_text_corpus(const std::string& path, cons
   if (auto it = cache.find(path); it != cache.end() && it->second.size == size && it->second.modified == modified)
     return it->second.corpus;
 
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TaskError(where + "cannot be opened for reading", {key});
   auto corpus = std::make_shared<TextCorpus>();
   corpus->path = path;
-  corpus->text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) throw TaskError(where + "read error", {key});
+  try {
+    corpus->text = read_regular_file(path, kMaxCorpusBytes, "corpus file");
+  } catch (const FileReadError& e) {
+    throw read_error(e);
+  }
   if (corpus->text.empty()) throw TaskError(where + "is empty", {key});
   cache[path] = {size, modified, corpus};
   return corpus;

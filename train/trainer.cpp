@@ -164,6 +164,7 @@ class Trainer::MetricsLog {
  private:
   // Byte length of the first `lines` lines, read in chunks (a log can be large).
   static uint64_t bytes_of_first_lines(const std::filesystem::path& path, uint64_t lines) {
+    regular_file_size(path, "metrics log");  // a FIFO or device planted there is refused, not read
     std::ifstream in(path, std::ios::binary);
     std::vector<char> chunk(1 << 20);
     uint64_t offset = 0, seen = 0;

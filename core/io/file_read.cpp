@@ -17,7 +17,9 @@ struct OpenFile {
   int fd = -1;
   uint64_t size = 0;
   OpenFile(const std::filesystem::path& path, const std::string& what) : name(what + " " + path.string()) {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below); reads of a regular
+    // file ignore the flag.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw FileReadError(name + ": cannot open: " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0) fail("cannot stat: " + std::string(std::strerror(errno)));

@@ -45,6 +45,9 @@ TEST(TextCorpus, BadFilesNameTheKeyAndTheProblem) {
   expect_error((std::filesystem::path(::testing::TempDir()) / "no_such_corpus.txt").string(), "not found");
   expect_error(::testing::TempDir(), "is a directory");
   expect_error(write_file("corpus_empty.txt", "").string(), "is empty");
+  // Devices would be read without end: refused before reading.
+  expect_error("/dev/zero", "task.corpus: corpus file /dev/zero: is not a regular file");
+  expect_error("/dev/urandom", "is not a regular file");
 }
 
 TEST(CharVocabulary, BosThenDistinctBytesInAscendingOrder) {
