@@ -156,6 +156,11 @@ class Loader {
     } catch (const YAML::Exception& e) {
       throw ConfigError(origin, 0, key, "YAML syntax error in the value: " + e.msg);
     }
+    // A section set to nothing would silently fall back to its defaults (a relu config training softmax
+    // after `--set model.attention.normalizer=`): refused like a field set to nothing.
+    if (const SectionSpec* section = find_section(key); section && (!value.IsDefined() || value.IsNull()))
+      throw ConfigError(origin, 0, key, "expected " + std::string(section->shorthand.empty() ? "a map of keys" : "a value or a map of keys") +
+                                            ", got nothing (null)");
 
     YAML::Node node = root;
     path.clear();

@@ -99,6 +99,13 @@ TEST(ConfigOverride, MalformedOverrides) {
   EXPECT_TRUE(contains(e.what(), "YAML syntax error in the value")) << e.what();
   e = parse_error(kBase, {"optimizer.lr="});
   EXPECT_TRUE(contains(e.what(), "--set optimizer.lr=: optimizer.lr: expected a single value")) << e.what();
+  // Sections set to nothing are refused too, not reset to their defaults.
+  e = parse_error(kBase, {"model.attention.normalizer="});
+  EXPECT_TRUE(contains(e.what(), "--set model.attention.normalizer=: model.attention.normalizer: expected a value or a map of keys, got nothing (null)")) << e.what();
+  e = parse_error(kBase, {"model="});
+  EXPECT_TRUE(contains(e.what(), "model: expected a map of keys, got nothing (null)")) << e.what();
+  e = parse_error(kBase, {"model.attention=~"});
+  EXPECT_TRUE(contains(e.what(), "model.attention: expected a map of keys, got nothing (null)")) << e.what();
 }
 
 TEST(ConfigOverride, CrossKeyErrorCausedByAnOverrideBlamesIt) {
