@@ -35,7 +35,7 @@
 #include "train/evaluation_summary.h"
 #include "train/head_table.h"
 #include "train/run_folder.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 #include "train/run_provenance.h"
 
 namespace sinklab::apps {

@@ -18,7 +18,7 @@
 #include "train/head_table.h"
 #include "train/interrupt.h"
 #include "train/run_folder.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 #include "train/run_provenance.h"
 #include "train/trainer.h"
 

@@ -10,7 +10,7 @@
 #include "data/task.h"
 #include "run_files/run_summary.h"
 #include "train/checkpoint.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 
 namespace sinklab::apps {
 

@@ -11,6 +11,7 @@
 #include "cluster/mpi_channel.h"
 #include "cluster/run_folder_transfer.h"
 #include "cluster/run_messages.h"
+#include "run_files/run_folder_lock.h"
 #include "sweep/run_cost.h"
 #include "sweep/stop_signals.h"
 #include "sweep/sweep_error.h"
@@ -81,6 +82,7 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
     sweep::list_planned_runs(plan, out);
     return 0;
   }
+  const RunFolderLock lock(plan.out_dir, "sweep folder");  // one compare per sweep folder
   sweep::prepare_sweep_folder(plan, out);
   out << "mpi: " << workers.count() << (workers.count() == 1 ? " worker rank, " : " worker ranks, ")
       << cluster.threads << (cluster.threads == 1 ? " thread" : " threads") << " each, "

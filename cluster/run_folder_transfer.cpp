@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/io/file_write.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 
 namespace sinklab::cluster {
 namespace {

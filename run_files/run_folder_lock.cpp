@@ -1,4 +1,4 @@
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,7 +12,7 @@
 
 namespace sinklab {
 
-RunFolderLock::RunFolderLock(const std::filesystem::path& dir) {
+RunFolderLock::RunFolderLock(const std::filesystem::path& dir, const std::string& what) {
   std::filesystem::create_directories(dir);
   const std::filesystem::path path = dir / ".lock";
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -24,7 +24,7 @@ RunFolderLock::RunFolderLock(const std::filesystem::path& dir) {
     ::close(fd_);
     fd_ = -1;
     if (error != EWOULDBLOCK) throw FileWriteError(path.string() + ": cannot lock: " + std::strerror(error));
-    throw RunFolderBusy("run folder " + dir.string() + " is in use by another sinklab process" +
+    throw RunFolderBusy(what + " " + dir.string() + " is in use by another sinklab process" +
                         (n > 0 ? " (pid " + std::string(holder, static_cast<size_t>(n)) + ")" : std::string()) +
                         "; wait for it to end or stop it");
   }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "report/report.h"
+#include "run_files/run_folder_lock.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_manifest.h"
 #include "sweep/sweep_runner.h"
@@ -97,6 +98,8 @@ int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream
     list_planned_runs(plan, out);
     return 0;
   }
+  // One compare per sweep folder: a second one is refused before it writes anything.
+  const RunFolderLock lock(plan.out_dir, "sweep folder");
   prepare_sweep_folder(plan, out);
 
   RunnerOptions runner;

@@ -17,7 +17,7 @@
 #include "tests/apps/cli_process.h"
 #include "tests/support/run_files_without_timing.h"
 #include "tests/support/small_tmpfs.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 
 namespace sinklab {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/io/file_write.h"
-#include "train/run_folder_lock.h"
+#include "run_files/run_folder_lock.h"
 
 namespace sinklab::cluster {
 namespace {
