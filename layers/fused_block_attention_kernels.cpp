@@ -6,24 +6,14 @@
 
 namespace sinklab::fused {
 
-SINKLAB_DECLARE_PER_ISA(void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out,
-                                             float* bt_scratch))
-SINKLAB_DECLARE_PER_ISA(void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult,
-                                                           float* out, bool overwrite))
-SINKLAB_DECLARE_PER_ISA(void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D,
-                                                                      float mult, float* out, bool overwrite))
-
-void causal_row_dots(const float* a, const float* b, int T, int D, float mult, float* out, float* bt_scratch) {
-  SINKLAB_PER_ISA(causal_row_dots)(a, b, T, D, mult, out, bt_scratch);
-}
-
-void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out, bool overwrite) {
-  SINKLAB_PER_ISA(accumulate_weights_times_rows)(w, x, T, D, mult, out, overwrite);
-}
-
-void accumulate_weights_transposed_times_rows(const float* w, const float* x, int T, int D, float mult, float* out,
-                                              bool overwrite) {
-  SINKLAB_PER_ISA(accumulate_weights_transposed_times_rows)(w, x, T, D, mult, out, overwrite);
-}
+SINKLAB_DISPATCHED(void, causal_row_dots,
+                   (const float* a, const float* b, int T, int D, float mult, float* out, float* bt_scratch),
+                   (a, b, T, D, mult, out, bt_scratch))
+SINKLAB_DISPATCHED(void, accumulate_weights_times_rows,
+                   (const float* w, const float* x, int T, int D, float mult, float* out, bool overwrite),
+                   (w, x, T, D, mult, out, overwrite))
+SINKLAB_DISPATCHED(void, accumulate_weights_transposed_times_rows,
+                   (const float* w, const float* x, int T, int D, float mult, float* out, bool overwrite),
+                   (w, x, T, D, mult, out, overwrite))
 
 }  // namespace sinklab::fused

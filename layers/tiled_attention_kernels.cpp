@@ -6,28 +6,20 @@
 
 namespace sinklab::tiled {
 
-SINKLAB_DECLARE_PER_ISA(void forward_query_tile(const float* q, const float* k, const float* v, float* o, float* lse,
-                                                int i0, const BlockShape& shape, const RowMath& math, float* scratch))
-SINKLAB_DECLARE_PER_ISA(void backward_block(const float* q, const float* k, const float* v, const float* o,
-                                            const float* dout, const float* lse, float* dq, float* dk, float* dv,
-                                            float* dhead, const BlockShape& shape, const RowMath& math,
-                                            float* scratch))
+SINKLAB_DISPATCHED(void, forward_query_tile,
+                   (const float* q, const float* k, const float* v, float* o, float* lse, int i0,
+                    const BlockShape& shape, const RowMath& math, float* scratch),
+                   (q, k, v, o, lse, i0, shape, math, scratch))
+SINKLAB_DISPATCHED(void, backward_block,
+                   (const float* q, const float* k, const float* v, const float* o, const float* dout,
+                    const float* lse, float* dq, float* dk, float* dv, float* dhead, const BlockShape& shape,
+                    const RowMath& math, float* scratch),
+                   (q, k, v, o, dout, lse, dq, dk, dv, dhead, shape, math, scratch))
 
 // The pieces carve() in the kernels lays out: kt, vt, dkt, dvt; s, dp; acc; m, l, m_new; delta.
 int64_t scratch_floats(const BlockShape& shape) {
   return 4 * int64_t{shape.head_dim} * kTileCols + 2 * int64_t{shape.tile_rows} * kTileCols +
          int64_t{shape.tile_rows} * shape.head_dim + 3 * int64_t{shape.tile_rows} + shape.seq_len;
-}
-
-void forward_query_tile(const float* q, const float* k, const float* v, float* o, float* lse, int i0,
-                        const BlockShape& shape, const RowMath& math, float* scratch) {
-  SINKLAB_PER_ISA(forward_query_tile)(q, k, v, o, lse, i0, shape, math, scratch);
-}
-
-void backward_block(const float* q, const float* k, const float* v, const float* o, const float* dout,
-                    const float* lse, float* dq, float* dk, float* dv, float* dhead, const BlockShape& shape,
-                    const RowMath& math, float* scratch) {
-  SINKLAB_PER_ISA(backward_block)(q, k, v, o, dout, lse, dq, dk, dv, dhead, shape, math, scratch);
 }
 
 }  // namespace sinklab::tiled

@@ -7,8 +7,7 @@
 // and defines the public function, which runs the chosen level's copy:
 //
 //   namespace sinklab::fused {
-//   SINKLAB_DECLARE_PER_ISA(void causal_row_dots(const float* a, ...))
-//   void causal_row_dots(const float* a, ...) { SINKLAB_PER_ISA(causal_row_dots)(a, ...); }
+//   SINKLAB_DISPATCHED(void, causal_row_dots, (const float* a, ...), (a, ...))
 //   }
 //
 // Everything a *.isa.cpp defines with external linkage must live in its ISA namespace: an inline
@@ -29,6 +28,12 @@
   namespace isa_avx512 {                  \
   __VA_ARGS__;                            \
   }
+
+// Declares `ret name params` in every level's namespace and defines the public function, which calls
+// the chosen level's copy: SINKLAB_DISPATCHED(void, f, (const float* x, int n), (x, n))
+#define SINKLAB_DISPATCHED(ret, name, params, args) \
+  SINKLAB_DECLARE_PER_ISA(ret name params)          \
+  ret name params { return SINKLAB_PER_ISA(name) args; }
 
 // The chosen level's copy of `fn` (a function pointer; call it with the arguments).
 #define SINKLAB_PER_ISA(fn) \

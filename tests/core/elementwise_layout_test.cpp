@@ -1,5 +1,6 @@
 // Layout builders for elementwise kernels: broadcasting rules, dim merging, parallel-safety test.
 #include "core/kernels/elementwise_layout.h"
+#include "core/kernels/elementwise_loops.h"
 
 #include <gtest/gtest.h>
 
