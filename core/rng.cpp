@@ -50,6 +50,10 @@ uint64_t Rng::below(uint64_t n) {
   return static_cast<uint64_t>(m >> 64);
 }
 
+float Rng::uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+
+float Rng::normal(float mean, float stddev) { return mean + stddev * normal(); }
+
 void Rng::fill_uniform(std::span<float> out, float lo, float hi) {
   for (float& v : out) v = uniform(lo, hi);
 }

@@ -39,9 +39,11 @@ class Rng {
     return result;
   }
   float uniform() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
-  float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+  // Out of line, in core/rng.cpp, which is compiled without FMA contraction: the same bits in every
+  // build (a native build would fuse these) and as RngLanes's vector kernels.
+  float uniform(float lo, float hi);
   float normal();
-  float normal(float mean, float stddev) { return mean + stddev * normal(); }
+  float normal(float mean, float stddev);
   uint64_t below(uint64_t n);
 
   void fill_uniform(std::span<float> out, float lo, float hi);

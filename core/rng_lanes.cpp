@@ -1,0 +1,12 @@
+// rng_lanes_uniform (core/rng_lanes.h): runs the copy of core/rng_lanes.isa.cpp compiled for the chosen
+// ISA level.
+#include "core/rng_lanes.h"
+
+#include "core/cpu/isa_dispatch.h"
+
+namespace sinklab {
+
+SINKLAB_DISPATCHED(void, rng_lanes_uniform, (RngLaneState & state, float lo, float hi, int count, float* out),
+                   (state, lo, hi, count, out))
+
+}  // namespace sinklab
