@@ -94,7 +94,7 @@ void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
     throw std::invalid_argument("the evaluation of " + std::to_string(t.eval_samples) + " inputs of length " +
                                 std::to_string(t.seq_len) + " needs an estimated " + format_bytes(e.total()) +
                                 ", more than the " + format_bytes(*available) +
-                                " available (MemAvailable): lower --samples or --seq-len");
+                                " available (MemAvailable, or the cgroup's limit when lower): lower --samples or --seq-len");
 }
 
 // The task must take the evaluation's trigger and length; its own message, prefixed with the flags.

@@ -25,8 +25,16 @@ struct MemoryEstimate {
 
 MemoryEstimate estimate_memory(const RunConfig& config);
 
-// MemAvailable of a /proc/meminfo-format file, in bytes; nullopt when the file or the line is missing.
-std::optional<double> available_memory(const std::filesystem::path& meminfo = "/proc/meminfo");
+// What this process's cgroups (v2, or v1's memory controller) still allow: limit - usage, the least over
+// the cgroups /proc/self/cgroup names; nullopt when none has a limit (containers and CI jobs do).
+std::optional<double> cgroup_memory_headroom(const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
+                                             const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
+
+// The memory a run may use, in bytes: MemAvailable of a /proc/meminfo-format file, or the cgroup's
+// headroom when that is less; nullopt when neither is known.
+std::optional<double> available_memory(const std::filesystem::path& meminfo = "/proc/meminfo",
+                                       const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
+                                       const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
 
 // Throws a ConfigError when the estimate exceeds `available_bytes` (nullopt: not checked). The message
 // names the estimate, the available memory and the keys (with their values) that drive the largest

@@ -2,6 +2,7 @@
 #include "configs/memory_estimate.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -134,6 +135,30 @@ TEST(MemoryEstimate, AvailableMemoryIsMemAvailableOfMeminfo) {
   std::filesystem::remove(file);
   EXPECT_EQ(available_memory(file), std::nullopt);
   EXPECT_GT(available_memory().value_or(1.0), 0.0);
+}
+
+// A cgroup limit below MemAvailable is what a run may use: v2 (memory.max - memory.current) and v1's
+// memory controller (limit_in_bytes - usage_in_bytes); "max" and v1's ~2^63 mean no limit.
+TEST(MemoryEstimate, ACgroupLimitBelowMemAvailableIsTheAvailableMemory) {
+  const auto root = std::filesystem::temp_directory_path() / ("sinklab_cgroup_test_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "job");
+  std::filesystem::create_directories(root / "memory" / "v1job");
+  const auto meminfo = root / "meminfo", self = root / "self";
+  std::ofstream(meminfo) << "MemAvailable:    8388608 kB\n";  // 8 GiB
+  std::ofstream(root / "job" / "memory.max") << "3221225472\n";  // 3 GiB
+  std::ofstream(root / "job" / "memory.current") << "1073741824\n";  // 1 GiB used
+  std::ofstream(self) << "0::/job\n";
+  EXPECT_EQ(available_memory(meminfo, self, root), 2 * kGiB);
+  std::ofstream(root / "job" / "memory.max") << "max\n";
+  EXPECT_EQ(available_memory(meminfo, self, root), 8 * kGiB);
+  std::ofstream(root / "memory" / "v1job" / "memory.limit_in_bytes") << "4294967296\n";
+  std::ofstream(root / "memory" / "v1job" / "memory.usage_in_bytes") << "0\n";
+  std::ofstream(self) << "5:memory:/v1job\n0::/job\n";
+  EXPECT_EQ(available_memory(meminfo, self, root), 4 * kGiB);
+  std::ofstream(root / "memory" / "v1job" / "memory.limit_in_bytes") << "9223372036854771712\n";
+  EXPECT_EQ(cgroup_memory_headroom(self, root), std::nullopt);
+  std::filesystem::remove_all(root);
 }
 
 TEST(MemoryEstimate, BytesAreShownInBinaryUnits) {
