@@ -77,7 +77,9 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
   Workers workers(ranks);
   if (workers.count() < 1)
     throw sweep::SweepError("--mpi needs at least 2 ranks (rank 0 plans, the others train): mpirun -np 3 sinklab compare ... --mpi");
-  const sweep::PlannedSweep plan = sweep::plan_sweep(options, out);
+  sweep::CompareOptions per_rank = options;
+  per_rank.jobs = 1;  // the memory check: each worker rank trains one run at a time on its own node
+  const sweep::PlannedSweep plan = sweep::plan_sweep(per_rank, out);
   if (options.dry_run) {
     sweep::list_planned_runs(plan, out);
     return 0;

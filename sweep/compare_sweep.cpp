@@ -57,7 +57,7 @@ PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
   PlannedSweep plan;
   plan.spec = load_sweep_spec(options.sweep_file);
   plan.runs = expand_sweep(plan.spec);
-  validate_sweep(plan.spec, plan.runs, options.vocab);
+  validate_sweep(plan.spec, plan.runs, options.vocab, options.jobs > 0 ? options.jobs : default_jobs());
   plan.out_dir = options.out_dir.empty() ? fs::path("runs") / plan.spec.name : options.out_dir;
   const std::size_t points = plan.runs.size() / plan.spec.variants.size();
   out << "sweep " << plan.spec.name << ": " << plan.runs.size() << (plan.runs.size() == 1 ? " run" : " runs") << " ("

@@ -1,6 +1,12 @@
 #include "sweep/sweep_validation.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <numeric>
+#include <optional>
+
+#include "configs/memory_estimate.h"
 
 #include "sweep/sweep_error.h"
 
@@ -43,15 +49,28 @@ std::vector<std::string> override_strings(const PlannedRun& run) {
   return out;
 }
 
-void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab) {
+void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab, int jobs) {
+  std::vector<double> estimates;
   for (auto& run : runs) {
     try {
       const RunConfig config = load_run_config(run.config, override_strings(run), vocab);
       if (!run.seed) run.seed = static_cast<std::int64_t>(config.seed);
+      estimates.push_back(estimate_memory(config).total());
     } catch (const ConfigError& e) {
       throw SweepError(config_error_message(spec, run, e));
     }
   }
+  // Each run fits alone (the loader checked); `jobs` of them run side by side.
+  const auto together = static_cast<std::size_t>(std::clamp<int>(jobs, 1, static_cast<int>(estimates.size())));
+  if (together < 2) return;
+  std::partial_sort(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(together), estimates.end(),
+                    std::greater<>());
+  const double needed = std::accumulate(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(together), 0.0);
+  const std::optional<double> available = available_memory();
+  if (available && needed > *available)
+    throw SweepError(spec.source.string() + ": --jobs " + std::to_string(together) + ": the " + std::to_string(together) +
+                     " largest runs side by side need an estimated " + format_bytes(needed) + ", more than the " +
+                     format_bytes(*available) + " available; lower --jobs");
 }
 
 }  // namespace sinklab::sweep

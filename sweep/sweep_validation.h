@@ -15,7 +15,8 @@ std::vector<std::string> override_strings(const PlannedRun& run);
 // Loads each run's config with its overrides. The first ConfigError becomes a SweepError prefixed with
 // the sweep file, the line of the offending key and the variant, keeping the loader's did-you-mean.
 // Runs whose seed no override sets get the config's seed. `vocab` as in load_run_config (an empty
-// list is not checked).
-void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab);
+// list is not checked). With `jobs` runs at a time, the `jobs` largest memory estimates together must
+// fit in the available memory (configs/memory_estimate.h), else a SweepError names --jobs and the sizes.
+void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab, int jobs = 1);
 
 }  // namespace sinklab::sweep

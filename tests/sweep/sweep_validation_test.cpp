@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "configs/memory_estimate.h"
 #include "sweep/sweep_error.h"
 #include "tests/sweep/sweep_test_files.h"
 
@@ -16,11 +17,11 @@ class SweepValidationTest : public ::testing::Test {
   void SetUp() override { write_file(dir / "paper/a.yaml", "seed: 11\nmodel:\n  layers: 1\n"); }
 
   // Plans and validates; returns the error message, "" when valid.
-  std::string validate(const std::string& yaml) {
+  std::string validate(const std::string& yaml, int jobs = 1) {
     try {
       const SweepSpec spec = parse_sweep_spec(yaml, dir / "s.yaml");
       runs = expand_sweep(spec);
-      validate_sweep(spec, runs, ConfigVocabulary{});
+      validate_sweep(spec, runs, ConfigVocabulary{}, jobs);
     } catch (const SweepError& e) {
       return e.what();
     }
@@ -30,6 +31,27 @@ class SweepValidationTest : public ::testing::Test {
   ScratchDir dir;
   std::vector<PlannedRun> runs;
 };
+
+// Runs that fit one at a time but not `--jobs` of them side by side are refused before any starts.
+TEST_F(SweepValidationTest, JobsRunsSideBySideMustFitTogether) {
+  const std::optional<double> available = available_memory();
+  ASSERT_TRUE(available.has_value());
+  // The smallest batch whose run needs more than 40 % of the memory: one fits, three do not.
+  int batch = 1024;
+  const auto estimate = [this](int b) {
+    return estimate_memory(load_run_config(dir / "paper/a.yaml", {"train.batch_size=" + std::to_string(b)}, {})).total();
+  };
+  while (estimate(batch) < 0.4 * *available) batch *= 2;
+  ASSERT_LT(estimate(batch), 0.9 * *available) << "one run must fit alone";
+  const std::string sweep = "base: paper/a.yaml\nvariants:\n  - name: big\n    set: {train.batch_size: " +
+                            std::to_string(batch) + "}\ngrid:\n  seed: [1, 2, 3]\n";
+  EXPECT_EQ(validate(sweep, 1), "");
+  const std::string e = validate(sweep, 3);
+  EXPECT_NE(e.find("--jobs 3: the 3 largest runs side by side need an estimated "), std::string::npos) << e;
+  EXPECT_NE(e.find("lower --jobs"), std::string::npos) << e;
+  const std::string capped = validate(sweep, 64);  // never more side by side than there are runs
+  EXPECT_NE(capped.find("--jobs 3: the 3 largest"), std::string::npos) << capped;
+}
 
 TEST_F(SweepValidationTest, ValidSweepPassesAndTakesTheSeedFromTheConfigWhenUnset) {
   EXPECT_EQ(validate("base: paper/a.yaml\ngrid:\n  optimizer.lr: [1e-3, 1e-4]\n"), "");
