@@ -7,7 +7,10 @@ Peak resident memory: of the twin's timing process, and of a short `sinklab trai
 config. Printed: median ms/step of each, the ratio PyTorch / sinklab, peak RSS, and sinklab's
 achieved matmul GFLOP/s.
 
-  python3 bench/vs_pytorch.py [--configs 1x1_softmax,4x4_softmax,medium] [--threads 1,2] [--rounds 3]
+  python3 bench/vs_pytorch.py [--configs 1x1_softmax,4x4_softmax,medium] [--threads 1,2] [--rounds 3] [--isa avx2]
+
+--isa LEVEL runs both sides at one ISA level (sse42, avx, avx2, avx512): sinklab's kernels and oneDNN
+through SINKLAB_MAX_ISA, PyTorch's through ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and OPENBLAS_CORETYPE.
 
 Language model (configs/normlimits/kjv_char.yaml; needs data/corpora/kjv.txt from scripts/get_corpus.sh):
 
@@ -46,6 +49,18 @@ SWEEP_TOKENS = 4096                  # per step: batch = 4096 / T (bench/lm_step
 LM_WARMUP, LM_STEPS = 2, 3           # lm_step_bench's warm-up and Iterations(3)
 PEAK_SHAPES = ["256x256x256", "512x512x512", "2048x256x768"]
 JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"  # Debian libjemalloc2
+# --isa: one level for both sides. PyTorch's own kernels go by ATEN_CPU_CAPABILITY (default, avx2, avx512),
+# its oneDNN by ONEDNN_MAX_CPU_ISA, its OpenBLAS by OPENBLAS_CORETYPE (the cores of that ISA).
+ISA_ENV = {
+    "sse42": {"SINKLAB_MAX_ISA": "sse42", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41",
+              "OPENBLAS_CORETYPE": "Nehalem"},
+    "avx": {"SINKLAB_MAX_ISA": "avx", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "AVX",
+            "OPENBLAS_CORETYPE": "Sandybridge"},
+    "avx2": {"SINKLAB_MAX_ISA": "avx2", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+             "OPENBLAS_CORETYPE": "Haswell"},
+    "avx512": {"SINKLAB_MAX_ISA": "avx512", "ATEN_CPU_CAPABILITY": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE",
+               "OPENBLAS_CORETYPE": "SkylakeX"},
+}
 TWIN_ENV = {}  # extra environment of the twin's processes only (--twin-malloc)
 
 
@@ -222,7 +237,13 @@ def main():
                              "T = 256 at 4096 tokens), so each step faults its pages in again; jemalloc (Debian "
                              "libjemalloc2, preloaded into the twin only) checks whether that is what makes the twin's "
                              "long rows slow (measured: it is not, the twin is slower with jemalloc; docs/performance.md)")
+    parser.add_argument("--isa", choices=list(ISA_ENV), help="force both sides to one ISA level: sinklab through "
+                        "SINKLAB_MAX_ISA (its kernels and oneDNN), PyTorch through ATEN_CPU_CAPABILITY, "
+                        "ONEDNN_MAX_CPU_ISA and OPENBLAS_CORETYPE (default: each side's best)")
     args = parser.parse_args()
+    if args.isa:
+        os.environ.update(ISA_ENV[args.isa])
+        print(f"ISA level {args.isa}: {' '.join(f'{k}={v}' for k, v in ISA_ENV[args.isa].items())}", flush=True)
     if args.twin_malloc == "jemalloc":
         if not os.path.isfile(JEMALLOC):
             sys.exit(f"--twin-malloc jemalloc needs {JEMALLOC}: apt-get install libjemalloc2 "
