@@ -1,4 +1,4 @@
-// Naive twins of core/kernels/losses.cpp (double math, flat loops).
+// Naive twins of core/kernels/losses.isa.cpp (double math, flat loops).
 #include <algorithm>
 #include <cmath>
 

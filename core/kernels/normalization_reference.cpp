@@ -1,4 +1,4 @@
-// Naive twins of core/kernels/normalization.cpp: double math, statistics recomputed from x, and the
+// Naive twins of core/kernels/normalization.isa.cpp: double math, statistics recomputed from x, and the
 // input gradient through the full row Jacobian (O(cols^2)), a formulation independent of the fast one.
 #include <cmath>
 #include <vector>

@@ -1,4 +1,4 @@
-// Naive twins of core/kernels/unary.cpp: flat loops, double math, derivatives from x alone.
+// Naive twins of core/kernels/unary.isa.cpp: flat loops, double math, derivatives from x alone.
 #include <cmath>
 #include <numbers>
 

@@ -3,6 +3,7 @@
 #include "core/kernels/fast_exp.h"
 
 #include "layers/normalizers/block_lanes.h"
+#include "layers/normalizers/softmax_short_row.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,43 +17,13 @@ SoftmaxNormalizer::SoftmaxNormalizer(double temperature) : inv_temperature_(1.0 
   if (!(temperature > 0.0)) throw std::invalid_argument("softmax: temperature must be > 0");
 }
 
-namespace {
-
-constexpr int kShortRow = 16;  // one AVX-512 register of floats
-
-// A row of at most kShortRow keys as fixed-width loops over padded lanes: the compiler keeps the
-// whole row in one vector register instead of running scalar tails (most attention rows here have
-// 1..16 visible keys). Lanes k >= n are masked: never read, never written, weight 0.
-// scores, probs: [n], n <= kShortRow
-void softmax_short_row(const float* scores, float* probs, int n, float inv_t) {
-  float x[kShortRow];
-  float m = -std::numeric_limits<float>::infinity();
-#pragma omp simd reduction(max : m)
-  for (int k = 0; k < kShortRow; ++k) {
-    x[k] = k < n ? scores[k] : -std::numeric_limits<float>::infinity();
-    m = std::max(m, x[k]);
-  }
-  float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-  for (int k = 0; k < kShortRow; ++k) {
-    x[k] = k < n ? kernels::fast_exp((x[k] - m) * inv_t) : 0.0f;
-    sum += x[k];
-  }
-  const float inv = 1.0f / sum;
-#pragma omp simd
-  for (int k = 0; k < kShortRow; ++k)
-    if (k < n) probs[k] = x[k] * inv;
-}
-
-}  // namespace
-
 // scores, probs: [visible]
 template <class Real>
 void SoftmaxNormalizer::forward(const Real* scores, Real* probs, const RowSpec& row, const Real*, Real*) const {
   const int n = row.visible;
   const Real inv_t = static_cast<Real>(inv_temperature_);
   if constexpr (std::is_same_v<Real, float>) {
-    if (n <= kShortRow) {
+    if (n <= kSoftmaxShortRow) {  // compiled per ISA level
       softmax_short_row(scores, probs, n, inv_t);
       return;
     }
