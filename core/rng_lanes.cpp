@@ -6,7 +6,8 @@
 
 namespace sinklab {
 
-SINKLAB_DISPATCHED(void, rng_lanes_uniform, (RngLaneState & state, float lo, float hi, int count, float* out),
-                   (state, lo, hi, count, out))
+SINKLAB_DISPATCHED(void, rng_lanes_uniform,
+                   (RngLaneState & state, float lo, float hi, int count, float* const* rows, int lanes),
+                   (state, lo, hi, count, rows, lanes))
 
 }  // namespace sinklab

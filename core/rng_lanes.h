@@ -17,8 +17,9 @@ struct RngLaneState {
   alignas(64) uint64_t s0[kLanes], s1[kLanes], s2[kLanes], s3[kLanes];
 };
 
-// out[k * 8 + l] = the k-th next Rng::uniform(lo, hi) of lane l, for k < count. [count, 8]
-void rng_lanes_uniform(RngLaneState& state, float lo, float hi, int count, float* out);
+// rows[l][k] = the k-th next Rng::uniform(lo, hi) of lane l, for k < count and l < lanes (<= 8: the
+// other lanes advance too, their numbers unused). rows: `lanes` pointers to count floats each.
+void rng_lanes_uniform(RngLaneState& state, float lo, float hi, int count, float* const* rows, int lanes);
 
 class RngLanes {
  public:
@@ -35,9 +36,15 @@ class RngLanes {
   }
 
   // out[l] = the next Rng::uniform(lo, hi) of lane l.
-  void uniform(float lo, float hi, float* out) { rng_lanes_uniform(state_, lo, hi, 1, out); }
-  // out[k * kLanes + l] = the k-th next Rng::uniform(lo, hi) of lane l, for k < count.
-  void uniform(float lo, float hi, int count, float* out) { rng_lanes_uniform(state_, lo, hi, count, out); }
+  void uniform(float lo, float hi, float* out) {
+    float* rows[kLanes];
+    for (int l = 0; l < kLanes; ++l) rows[l] = out + l;
+    rng_lanes_uniform(state_, lo, hi, 1, rows, kLanes);
+  }
+  // rows[l][k] = the k-th next Rng::uniform(lo, hi) of lane l, for k < count and l < lanes.
+  void uniform(float lo, float hi, int count, float* const* rows, int lanes) {
+    rng_lanes_uniform(state_, lo, hi, count, rows, lanes);
+  }
 
  private:
   RngLaneState state_;

@@ -78,17 +78,12 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
       std::array<uint64_t, kLanes> lane_seeds{};
       for (int l = 0; l < n; ++l) lane_seeds[static_cast<size_t>(l)] = seeds[static_cast<size_t>(g0 - c0 + l)];
       RngLanes streams(lane_seeds);
-      constexpr int kDraws = 64;  // per lane and call: coordinates c .. c + 63 of one row
-      float draw[kDraws * kLanes];
-      for (int i = bos_ ? 1 : 0; i < seq_len_; ++i)
-        for (int c0 = 2; c0 <= d - 2; c0 += kDraws) {
-          const int count = std::min(kDraws, d - 1 - c0);
-          streams.uniform(-1.0f, 1.0f, count, draw);
-          for (int l = 0; l < n; ++l) {
-            float* row = out.inputs + static_cast<std::size_t>(g0 + l) * rows + static_cast<std::size_t>(i) * d;
-            for (int k = 0; k < count; ++k) row[c0 + k] = draw[k * kLanes + l];
-          }
-        }
+      float* coordinates[kLanes];  // coordinates 2 .. d-2 of row i of each lane's sample
+      for (int i = bos_ ? 1 : 0; i < seq_len_; ++i) {
+        for (int l = 0; l < n; ++l)
+          coordinates[l] = out.inputs + static_cast<std::size_t>(g0 + l) * rows + static_cast<std::size_t>(i) * d + 2;
+        streams.uniform(-1.0f, 1.0f, d - 3, coordinates, n);
+      }
       for (int l = 0; l < n; ++l) {
         const auto b = static_cast<std::size_t>(g0 + l);
         finish_sample(triggers[static_cast<size_t>(g0 - c0 + l)], out.inputs + b * rows, out.targets + b * rows,
