@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/kernels/optimizer_updates.h"
 #include "train/adam.h"
 #include "train/sgd.h"
 
@@ -18,16 +19,15 @@ std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& c) {
 }
 
 double gradient_norm(const ParameterStore& params) {
-  double s = 0.0;
-  for (float g : params.grads()) s += static_cast<double>(g) * g;
-  return std::sqrt(s);
+  const auto grads = params.grads();
+  return std::sqrt(kernels::sum_of_squares(grads.data(), static_cast<int64_t>(grads.size())));
 }
 
 double clip_gradient_norm(ParameterStore& params, double max_norm) {
   const double norm = gradient_norm(params);
   if (norm > max_norm && norm > 0.0) {
-    const auto scale = static_cast<float>(max_norm / norm);
-    for (float& g : params.grads()) g *= scale;
+    const auto grads = params.grads();
+    kernels::scale_in_place(grads.data(), static_cast<int64_t>(grads.size()), static_cast<float>(max_norm / norm));
   }
   return norm;
 }

@@ -1,5 +1,7 @@
 #include "train/sgd.h"
 
+#include "core/kernels/optimizer_updates.h"
+
 namespace sinklab {
 
 // p, g, buf: [n]
@@ -8,15 +10,10 @@ void Sgd::step(ParameterStore& params, float lr) {
   const float* g = params.grads().data();
   const size_t n = params.size();
   if (momentum_ == 0.0f) {
-    for (size_t i = 0; i < n; ++i) p[i] -= lr * (g[i] + weight_decay_ * p[i]);
+    kernels::sgd_update(p, g, static_cast<int64_t>(n), lr, weight_decay_);
   } else {
-    float* buf = params.moment(0).data();
-    const bool first = steps_ == 0;
-    for (size_t i = 0; i < n; ++i) {
-      const float gi = g[i] + weight_decay_ * p[i];
-      buf[i] = first ? gi : momentum_ * buf[i] + gi;
-      p[i] -= lr * buf[i];
-    }
+    kernels::sgd_momentum_update(p, g, params.moment(0).data(), static_cast<int64_t>(n), lr, weight_decay_, momentum_,
+                                 steps_ == 0);
   }
   ++steps_;
 }
