@@ -218,12 +218,12 @@ void online_softmax_tile(float* s, int R, int i0, int j0, int C, int D, Scratch&
   for (int r = 0; r < R; ++r) {
     float* sr = s + r * kTileCols;
     const int n = visible_in_tile(i0, r, j0, C);
+    // Mask first, then a plain max: the loop vectorizes (the max is exact, so its order does not matter);
+    // with the select inside, GCC kept it scalar and, with generic tuning, branchy.
+    std::fill(sr + n, sr + kTileCols, kMinusInf);
     float row_max = kMinusInf;
 #pragma omp simd reduction(max : row_max)
-    for (int c = 0; c < kTileCols; ++c) {
-      sr[c] = c < n ? sr[c] : kMinusInf;
-      row_max = std::max(row_max, sr[c]);
-    }
+    for (int c = 0; c < kTileCols; ++c) row_max = row_max > sr[c] ? row_max : sr[c];
     w.m_new[r] = std::max(w.m[r], row_max);  // finite: key 0 is in the first tile every row sees
   }
   for (int r = 0; r < R; ++r) {
