@@ -23,7 +23,7 @@ std::string version_text() {
   for (const std::string& f : cpu.features) features += (features.empty() ? "" : " ") + f;
   return "sinklab " SINKLAB_VERSION " (git " + git_revision() + ", " __VERSION__ ")\n" +
          "cpu: " + cpu.model + "\nfeatures: " + features + "\ncpu level: " + cpu.cpu_level +
-         "\nkernel path: " + cpu.kernel_path + " (SINKLAB_MAX_ISA caps the level)\n";
+         "\nkernel path: " + cpu.kernel_path + " (SINKLAB_MAX_ISA caps the level)";
 }
 
 }  // namespace sinklab::apps

@@ -14,7 +14,9 @@
 // GCC 12's <avx512fintrin.h> passes _mm512_undefined_ps() / _mm256_undefined_pd() to masked builtins
 // (in _mm512_max_ps, _mm512_reduce_add_ps, ...) and then reports them as maybe-uninitialized: a false
 // positive in the header, not in our code. Ignored in the translation units that include this.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace sinklab::block_lanes {
 
