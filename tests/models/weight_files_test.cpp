@@ -17,10 +17,8 @@
 #include "configs/config_loader.h"
 #include "configs/config_writer.h"
 #include "core/io/file_write.h"
-#include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
-#include "models/evaluation.h"
 #include "models/model_loader.h"
 #include "models/weight_files.h"
 #include "run_files/npz_file.h"
@@ -74,14 +72,6 @@ fs::path trained_run(const fs::path& run, const RunConfig& c) {
   return run;
 }
 
-double eval_mse_of(Transformer& model, const RunConfig& c) {
-  const auto task = make_task(c.task, c.model.residual);
-  const EvalSet set(*task, c.task);
-  const TaskObjective objective(task->shape());
-  Graph g;
-  return evaluate_model(g, model, objective, set, {}, EvalOptions{}).mse;
-}
-
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 TEST(WeightFiles, ExportThenInitFromThenExportIsBitIdentical) {
@@ -126,8 +116,9 @@ TEST(WeightFiles, ARunStartedFromAnExportEvaluatesAsTheExportedRunEndedAtStepZer
   const RunConfig next = tiny_config({"seed=4", "optimizer.lr=0.5", "model.init_from=" + (dir / "final.safetensors").string()});
   Trainer trainer(next);
   EXPECT_EQ(bits_of(trainer.parameters().values()), bits_of(trained->parameters().values()));
-  const auto model = build_model(next);
-  const double at_step_zero = eval_mse_of(model->transformer(), next);
+  // The trainer's own evaluation, as the exported run's was: an evaluation without attention observers
+  // takes the fused kernel, which matches the observed (materialized) path closely, not bit for bit.
+  const double at_step_zero = trainer.evaluate(nullptr).metrics.mse;
   EXPECT_TRUE(same_bits(at_step_zero, recorded)) << at_step_zero << " vs the exported run's final " << recorded;
 }
 
