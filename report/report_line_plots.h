@@ -17,6 +17,8 @@ struct LossSeries {
   std::string title;  // legend entry; empty = no legend entry (another seed of the same variant)
   int colour = 1;     // gnuplot line colour index, shared by one variant's seeds
   std::vector<MetricsRecord> metrics;
+  int64_t diverged_step = -1;  // >= 0: the run went non-finite here; a dashed line and a label mark it,
+                               // since the log scale leaves the non-finite values themselves out
 };
 
 // Training loss as lines, evaluation MSE (where logged) as points of the same colour. Values that

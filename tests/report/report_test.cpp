@@ -326,6 +326,27 @@ TEST(Report, DivergedRunsAreShownAndLeftOutOfEveryMean) {
   EXPECT_FALSE(contains(html, "bos_vs_step_1x1_relu")) << html;
 }
 
+// Its own report shows where the run diverged: a log-scale plot leaves the non-finite loss out, so
+// without the mark the curve would look like a run that simply stopped.
+TEST(Report, ADivergedRunsLossCurveMarksTheStepItDiverged) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "run", diverged(spec("softmax", 1, 1, 0)));
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto out = dir / "run" / "report";
+  const std::string gp = read_text(out / "figures" / "loss_vs_step.gp");
+  EXPECT_TRUE(contains(gp, "set arrow from 300, graph 0 to 300, graph 1 nohead")) << gp;
+  EXPECT_TRUE(contains(gp, "set label \"diverged at step 300\"")) << gp;
+  EXPECT_TRUE(contains(gp, "set xrange [*:300]")) << gp;
+  EXPECT_TRUE(contains(gp, "loss (diverged)")) << gp;
+  const std::string html = read_text(out / "index.html");
+  EXPECT_TRUE(contains(html, "diverged at step 300 (loss is nan at step 300)")) << html;
+
+  write_fake_run(dir / "ok", spec("softmax", 1, 1, 0));  // a finished run's plot has no such mark
+  write_run_report(dir / "ok", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_FALSE(contains(read_text(dir / "ok" / "report" / "figures" / "loss_vs_step.gp"), "diverged")) << "ok run";
+}
+
 TEST(Report, ReportFilesReplaceASymlinkInsteadOfWritingThroughIt) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
