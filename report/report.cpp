@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <tuple>
 
 #include "report/gnuplot_runner.h"
+#include "run_files/quarantine.h"
 #include "report/report_heatmaps.h"
 #include "report/report_html.h"
 #include "report/report_line_plots.h"
@@ -41,6 +43,14 @@ std::vector<HeatmapPanel> run_panels(const ReportRun& run, AttentionMapKind kind
   return panels;
 }
 
+// The first logged step whose loss or gradient norm is non-finite; the summary's step count when the
+// log stops before one (the check after the step that diverged ends the run before its line).
+int64_t diverged_step(const std::vector<MetricsRecord>& metrics, int64_t summary_steps) {
+  for (const auto& m : metrics)
+    if (!std::isfinite(m.loss) || !std::isfinite(m.grad_norm)) return m.step;
+  return summary_steps;
+}
+
 class ReportBuilder {
  public:
   ReportBuilder(const std::filesystem::path& dir, const ReportOptions& options, ReportRuns runs)
@@ -53,6 +63,9 @@ class ReportBuilder {
       if (!r.ok()) log_ << "run " << r.id << " failed: " << r.error << "\n";
       else if (r.diverged()) log_ << "run " << r.id << " diverged: " << r.summary->non_finite << "\n";
   }
+
+  // A warning at the top of index.html, also listed in summary.md.
+  void warn(std::string text) { extra_warnings_.push_back(std::move(text)); }
 
   void add_figure(bool written, const std::string& name, const std::string& caption) {
     if (written) figures_.push_back({name, caption});
@@ -81,6 +94,7 @@ class ReportBuilder {
     const Table failed = failed_runs_table(runs_);
     write_report_file(out_ / "summary.csv", run_table(runs_).to_csv());
     std::string md = "# " + title + "\n\n";
+    for (const auto& w : extra_warnings_) md += "> " + w + "\n\n";
     for (const auto& t : leading) md += t.to_markdown() + "\n";
     for (const auto& t : variants) md += t.to_markdown() + "\n";
     md += heads.to_markdown();
@@ -97,6 +111,7 @@ class ReportBuilder {
     HtmlPage page;
     page.title = title;
     page.facts = std::move(facts);
+    page.warnings = extra_warnings_;
     page.tables = leading;
     page.tables.insert(page.tables.end(), variants.begin(), variants.end());
     page.tables.push_back(heads);
@@ -133,6 +148,7 @@ class ReportBuilder {
   ReportRuns runs_;
   std::vector<VariantSummary> variants_;
   std::vector<Figure> figures_;
+  std::vector<std::string> extra_warnings_;
 };
 
 }  // namespace
@@ -163,8 +179,16 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
     b.heatmap_grid(run, AttentionMapKind::sample0, "attention on one evaluation input");
   }
   if (const auto metrics = load_metrics(run, b.log())) {
-    b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", run.variant + ": loss", {{"train loss", 1, *metrics}}, true),
-                 "loss_vs_step", "Training loss per logged step (log scale); points: evaluation MSE where it ran.");
+    LossSeries loss{"train loss", 1, *metrics};
+    std::string caption = "Training loss per logged step (log scale); points: evaluation MSE where it ran.";
+    if (run.diverged()) {
+      loss.diverged_step = diverged_step(*metrics, run.summary->steps);
+      caption += " The run diverged at step " + std::to_string(loss.diverged_step) + " (" + run.summary->non_finite +
+                 "): the dashed red line; the log scale cannot show the non-finite values after it.";
+    }
+    b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", run.variant + (run.diverged() ? ": loss (diverged)" : ": loss"),
+                                   {loss}, true),
+                 "loss_vs_step", caption);
     b.add_figure(write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on non-trigger rows", *metrics),
                  "bos_vs_step", "BOS mass on non-trigger rows of the step's training batch, one line per layer/head.");
   }
@@ -184,6 +208,11 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
     throw ReportError(sweep_dir.string() + ": not a sweep directory (no sweep.json)");
   ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
   const ReportRuns& runs = b.runs();
+  if (const auto moved = quarantined_files(sweep_dir); !moved.empty()) {
+    std::string names;
+    for (const auto& f : moved) names += (names.empty() ? "" : ", ") + std::filesystem::relative(f, sweep_dir).string();
+    b.warn(std::to_string(moved.size()) + " damaged run file(s) were moved aside and their runs started over: " + names + ".");
+  }
 
   // A zoo comparison (variants with sink classes): its table first, its side-by-side figures replace
   // the attention figures below.

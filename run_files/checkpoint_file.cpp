@@ -219,6 +219,50 @@ std::string mismatches(const Table& table, const ParameterStore& params) {
   return text;
 }
 
+// The header's fields and the table's bytes, checked as far as they can be without a model: magic,
+// format, sizes against the file's, the table's checksum. `table_limit` bounds the table read.
+struct Header {
+  CheckpointHashes hashes;
+  uint64_t table_bytes = 0;
+  uint64_t data_bytes = 0;
+  uint64_t data_sum = 0;
+  std::string table_text;
+};
+
+Header read_checked_header(const CheckpointInput& in, uint64_t table_limit) {
+  const uint64_t size = in.size();
+  const std::string header = in.read(0, std::min<uint64_t>(size, kHeaderBytes));
+  if (std::memcmp(header.data(), kMagic, std::min(header.size(), sizeof kMagic)) != 0)
+    throw in.error("not a sinklab checkpoint (bad magic)");
+  Cursor h(header, in.prefix());
+  h.take(sizeof kMagic);
+  const auto format = h.get<uint32_t>();
+  if (format >= 1 && format <= kOldestFormat)
+    throw in.error("format " + std::to_string(format) + ", written by an older sinklab; rerun the training (this build reads format " +
+                   std::to_string(kCheckpointFormat) + ")");
+  if (format != kCheckpointFormat)
+    throw in.error("format " + std::to_string(format) + ", this build reads format " + std::to_string(kCheckpointFormat));
+  Header out;
+  out.hashes.model = h.get<uint64_t>();
+  out.hashes.config = h.get<uint64_t>();
+  out.table_bytes = h.get<uint64_t>();
+  out.data_bytes = h.get<uint64_t>();
+  const auto table_sum = h.get<uint64_t>();
+  out.data_sum = h.get<uint64_t>();
+
+  if (out.table_bytes > table_limit)
+    throw in.error("corrupt header: a parameter table of " + std::to_string(out.table_bytes) + " bytes, more than this model can need (" +
+                   std::to_string(table_limit) + ")");
+  if (size - kHeaderBytes < out.table_bytes || size - kHeaderBytes - out.table_bytes != out.data_bytes)
+    throw in.error("truncated or padded (the file has " + std::to_string(size) + " bytes; its header announces a table of " +
+                   std::to_string(out.table_bytes) + " and data of " + std::to_string(out.data_bytes) + ")");
+
+  out.table_text = in.read(kHeaderBytes, out.table_bytes);
+  if (fnv1a(fnv1a(kFnvBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), out.table_text) != table_sum)
+    throw in.error("checksum mismatch in the header or parameter table (corrupt file)");
+  return out;
+}
+
 }  // namespace
 
 void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params,
@@ -267,36 +311,10 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
                                  ParameterStore& params) {
   if (!params.finalized()) throw std::logic_error("read_checkpoint_file: the parameter store is not finalized");
   const CheckpointInput in(path, path.string());
-  const uint64_t size = in.size();
-
-  const std::string header = in.read(0, std::min<uint64_t>(size, kHeaderBytes));
-  if (std::memcmp(header.data(), kMagic, std::min(header.size(), sizeof kMagic)) != 0)
-    throw in.error("not a sinklab checkpoint (bad magic)");
-  Cursor h(header, in.prefix());
-  h.take(sizeof kMagic);
-  const auto format = h.get<uint32_t>();
-  if (format >= 1 && format <= kOldestFormat)
-    throw in.error("format " + std::to_string(format) + ", written by an older sinklab; rerun the training (this build reads format " +
-                   std::to_string(kCheckpointFormat) + ")");
-  if (format != kCheckpointFormat)
-    throw in.error("format " + std::to_string(format) + ", this build reads format " + std::to_string(kCheckpointFormat));
-  const CheckpointHashes found{h.get<uint64_t>(), h.get<uint64_t>()};
-  const auto table_bytes = h.get<uint64_t>();
-  const auto data_bytes = h.get<uint64_t>();
-  const auto table_sum = h.get<uint64_t>();
-  const auto data_sum = h.get<uint64_t>();
-
-  const uint64_t limit = table_limit(params);
-  if (table_bytes > limit)
-    throw in.error("corrupt header: a parameter table of " + std::to_string(table_bytes) + " bytes, more than this model can need (" +
-                   std::to_string(limit) + ")");
-  if (size - kHeaderBytes < table_bytes || size - kHeaderBytes - table_bytes != data_bytes)
-    throw in.error("truncated or padded (the file has " + std::to_string(size) + " bytes; its header announces a table of " +
-                   std::to_string(table_bytes) + " and data of " + std::to_string(data_bytes) + ")");
-
-  const std::string table_text = in.read(kHeaderBytes, table_bytes);
-  if (fnv1a(fnv1a(kFnvBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), table_text) != table_sum)
-    throw in.error("checksum mismatch in the header or parameter table (corrupt file)");
+  const Header header = read_checked_header(in, table_limit(params));
+  const CheckpointHashes& found = header.hashes;
+  const uint64_t table_bytes = header.table_bytes, data_bytes = header.data_bytes, data_sum = header.data_sum;
+  const std::string& table_text = header.table_text;
   if (found.model != expected.model)
     throw in.error("written for a different model (the model-shaping hash differs: a model.* key, the task's widths or seq_len changed)");
   if (use == CheckpointUse::resume && found.config != expected.config)
@@ -328,6 +346,36 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   if (use == CheckpointUse::resume)
     for (size_t m = 0; m < table.moments.size(); ++m) copy_block(block_bytes * (1 + m), params.moment(table.moments[m]));
   return data.substr(block_bytes * (1 + table.moments.size()));
+}
+
+std::string checkpoint_damage(const std::filesystem::path& path) {
+  try {
+    const CheckpointInput in(path, path.string());
+    const Header header = read_checked_header(in, in.size());
+    const Table table = parse_table(header.table_text, in);
+    uint64_t block_floats = 0;  // the table's shapes come from the file: add them up without overflow
+    bool too_big = false;
+    for (const TableEntry& e : table.parameters) {
+      uint64_t numel = 1;
+      for (int d = 0; d < e.shape.rank; ++d)
+        too_big = too_big || __builtin_mul_overflow(numel, static_cast<uint64_t>(e.shape.dims[d]), &numel);
+      too_big = too_big || __builtin_add_overflow(block_floats, numel, &block_floats);
+    }
+    uint64_t needed = 0;
+    too_big = too_big || __builtin_mul_overflow(block_floats, sizeof(float) * (1 + table.moments.size()), &needed) ||
+              __builtin_add_overflow(needed, table.training_state_bytes, &needed);
+    if (too_big || needed != header.data_bytes)
+      throw in.error("corrupt header: data of " + std::to_string(header.data_bytes) + " bytes, the table describes " +
+                     (too_big ? std::string("more than 2^64") : std::to_string(needed)));
+    constexpr uint64_t kPiece = uint64_t{16} << 20;  // the data is checked in pieces, never held whole
+    uint64_t sum = kFnvBasis;
+    for (uint64_t at = 0; at < header.data_bytes; at += kPiece)
+      sum = fnv1a(sum, in.read(kHeaderBytes + header.table_bytes + at, std::min(kPiece, header.data_bytes - at)));
+    if (sum != header.data_sum) throw in.error("checksum mismatch (corrupt file)");
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace sinklab

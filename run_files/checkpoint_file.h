@@ -57,4 +57,9 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHa
 std::string read_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& expected, CheckpointUse use,
                                  ParameterStore& params);
 
+// What makes the file unusable as a checkpoint of any model, as read_checkpoint_file words it (the
+// file named first); empty when its magic, format, sizes, table and both checksums are right. Reads
+// the whole file in pieces. A sweep checks a run's checkpoint with it before resuming the run.
+std::string checkpoint_damage(const std::filesystem::path& path);
+
 }  // namespace sinklab

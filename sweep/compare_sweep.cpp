@@ -85,6 +85,7 @@ void prepare_sweep_folder(const PlannedSweep& plan, std::ostream& out) {
 int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const CompareOptions& options,
                  std::ostream& out, std::ostream& err) {
   out << format_final_count(outcome) << "\n";
+  err << format_quarantine_report(outcome.quarantined);
   if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
   // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
   int code = outcome.failed.empty() ? 0 : 1;

@@ -109,6 +109,28 @@ struct Running {
 
 }  // namespace
 
+std::vector<QuarantinedFile> quarantine_damaged_run_files(const fs::path& dir, const std::string& run_id,
+                                                          const fs::path& quarantine) {
+  std::vector<QuarantinedFile> moved;
+  try {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir / "summary.json", ec)) && !read_summary(dir))
+      moved.push_back({run_id, "summary.json is not a readable JSON object",
+                       move_to_quarantine(dir / "summary.json", run_id, quarantine)});
+    if (auto checkpoint = quarantine_damaged_checkpoint(dir, run_id, quarantine)) moved.push_back(std::move(*checkpoint));
+  } catch (const std::runtime_error& e) {
+    throw SweepError(e.what());
+  }
+  return moved;
+}
+
+void record_quarantine(const PlannedRun& run, QuarantinedFile moved, SweepOutcome& outcome,
+                       const std::function<void(const std::string&)>& say) {
+  say("note: " + run.id + " (" + run_title(run) + "): damaged run file (" + moved.damage + ") moved to " +
+      moved.moved_to.string() + "; the run goes on without it");
+  outcome.quarantined.push_back(std::move(moved));
+}
+
 // "[3/30] "; snprintf because GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(...).
 std::string counter_text(std::size_t done, std::size_t total) {
   char buffer[48];
@@ -227,6 +249,8 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
     while (static_cast<int>(running.size()) < jobs && !pending.empty()) {
       const PlannedRun& run = runs[pending.front()];
       const fs::path dir = run_dir(out_dir, run);
+      for (QuarantinedFile& moved : quarantine_damaged_run_files(dir, run.id, quarantine_dir(out_dir)))
+        record_quarantine(run, std::move(moved), outcome, say);
       const RunStart start = choose_run_start(dir);
       running.push_back(Running{pending.front(),
                                 ChildProcess::spawn(train_command(executable, run, dir, jobs, start)), Clock::now(),
@@ -261,8 +285,20 @@ std::string format_final_count(const SweepOutcome& outcome) {
   const std::size_t finished = outcome.skipped.size() + outcome.completed.size() + outcome.diverged.size();
   const std::size_t diverged = outcome.skipped_diverged.size() + outcome.diverged.size();
   const std::size_t total = finished + outcome.failed.size();
+  const std::size_t moved = outcome.quarantined.size();
   return "finished " + std::to_string(finished) + " of " + std::to_string(total) + " runs (" +
-         std::to_string(diverged) + " diverged), " + std::to_string(outcome.failed.size()) + " failed";
+         std::to_string(diverged) + " diverged), " + std::to_string(outcome.failed.size()) + " failed" +
+         (moved == 0 ? "" : ", " + std::to_string(moved) + (moved == 1 ? " damaged run file" : " damaged run files") +
+                                " moved aside");
+}
+
+std::string format_quarantine_report(const std::vector<QuarantinedFile>& moved) {
+  if (moved.empty()) return "";
+  std::ostringstream out;
+  out << moved.size() << (moved.size() == 1 ? " damaged run file was" : " damaged run files were")
+      << " moved aside; their runs went on without them:\n";
+  for (const auto& m : moved) out << "- " << m.run_id << ": " << m.damage << "\n  now: " << m.moved_to.string() << "\n";
+  return out.str();
 }
 
 std::string format_failure_report(const std::vector<RunFailure>& failures) {

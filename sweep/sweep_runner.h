@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "run_files/quarantine.h"
 #include "sweep/child_process.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/train_arguments.h"
@@ -37,6 +38,7 @@ struct SweepOutcome {
   std::vector<std::string> completed;         // ids run to completion by this call
   std::vector<std::string> diverged;          // ids run by this call that diverged (finished, not failed)
   std::vector<RunFailure> failed;
+  std::vector<QuarantinedFile> quarantined;  // damaged checkpoints moved aside: those runs started over
   int max_parallel = 0;                // most children alive at once
 };
 
@@ -68,11 +70,23 @@ void record_run_end(const PlannedRun& run, const std::filesystem::path& dir, con
                     std::size_t log_tail_lines, SweepOutcome& outcome,
                     const std::function<void(const std::string&)>& say, const std::string& failure_reason = "");
 
+// Moves aside, before a run starts, what would fail it on every compare: a summary.json that is not a
+// JSON object (compare calls such a run unfinished, `train --resume` finished) and a damaged
+// checkpoint.bin (run_files/quarantine.h). Returns what was moved; throws SweepError when it cannot.
+std::vector<QuarantinedFile> quarantine_damaged_run_files(const std::filesystem::path& dir, const std::string& run_id,
+                                                          const std::filesystem::path& quarantine);
+
+// Records a file moved aside before `run` started (run_files/quarantine.h) in
+// outcome.quarantined and says so: the run starts over instead of failing on every compare.
+void record_quarantine(const PlannedRun& run, QuarantinedFile moved, SweepOutcome& outcome,
+                       const std::function<void(const std::string&)>& say);
+
 // "[3/30] ": the progress counter of the done-th of total runs.
 std::string counter_text(std::size_t done, std::size_t total);
 
 // Runs every unfinished run. An unfinished run folder with a checkpoint is resumed from it (`--resume`),
-// one without is cleared and started over (`--force`); see train_arguments.h. Never stops early for a
+// one without is cleared and started over (`--force`); see train_arguments.h. A damaged checkpoint is
+// first moved to OUT_DIR/quarantine (record_quarantine), so that run starts over. Never stops early for a
 // failed run; a diverged run (kTrainExitDiverged) counts as finished. Throws SweepError for setup problems (executable missing, folder not
 // writable) and SweepInterrupted on SIGINT/SIGTERM/SIGHUP, after terminating its children.
 SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const std::filesystem::path& out_dir,
@@ -83,5 +97,8 @@ std::string format_final_count(const SweepOutcome& outcome);
 
 // The end-of-sweep report of failed runs: id, exit status, where the log is, and its last lines.
 std::string format_failure_report(const std::vector<RunFailure>& failures);
+
+// The end-of-sweep list of damaged checkpoints moved aside: run, damage, where the file went.
+std::string format_quarantine_report(const std::vector<QuarantinedFile>& moved);
 
 }  // namespace sinklab::sweep

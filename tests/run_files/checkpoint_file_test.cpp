@@ -236,5 +236,31 @@ TEST_F(CheckpointFile, AHeaderAnnouncingAHugeTableIsRefusedBeforeReadingIt) {
   EXPECT_NE(error_of(write("huge.bin", bytes), hashes_, CheckpointUse::weights, s).find("more than this model can need"), std::string::npos);
 }
 
+// checkpoint_damage judges a file without a model: intact files of any model pass, every truncation and
+// every flipped byte (a hash too: the table checksum covers it) is named with the file.
+TEST_F(CheckpointFile, DamageIsFoundWithoutAModelInEveryTruncationAndFlippedByte) {
+  ParameterStore saved = filled_model();
+  write_checkpoint_file(dir_ / "c.bin", hashes_, saved, "state");
+  EXPECT_EQ(checkpoint_damage(dir_ / "c.bin"), "");
+  ParameterStore bare = store_of({{"x", Shape{1}}});
+  write_checkpoint_file(dir_ / "bare.bin", {}, bare, "");
+  EXPECT_EQ(checkpoint_damage(dir_ / "bare.bin"), "");
+  const std::string bytes = slurp(dir_ / "c.bin");
+  for (size_t n = 0; n < bytes.size(); n += 7)
+    EXPECT_NE(checkpoint_damage(write("short.bin", bytes.substr(0, n))).find("checkpoint " + (dir_ / "short.bin").string() + ": "),
+              std::string::npos)
+        << n << " bytes";
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string flipped = bytes;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x04);
+    EXPECT_NE(checkpoint_damage(write("flipped.bin", flipped)), "") << "byte " << i;
+  }
+  std::string data_flip = bytes;
+  data_flip[bytes.size() - 2] ^= 0x01;
+  EXPECT_NE(checkpoint_damage(write("d.bin", data_flip)).find("checksum mismatch (corrupt file)"), std::string::npos);
+  EXPECT_NE(checkpoint_damage(dir_ / "missing.bin").find("cannot open"), std::string::npos);
+  EXPECT_NE(checkpoint_damage(dir_).find("is a directory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sinklab

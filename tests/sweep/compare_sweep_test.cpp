@@ -260,5 +260,47 @@ TEST_F(CompareSweepTest, MistypedSweepJsonIsNamedNotARawJsonError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out/runs"));  // nothing ran
 }
 
+// A run folder whose checkpoint is damaged would fail its --resume on every compare: the file goes to
+// the sweep's quarantine/, the run starts over (--force), and the end of the sweep and the report name it.
+// A summary.json that is not JSON (compare: unfinished; train --resume: finished) goes the same way.
+TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) {
+  FakeTrainOptions fake = readable_summaries();
+  fake.fail_when_out_contains = "relu_seed=0";
+  ASSERT_EQ(compare(fake), 1);
+  write_file(dir / "out/runs/relu_seed=0/checkpoint.bin", "SINKCKPT half of a checkpoint");
+  const std::filesystem::path moved = dir / "out/quarantine/relu_seed=0.checkpoint.bin";
+
+  fake.fail_when_out_contains.clear();
+  ASSERT_EQ(compare(fake, false, /*report=*/true), 0) << err.str();
+  EXPECT_NE(out.str().find("note: relu_seed=0 (relu, seed=0): damaged run file (checkpoint " +
+                           (dir / "out/runs/relu_seed=0/checkpoint.bin").string() + ": "),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("moved to " + moved.string() + "; the run goes on without it"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 failed, 1 damaged run file moved aside"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("1 damaged run file was moved aside; their runs went on without them:\n- relu_seed=0: "),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(read_file(moved), "SINKCKPT half of a checkpoint");
+  const std::string args = read_file(dir / "out/runs/relu_seed=0/args.txt");
+  EXPECT_NE(args.find("--force"), std::string::npos) << args;
+  EXPECT_EQ(args.find("--resume"), std::string::npos) << args;
+  EXPECT_NE(read_file(dir / "out/report/index.html").find("quarantine/relu_seed=0.checkpoint.bin"), std::string::npos);
+
+  ASSERT_EQ(compare(fake), 0);  // finished now: nothing is moved again
+  EXPECT_EQ(out.str().find("damaged"), std::string::npos) << out.str();
+
+  write_file(dir / "out/runs/soft_seed=1/summary.json", "{\"steps\": 1e999");
+  write_file(dir / "out/runs/soft_seed=1/checkpoint.bin", "SINKCKPT");
+  ASSERT_EQ(compare(fake), 0) << err.str();
+  EXPECT_NE(out.str().find("note: soft_seed=1 (soft, seed=1): damaged run file (summary.json is not a readable JSON object) moved to " +
+                           (dir / "out/quarantine/soft_seed=1.summary.json").string()),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("2 damaged run files moved aside"), std::string::npos) << out.str();
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/quarantine/soft_seed=1.checkpoint.bin"));
+  EXPECT_NE(read_file(dir / "out/runs/soft_seed=1/args.txt").find("--force"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sinklab::sweep

@@ -18,6 +18,7 @@ using testing::read_file;
 using testing::ScratchDir;
 using testing::write_fake_train;
 using testing::write_file;
+using testing::write_intact_checkpoint;
 
 class SweepRunnerTest : public ::testing::Test {
  protected:
@@ -243,7 +244,7 @@ TEST_F(SweepRunnerTest, ExitThreeWithoutADivergedSummaryIsAFailure) {
 TEST_F(SweepRunnerTest, UnfinishedRunWithACheckpointIsResumedOthersStartOver) {
   const auto runs = plan("  seed: [0, 1]\n");
   // seed 0 was interrupted after a checkpoint; seed 1 before its first one.
-  write_file(run_path("a_seed=0") / "checkpoint.bin", "ckpt");
+  write_intact_checkpoint(run_path("a_seed=0") / "checkpoint.bin");
   write_file(run_path("a_seed=0") / "metrics.jsonl", "{}\n");
   write_file(run_path("a_seed=0") / "train.log", "first attempt\n");
   write_file(run_path("a_seed=1") / "metrics.jsonl", "{}\n");

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "run_files/checkpoint_file.h"
+
 namespace sinklab::sweep::testing {
 
 // A fresh folder under the build tree, removed when the test ends.
@@ -35,6 +37,16 @@ class ScratchDir {
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;
+}
+
+// An intact checkpoint.bin of a one-parameter model (run_files/checkpoint_file.h): the runner checks a
+// run's checkpoint before resuming it and moves a damaged one aside.
+inline void write_intact_checkpoint(const std::filesystem::path& path) {
+  std::filesystem::create_directories(path.parent_path());
+  ParameterStore params;
+  params.declare("w", Shape{2});
+  params.finalize();
+  write_checkpoint_file(path, {}, params, "state");
 }
 
 inline std::string read_file(const std::filesystem::path& path) {
