@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "configs/closest_match.h"
 #include "configs/config_consistency.h"
@@ -106,13 +107,22 @@ class Loader {
   }
 
   YAML::Node parse_document(const std::string& text) {
-    YAML::Node root;
+    // yaml-cpp reads a file whose lines end in a bare CR as one comment-like line: "empty".
+    if (text.find('\r') != std::string::npos && text.find('\n') == std::string::npos)
+      throw ConfigError(where_.source(), 0, "",
+                        "the lines end in a bare carriage return (CR, old Mac style); save the file with LF line endings");
+    std::vector<YAML::Node> documents;
     try {
-      root = YAML::Load(text);
+      documents = YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
       throw ConfigError(where_.source(), e.mark.line + 1, "",
                         "YAML syntax error: " + e.msg + " (column " + std::to_string(e.mark.column + 1) + ")");
     }
+    if (documents.size() > 1)  // yaml-cpp's Load would read the first and drop the rest without a word
+      throw ConfigError(where_.source(), line_of(documents[1]), "",
+                        "the file holds " + std::to_string(documents.size()) +
+                            " YAML documents (separated by ---); a config is one document");
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     if (!root.IsDefined() || root.IsNull()) throw ConfigError(where_.source(), 0, "", "the file is empty (no keys)");
     if (!root.IsMap()) {
       throw ConfigError(where_.source(), line_of(root), "",

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "configs/closest_match.h"
 #include "core/io/file_read.h"
@@ -42,7 +43,11 @@ class Parser {
   SweepSpec parse(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::Load(text);
+      const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      if (documents.size() > 1)  // yaml-cpp's Load would read the first and drop the rest without a word
+        fail(line_of(documents[1]), "the file holds " + std::to_string(documents.size()) +
+                                        " YAML documents (separated by ---); a sweep file is one document");
+      if (!documents.empty()) root = documents.front();
     } catch (const YAML::ParserException& e) {
       fail(e.mark.line + 1, "invalid YAML: " + e.msg);
     }

@@ -119,6 +119,14 @@ TEST_F(SweepSpecTest, UnknownTopLevelKeyIsNamedWithLineAndSuggestion) {
   EXPECT_NE(message.find("did you mean 'grid'"), std::string::npos) << message;
 }
 
+TEST_F(SweepSpecTest, ASecondYamlDocumentIsRefusedNotDropped) {
+  const std::string message = parse_error(dir, "base: ../paper/a.yaml\n---\ngrid:\n  seed: [0, 1]\n");
+  EXPECT_NE(message.find("s.yaml:3"), std::string::npos) << message;
+  EXPECT_NE(message.find("the file holds 2 YAML documents (separated by ---); a sweep file is one document"),
+            std::string::npos)
+      << message;
+}
+
 TEST_F(SweepSpecTest, EmptyGridListIsRejected) {
   const std::string message = parse_error(dir, "base: ../paper/a.yaml\ngrid:\n  seed: []\n");
   EXPECT_NE(message.find("s.yaml:3"), std::string::npos) << message;
