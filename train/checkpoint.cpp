@@ -49,6 +49,9 @@ TrainingState decode(std::string_view bytes, const std::string& file) {
   get(stop);
   get(s.last_loss);
   s.rng.has_cached_normal = has_cached != 0;
+  // The checksum only says the bytes are the ones written; a forged file can carry a valid one.
+  if (s.step < 0) throw fail("step " + std::to_string(s.step) + " is negative");
+  if (s.optimizer_steps < 0) throw fail("optimizer step " + std::to_string(s.optimizer_steps) + " is negative");
   if (stop > static_cast<uint8_t>(StopRule::loss)) throw fail("unknown stop rule code " + std::to_string(stop));
   s.stop = static_cast<StopRule>(stop);
   return s;

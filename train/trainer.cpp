@@ -216,6 +216,9 @@ void Trainer::replay_onsets(const std::filesystem::path& run_dir) {
 
 void Trainer::resume(const std::filesystem::path& checkpoint) {
   resumed_ = load_checkpoint(checkpoint, built_model_->checkpoint_hashes(), params_);
+  if (resumed_.step > config_.train.max_steps)  // the config hash matched, so max_steps is the writer's
+    throw CheckpointError("checkpoint " + checkpoint.string() + ": training state: step " + std::to_string(resumed_.step) +
+                          " is beyond train.max_steps " + std::to_string(config_.train.max_steps));
   optimizer_->set_steps(resumed_.optimizer_steps);
   data_rng_.set_state(resumed_.rng);
 }

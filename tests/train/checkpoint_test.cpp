@@ -81,6 +81,13 @@ TEST(TrainingCheckpoint, AStateThatDoesNotDecodeIsACheckpointError) {
   EXPECT_NE(error_of(blob).find("unknown stop rule code 7"), std::string::npos);
   blob[65] = 2;
   EXPECT_EQ(error_of(blob), "");
+  // A forged file passes the checksums; its steps must still make sense (bytes 0-7: step, 8-15: optimizer steps).
+  const int64_t minus_five = -5;
+  std::memcpy(blob.data(), &minus_five, sizeof minus_five);
+  EXPECT_NE(error_of(blob).find("training state: step -5 is negative"), std::string::npos) << error_of(blob);
+  std::memset(blob.data(), 0, 8);
+  std::memcpy(blob.data() + 8, &minus_five, sizeof minus_five);
+  EXPECT_NE(error_of(blob).find("optimizer step -5 is negative"), std::string::npos) << error_of(blob);
   fs::remove(path);
 }
 

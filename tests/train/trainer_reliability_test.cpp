@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include "configs/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
+#include "run_files/checkpoint_file.h"
 #include "train/checkpoint.h"
 #include "tests/support/run_files_without_timing.h"
 #include "train/trainer.h"
@@ -62,6 +65,41 @@ TEST(TrainerReliability, ResumeCutsTheMetricsLogBackToItsCheckpoint) {
   EXPECT_EQ(testing::without_timing(straight / "metrics.jsonl"), testing::without_timing(broken / "metrics.jsonl"));
   fs::remove_all(straight);
   fs::remove_all(broken);
+}
+
+// Rewrites the step a checkpoint's training state carries (its last 74 bytes start with it) and the
+// data checksum (header bytes 52-59, FNV-1a 64 over everything after the table), as a forger would.
+void forge_checkpoint_step(const fs::path& path, int64_t step) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  in.close();
+  std::memcpy(bytes.data() + bytes.size() - 74, &step, sizeof step);
+  uint64_t table_bytes = 0;
+  std::memcpy(&table_bytes, bytes.data() + 28, sizeof table_bytes);
+  uint64_t sum = 0xcbf29ce484222325ULL;
+  for (size_t i = 60 + table_bytes; i < bytes.size(); ++i) {
+    sum ^= static_cast<unsigned char>(bytes[i]);
+    sum *= 0x100000001b3ULL;
+  }
+  std::memcpy(bytes.data() + 52, &sum, sizeof sum);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(TrainerReliability, AForgedCheckpointStepBeyondTheRunIsRefused) {
+  const RunConfig c = config_with({});
+  const fs::path dir = temp_dir("forged");
+  train(c, dir, 17);
+  forge_checkpoint_step(dir / "checkpoint.bin", int64_t{1} << 62);
+  try {
+    train(c, dir, -1, dir / "checkpoint.bin");
+    FAIL() << "a step of 2^62 was resumed";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("step 4611686018427387904 is beyond train.max_steps 40"), std::string::npos)
+        << e.what();
+  }
+  forge_checkpoint_step(dir / "checkpoint.bin", 15);  // a forged but possible step still loads: the forge is right
+  EXPECT_EQ(train(c, dir, -1, dir / "checkpoint.bin").steps, 40);
+  fs::remove_all(dir);
 }
 
 TEST(TrainerReliability, ResumeFromAPeriodicCheckpointIsBitIdentical) {
