@@ -42,6 +42,8 @@ void clear_run_files(const fs::path& dir) {
     fs::remove_all(dir / name);
     fs::remove(dir / (std::string(name) + ".tmp"));
   }
+  // What `eval`, `export` and `report` wrote by default describes the run being replaced.
+  for (std::string_view name : {"eval", "export", "report"}) fs::remove_all(dir / name);
 }
 
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,

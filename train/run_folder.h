@@ -26,7 +26,8 @@ void check_new_run_folder(const std::filesystem::path& dir, const std::filesyste
 // attention/), by location, whatever the path's spelling: an output must never replace them.
 bool is_run_file(const std::filesystem::path& dir, const std::filesystem::path& path);
 
-// Removes the run files (summary.json first, so a crash midway never leaves a "finished" run).
+// Removes the run files (summary.json first, so a crash midway never leaves a "finished" run), then
+// the eval/, export/ and report/ folders those commands write into a run by default.
 void clear_run_files(const std::filesystem::path& dir);
 
 }  // namespace sinklab

@@ -187,6 +187,16 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   const Result again = run("train " + c.string() + " --out " + out.string() + " --quiet");
   EXPECT_EQ(again.exit_code, 2) << again.output;
   EXPECT_NE(again.output.find("--force"), std::string::npos) << again.output;
+  // --force replaces it whole: the old run's eval/, export/ and report/ files go with it.
+  for (const char* folder : {"eval", "export", "report"}) {
+    std::filesystem::create_directories(out / folder);
+    std::ofstream(out / folder / "old.json") << "{}";
+  }
+  std::ofstream(out / "notes.txt") << "the user's own";
+  const Result forced = run("train " + c.string() + " --out " + out.string() + " --quiet --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
+  for (const char* folder : {"eval", "export", "report"}) EXPECT_FALSE(std::filesystem::exists(out / folder)) << folder;
+  EXPECT_TRUE(std::filesystem::exists(out / "notes.txt"));
 }
 
 }  // namespace
