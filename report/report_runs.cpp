@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/file_read.h"
 #include "run_files/json_fields.h"
 
 namespace sinklab {
@@ -58,11 +59,15 @@ ReportRuns load_run_dir(const std::filesystem::path& run_dir) {
 
 ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   const std::filesystem::path path = sweep_dir / "sweep.json";
-  std::ifstream in(path);
-  if (!in) throw ReportError(path.string() + ": cannot open (missing or unreadable)");
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSweepManifestBytes, "sweep manifest");
+  } catch (const FileReadError& e) {
+    throw ReportError(e.what());
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw ReportError(path.string() + ": invalid JSON: " + e.what());
   }
@@ -91,16 +96,25 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
           throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() + ")");
       }
       if (runs[i].contains("predicted")) run.predicted = get_string(runs[i], "predicted", where);
-      const std::filesystem::path rel = get_string(runs[i], "dir", where);
-      run.dir = rel.is_absolute() ? rel : sweep_dir / rel;
+      const std::filesystem::path rel = std::filesystem::path(get_string(runs[i], "dir", where)).lexically_normal();
+      // compare writes runs/<id>; anything leaving the sweep folder would report another folder's runs.
+      if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
+        throw JsonFieldError(where + ".dir: '" + rel.string() + "' is not a folder inside the sweep folder");
+      run.dir = sweep_dir / rel;
       out.runs.push_back(std::move(run));
     }
   } catch (const JsonFieldError& e) {
     throw ReportError(path.string() + ": " + e.what());
   }
   for (size_t i = 0; i < out.runs.size(); ++i) {
-    load_summary(out.runs[i]);
-    if (seed_from_summary[i] && out.runs[i].ok()) out.runs[i].seed = out.runs[i].summary->seed;
+    ReportRun& run = out.runs[i];
+    load_summary(run);
+    if (seed_from_summary[i] && run.ok()) run.seed = run.summary->seed;
+    if (!seed_from_summary[i] && run.ok() && run.summary->seed != run.seed) {  // a folder copied or linked from another run
+      run.error = (run.dir / "summary.json").string() + ": seed " + std::to_string(run.summary->seed) +
+                  ", but sweep.json planned seed " + std::to_string(run.seed) + " for " + run.id;
+      run.summary.reset();
+    }
   }
   out.variants = variants_of(out.runs);
   return out;

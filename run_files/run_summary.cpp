@@ -191,6 +191,11 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.heads = parse_heads(j, "");
   if (r.seq_len < 1 || r.seq_len > kMaxSeqLen)
     throw JsonFieldError("seq_len: " + std::to_string(r.seq_len) + " is outside 1.." + std::to_string(kMaxSeqLen));
+  // Squared errors and losses cannot be negative: such a file was not written by a run (reports average them).
+  for (const auto& [key, value] : {std::pair{"eval_mse", r.eval_mse}, std::pair{"eval_max_abs_error", r.eval_max_abs_error},
+                                   std::pair{"train_loss", r.train_loss}})
+    if (value < 0) throw JsonFieldError(std::string(key) + ": " + std::to_string(value) + " is negative");
+  if (r.steps < 0) throw JsonFieldError("steps: " + std::to_string(r.steps) + " is negative");
   if (r.diverged()) {  // a diverged run has no statistics to report
     if (!r.heads.empty()) throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
                                                std::to_string(r.heads.size()) + " entries");

@@ -72,6 +72,10 @@ struct RunSummary {
 // train exits with it, compare reads it. Such a run is finished, not failed, and not rerun.
 inline constexpr int kTrainExitDiverged = 3;
 
+// The most bytes a sweep's sweep.json may have when read back (compare's manifest, the report's list
+// of runs): far above any grid a sweep file is allowed to expand to.
+inline constexpr uint64_t kMaxSweepManifestBytes = uint64_t{1} << 30;
+
 struct MetricsRecord {
   int64_t step = 0;
   double loss = 0.0;

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <fstream>
 
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "run_files/json_fields.h"
+#include "run_files/run_summary.h"
 #include "sweep/sweep_error.h"
 
 namespace sinklab::sweep {
@@ -70,9 +72,13 @@ std::optional<nlohmann::json> read_sweep_manifest(const fs::path& out_dir) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   const std::string advice = " (fix it, or delete it to treat every run folder as belonging to this sweep file)";
-  std::ifstream in(path);
-  if (!in) throw SweepError(path.string() + ": cannot read" + advice);
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSweepManifestBytes, "sweep manifest");
+  } catch (const FileReadError& e) {
+    throw SweepError(std::string(e.what()) + advice);
+  }
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) throw SweepError(path.string() + ": invalid JSON" + advice);
   try {
     check_manifest_fields(json);

@@ -25,6 +25,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::optional<nlohmann::json> read_summary(const fs::path& dir) {
+  std::error_code ec;  // a directory opens as a stream, then throws from its first read
+  if (!fs::is_regular_file(dir / "summary.json", ec)) return std::nullopt;
   std::ifstream in(dir / "summary.json");
   if (!in) return std::nullopt;
   auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);

@@ -235,6 +235,15 @@ TEST(Report, BadDirectoriesAreNamed) {
     EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].variant: missing field")) << e.what();
   }
   EXPECT_THROW(write_run_report(dir), ReportError);  // a sweep directory is not a run directory
+  // A directory where sweep.json should be: named, not a raw "basic_filebuf::underflow".
+  std::filesystem::remove(dir / "sweep.json");
+  std::filesystem::create_directory(dir / "sweep.json");
+  try {
+    write_sweep_report(dir);
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), (dir / "sweep.json").string() + ": is a directory")) << e.what();
+  }
 }
 
 TEST(Report, SweepRunWithoutASeedOverrideTakesTheSeedFromItsSummary) {
@@ -245,6 +254,33 @@ TEST(Report, SweepRunWithoutASeedOverrideTakesTheSeedFromItsSummary) {
   ASSERT_EQ(runs.runs.size(), 1u);
   EXPECT_TRUE(runs.runs[0].ok());
   EXPECT_EQ(runs.runs[0].seed, 7u);
+}
+
+// A run folder that is another seed's (copied or symlinked) must not be averaged twice, and sweep.json
+// may not point the report at folders outside the sweep.
+TEST(Report, ARunFolderOfAnotherSeedFailsAndDirsOutsideTheSweepAreRefused) {
+  const auto dir = fresh_test_dir();
+  write_fake_run(dir / "runs" / "a0", spec("softmax", 1, 1, 0));
+  std::filesystem::create_directory_symlink(dir / "runs" / "a0", dir / "runs" / "a1");
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a0", "variant": "v", "seed": 0, "dir": "runs/a0"},
+                                                            {"id": "a1", "variant": "v", "seed": 1, "dir": "runs/a1"}]})");
+  const ReportRuns runs = load_sweep_dir(dir);
+  ASSERT_EQ(runs.runs.size(), 2u);
+  EXPECT_TRUE(runs.runs[0].ok());
+  EXPECT_FALSE(runs.runs[1].ok());
+  EXPECT_TRUE(contains(runs.runs[1].error, "seed 0, but sweep.json planned seed 1 for a1")) << runs.runs[1].error;
+
+  for (const char* outside : {"../elsewhere", "/tmp", "runs/../../x"}) {
+    write_text(dir / "sweep.json", std::string(R"({"name": "s", "runs": [{"id": "a0", "variant": "v", "seed": 0, "dir": ")") +
+                                       outside + "\"}]}");
+    try {
+      load_sweep_dir(dir);
+      ADD_FAILURE() << outside << " was followed";
+    } catch (const ReportError& e) {
+      EXPECT_TRUE(contains(e.what(), "runs[0].dir: ")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "is not a folder inside the sweep folder")) << e.what();
+    }
+  }
 }
 
 TEST(Report, RunWithCorruptSummaryIsReportedNotFatal) {

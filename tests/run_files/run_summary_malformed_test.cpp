@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "run_files/run_summary.h"
 #include "tests/support/test_dir.h"
 
@@ -60,6 +62,26 @@ TEST(RunSummaryMalformed, HugeHeadCountsAreReportedWithoutOverflow) {
                  "uniform_baseline": 0, "sink_rate": 0, "threads": 1, "git_revision": "x", "heads": []})");
   const std::string error = summary_error(dir / "summary.json");
   EXPECT_NE(error.find("expected layers * heads_per_layer = 4294967296"), std::string::npos) << error;
+}
+
+// Numbers no run writes: a negative squared error or step count would enter the report's means.
+TEST(RunSummaryMalformed, NegativeErrorsLossesAndStepsAreFileErrors) {
+  const auto dir = fresh_test_dir();
+  const auto with = [](const std::string& field, const std::string& value) {
+    nlohmann::json j = nlohmann::json::parse(
+        R"({"name": "a", "seed": 0, "steps": 1, "stop_reason": "max_steps", "reached_stop_rule": false,
+            "train_loss": 0, "eval_mse": 0, "eval_max_abs_error": 0, "wall_seconds": 0, "normalizer": "relu",
+            "layers": 1, "heads_per_layer": 1, "seq_len": 16, "eval_trigger": 7, "sink_eps": 0.1,
+            "uniform_baseline": 0, "sink_rate": 0, "threads": 1, "git_revision": "x", "heads": []})");
+    j[field] = nlohmann::json::parse(value);
+    return j.dump();
+  };
+  for (const char* field : {"eval_mse", "eval_max_abs_error", "train_loss", "steps"}) {
+    write_text(dir / "summary.json", with(field, "-1"));
+    const std::string error = summary_error(dir / "summary.json");
+    EXPECT_NE(error.find(std::string(field) + ": -1"), std::string::npos) << error;
+    EXPECT_NE(error.find("is negative"), std::string::npos) << error;
+  }
 }
 
 }  // namespace

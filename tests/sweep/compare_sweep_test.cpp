@@ -300,6 +300,20 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
   EXPECT_NE(out.str().find("2 damaged run files moved aside"), std::string::npos) << out.str();
   EXPECT_TRUE(std::filesystem::exists(dir / "out/quarantine/soft_seed=1.checkpoint.bin"));
   EXPECT_NE(read_file(dir / "out/runs/soft_seed=1/args.txt").find("--force"), std::string::npos);
+
+  // A directory where summary.json should be is moved aside too; one where sweep.json should be is named.
+  std::filesystem::remove(dir / "out/runs/soft_seed=0/summary.json");
+  std::filesystem::create_directory(dir / "out/runs/soft_seed=0/summary.json");
+  ASSERT_EQ(compare(fake), 0) << err.str();
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "out/quarantine/soft_seed=0.summary.json")) << out.str();
+  std::filesystem::remove(dir / "out/sweep.json");
+  std::filesystem::create_directory(dir / "out/sweep.json");
+  try {
+    compare(fake);
+    FAIL() << "a directory as sweep.json was accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": is a directory"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

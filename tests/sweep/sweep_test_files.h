@@ -62,7 +62,7 @@ struct FakeTrainOptions {
   bool fail_by_signal = false;         // ...or kills itself with SIGKILL
   double sleep_seconds = 0.0;          // how long each run "trains"
   std::filesystem::path probe_dir;     // if set: each run records how many runs were alive at once
-  std::filesystem::path summary_file;  // if set: copied as summary.json instead of {"steps": 42}
+  std::filesystem::path summary_file;  // if set: copied as summary.json, its "seed":0 made the run's --set seed (instead of {"steps": 42})
   std::string interrupt_when_out_contains;  // this run sends SIGTERM to the runner as it starts
   std::string diverge_when_out_contains;    // this run writes a diverged summary.json and exits 3
 };
@@ -117,7 +117,9 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
   if (o.summary_file.empty()) {
     s << "printf '{\"steps\": 42}' > \"$out/summary.json.tmp\"\n";
   } else {
-    s << "cp '" << o.summary_file.string() << "' \"$out/summary.json.tmp\"\n";
+    // As a real run's summary says its seed (the report checks it against the planned one).
+    s << "seed=$(echo \"$all\" | sed -n 's/.*--set seed=\\([0-9]*\\).*/\\1/p')\n"
+      << "sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" '" << o.summary_file.string() << "' > \"$out/summary.json.tmp\"\n";
   }
   s << "mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n";
   write_file(path, s.str());
