@@ -1,5 +1,5 @@
 // sinklab compare SWEEP.yaml [--jobs N] [--out DIR] [--dry-run]
-//                 [--mpi [--threads N] [--no-shared-fs [--scratch DIR]]]  (docs/cluster.md)
+//                 [--mpi [--threads N] [--worker-timeout S] [--no-shared-fs [--scratch DIR]]]  (docs/cluster.md)
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -27,6 +27,7 @@ struct CompareArgs {
   int threads = 1;
   bool no_shared_fs = false;
   std::string scratch;
+  int worker_timeout = 120;
 };
 
 // The sweep on the ranks of an MPI job; this rank's exit code.
@@ -36,6 +37,7 @@ int compare_on_mpi(const sweep::CompareOptions& options, const CompareArgs& a) {
   cluster.threads = a.threads;
   cluster.shared_fs = !a.no_shared_fs;
   cluster.scratch = a.scratch;
+  cluster.worker_timeout_seconds = a.worker_timeout;
   const cluster::MpiSession session;  // finalized when this returns or throws
   return cluster::compare_sweep_mpi(options, cluster, session.rank(), session.size(), std::cout, std::cerr);
 #else
@@ -92,6 +94,11 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--scratch", args->scratch,
                   "With --no-shared-fs: the workers' local folder (default $TMPDIR/sinklab-scratch-<uid>)")
       ->needs(no_shared);
+  cmd->add_option("--worker-timeout", args->worker_timeout,
+                  "With --mpi: seconds of silence after which a worker rank counts as lost and its run is given to "
+                  "another (default 120; workers say they are alive every second)")
+      ->check(CLI::Range(3, 86400))
+      ->needs(mpi);
   cmd->callback([args] { run_compare(*args); });
 }
 

@@ -15,6 +15,7 @@ struct ClusterOptions {
   bool shared_fs = true;    // false: workers train in `scratch` and send the run folder to rank 0
   std::filesystem::path scratch;  // worker-local folder for run folders without a shared filesystem;
                                   // empty = $TMPDIR (or /tmp) / sinklab-scratch-<uid>
+  int worker_timeout_seconds = 120;  // rank 0 gives up on a worker rank silent this long (its run is requeued)
 };
 
 // Called on every rank after MPI_Init. Returns this rank's exit code: on rank 0 that of compare_sweep;

@@ -1,9 +1,11 @@
 #include "cluster/mpi_coordinator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <vector>
@@ -21,6 +23,7 @@ namespace sinklab::cluster {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 // Tells every worker that has not been told yet to stop, also when rank 0 leaves by an exception, so
 // no worker waits for a run that never comes.
@@ -34,15 +37,28 @@ class Workers {
   void stop(int rank) {
     if (stopped_[static_cast<std::size_t>(rank)]) return;
     stopped_[static_cast<std::size_t>(rank)] = true;
-    send_message(rank, Tag::stop, "");  // a rank that died cannot be told; that is fine
+    // A rank that died cannot be told; that is fine. After a loss, every rank skips MPI_Finalize.
+    send_message_within(rank, Tag::stop, any_lost_ ? kStopPeerLost : "", kRankZeroSendMilliseconds);
   }
   void stop_all() {
     for (int rank = 1; rank < static_cast<int>(stopped_.size()); ++rank) stop(rank);
   }
+  // Gives up on a silent rank: it gets no more runs, and MPI_Finalize, which would wait for it, is skipped.
+  void lose(int rank) {
+    any_lost_ = true;
+    leave_without_finalize();
+    stopped_[static_cast<std::size_t>(rank)] = true;  // not told: a message to it could wait for a dead rank
+    ++lost_;
+  }
   int count() const { return static_cast<int>(stopped_.size()) - 1; }
+  bool stopped(int rank) const { return stopped_[static_cast<std::size_t>(rank)]; }
+  bool all_stopped() const { return std::find(stopped_.begin(), stopped_.end(), false) == stopped_.end(); }
+  int lost() const { return lost_; }
 
  private:
   std::vector<bool> stopped_;
+  bool any_lost_ = false;
+  int lost_ = 0;
 };
 
 // A short, stable name for the sweep's folder in the workers' scratch space: the sweep name and a hash
@@ -104,20 +120,41 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
   const std::size_t total = plan.runs.size();
   std::size_t finished = outcome.skipped.size();
   int busy = 0;
+  // Per rank: the run it trains, and when it was last heard from (every worker says `alive` each
+  // second); a rank silent for cluster.worker_timeout_seconds is lost and its run goes back to the queue.
+  std::vector<std::optional<std::size_t>> running(static_cast<std::size_t>(ranks));
+  std::vector<Clock::time_point> heard(static_cast<std::size_t>(ranks), Clock::now());
+  std::deque<int> idle;  // ranks waiting for a run: kept until the sweep ends, for runs that come back
+  const auto timeout = std::chrono::seconds(cluster.worker_timeout_seconds);
 
-  auto hand_out = [&](int rank) {
-    if (queue.empty()) {
-      workers.stop(rank);
-      return;
+  auto lose = [&](int rank, const std::string& why) {
+    if (workers.stopped(rank)) return;  // told to stop, or lost already
+    workers.lose(rank);
+    idle.erase(std::remove(idle.begin(), idle.end(), rank), idle.end());
+    std::string line = "mpi: worker rank " + std::to_string(rank) + " " + why;
+    if (const auto index = running[static_cast<std::size_t>(rank)]) {
+      line += "; " + plan.runs[*index].id + " goes back to the queue";
+      queue.push_front(*index);
+      running[static_cast<std::size_t>(rank)].reset();
+      --busy;
     }
-    if (!send_message(rank, Tag::run, encode(assignment_for(plan, queue.front(), key)))) {
-      workers.stop(rank);  // gone: its run stays queued for the others
-      return;
-    }
-    queue.pop_front();
-    ++busy;
+    say(line);
   };
 
+  auto hand_out = [&] {
+    while (!queue.empty() && !idle.empty()) {
+      const int rank = idle.front();
+      idle.pop_front();
+      if (!send_message_within(rank, Tag::run, encode(assignment_for(plan, queue.front(), key)),
+                               kRankZeroSendMilliseconds)) {
+        lose(rank, "did not take a run within " + std::to_string(kRankZeroSendMilliseconds / 1000) + " s");
+        continue;  // the run stays queued for the others
+      }
+      running[static_cast<std::size_t>(rank)] = queue.front();
+      queue.pop_front();
+      ++busy;
+    }
+  };
   const sweep::StopSignals stop;
   while (!queue.empty() || busy > 0) {
     if (const int signal = stop.received()) {
@@ -127,35 +164,64 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
                                                 std::to_string(finished) + " of " + std::to_string(total) +
                                                 " finished; run the same command again to resume");
     }
-    const auto message = poll_message();
+    for (int rank = 1; rank < ranks; ++rank)
+      if (!workers.stopped(rank) && Clock::now() - heard[static_cast<std::size_t>(rank)] > timeout)
+        lose(rank, "was silent for " + std::to_string(cluster.worker_timeout_seconds) + " s (dead or hung)");
+    if (workers.all_stopped())
+      throw sweep::SweepError("every worker rank was lost or gone, " + std::to_string(finished) + " of " + std::to_string(total) +
+                              " runs finished; run the same command again to resume");
+    hand_out();
+    std::optional<Message> message;
+    try {
+      message = poll_message();
+    } catch (const PeerSilent& e) {
+      lose(e.rank(), "died in the middle of a message");
+      continue;
+    }
     if (!message) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
+    const int source = message->source;
+    if (workers.stopped(source)) continue;  // a lost rank that spoke after all: its run is someone else's now
+    heard[static_cast<std::size_t>(source)] = Clock::now();
     if (message->tag == Tag::ready) {
-      hand_out(message->source);
+      idle.push_back(source);
       continue;
     }
     if (message->tag != Tag::result) continue;
-    --busy;
     const RunResult result = decode_result(message->bytes);
+    running[static_cast<std::size_t>(source)].reset();
+    --busy;
     const sweep::PlannedRun& run = plan.runs.at(result.index);
     const fs::path dir = sweep::run_dir(plan.out_dir, run);
+    for (const auto& [damage, moved_to] : result.quarantined)
+      sweep::record_quarantine(run, {run.id, damage, moved_to}, outcome, say);
     std::string failure = result.error;
     if (!cluster.shared_fs) {
-      const std::string packed = receive_message(message->source, Tag::folder);
+      const auto limit_ms = static_cast<int>(std::min<long long>(cluster.worker_timeout_seconds * 1000LL, 1 << 30));
+      std::optional<std::string> packed;
       try {
-        install_run_folder(packed, dir);
+        packed = receive_message(source, Tag::folder, limit_ms);
+      } catch (const PeerSilent&) {  // counted below as a folder that did not arrive
+      }
+      try {
+        if (!packed) throw std::runtime_error("it did not arrive within " + std::to_string(cluster.worker_timeout_seconds) + " s");
+        install_run_folder(*packed, dir);
       } catch (const std::exception& e) {
         if (failure.empty()) failure = std::string("its run folder could not be written on rank 0: ") + e.what();
       }
+      if (!packed) lose(source, "sent a result but not its run folder");
     }
     const sweep::ExitStatus status{result.signaled, result.code};
     sweep::record_run_end(run, dir, status, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                 std::chrono::duration<double>(result.seconds)),
                           result.resumed, sweep::counter_text(++finished, total), 15, outcome, say, failure);
-    hand_out(message->source);
+    if (!workers.stopped(source)) idle.push_back(source);
   }
+  if (workers.lost() > 0)
+    say("mpi: " + std::to_string(workers.lost()) + " worker rank(s) lost; the ranks leave without MPI_Finalize, "
+        "which would wait for them");
   workers.stop_all();
   return sweep::finish_sweep(plan, outcome, options, out, err);
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -34,6 +35,13 @@ fs::path training_dir(const RunAssignment& run, const ClusterOptions& cluster) {
   return scratch_root(cluster) / run.sweep_key / run.id;
 }
 
+// Where a damaged run file goes: the sweep folder's quarantine/ (SWEEP/runs/ID is the run folder),
+// or the worker's own beside its scratch copies of the sweep's runs.
+fs::path quarantine_for(const RunAssignment& run, const ClusterOptions& cluster) {
+  if (cluster.shared_fs) return quarantine_dir(run.dir.parent_path().parent_path());
+  return quarantine_dir(scratch_root(cluster) / run.sweep_key);
+}
+
 sweep::PlannedRun planned_run(const RunAssignment& assignment) {
   sweep::PlannedRun run;
   run.id = assignment.id;
@@ -50,21 +58,43 @@ struct Attempt {
   RunResult result;
 };
 
-// True when rank 0 has said stop while this worker was busy.
-bool stop_requested() {
-  const auto message = poll_message(0);
-  return message && message->tag == Tag::stop;
+// Tells rank 0 this worker lives, at most every kAliveEveryMilliseconds (cluster/mpi_channel.h).
+class AliveSignal {
+ public:
+  void tick() {
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(kAliveEveryMilliseconds)) return;
+    send_message(0, Tag::alive, "");
+    last_ = now;
+  }
+
+ private:
+  Clock::time_point last_{};
+};
+
+// A stop from rank 0; after a lost rank, MPI_Finalize would wait for it forever.
+bool is_stop(const std::optional<Message>& message) {
+  if (!message || message->tag != Tag::stop) return false;
+  if (message->bytes == kStopPeerLost) leave_without_finalize();
+  return true;
 }
 
+// True when rank 0 has said stop while this worker was busy.
+bool stop_requested() { return is_stop(poll_message(0)); }
+
 Attempt train_run(const RunAssignment& assignment, const fs::path& dir, const fs::path& executable,
-                  const ClusterOptions& cluster, const sweep::StopSignals& stop) {
+                  const ClusterOptions& cluster, const sweep::StopSignals& stop, AliveSignal& alive) {
   Attempt attempt;
   attempt.result.index = assignment.index;
   const auto start_time = Clock::now();
-  // Without a shared filesystem, a run this worker finished before could not reach rank 0 (rank 0
-  // died): send it again instead of training it again.
-  if (!cluster.shared_fs && sweep::run_finished(dir)) return attempt;
+  // Rank 0 hands out unfinished runs only, so a finished one was finished since: without a shared
+  // filesystem, by this worker before its result could reach rank 0 (rank 0 died); with one, by the
+  // training of a worker rank 0 gave up on, which ended its step after all. Report it, do not redo it.
+  if (sweep::run_finished(dir)) return attempt;
   try {
+    for (const QuarantinedFile& moved :
+         sweep::quarantine_damaged_run_files(dir, assignment.id, quarantine_for(assignment, cluster)))
+      attempt.result.quarantined.emplace_back(moved.damage, moved.moved_to.string());
     const sweep::RunStart start = sweep::choose_run_start(dir);
     sweep::prepare_run_folder(dir, start);
     sweep::ChildSpec spec;
@@ -90,6 +120,7 @@ Attempt train_run(const RunAssignment& assignment, const fs::path& dir, const fs
         attempt.signal = signal;
         return attempt;
       }
+      alive.tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   } catch (const sweep::SweepError& e) {
@@ -110,14 +141,16 @@ int run_worker(const ClusterOptions& cluster, std::ostream& err) {
     err << "sinklab: worker: " << e.what() << "\n";  // every run it is given fails with this reason
   }
   if (!send_message(0, Tag::ready, "")) return 1;
+  AliveSignal alive;
   for (;;) {
     if (const int signal = stop.received()) return 128 + signal;
+    alive.tick();
     const auto message = poll_message(0);
     if (!message) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    if (message->tag == Tag::stop) return 0;
+    if (is_stop(message)) return 0;
     if (message->tag != Tag::run) continue;
     const RunAssignment assignment = decode_assignment(message->bytes);
     const fs::path dir = training_dir(assignment, cluster);
@@ -126,7 +159,7 @@ int run_worker(const ClusterOptions& cluster, std::ostream& err) {
       attempt.result.index = assignment.index;
       attempt.result.error = "sinklab executable not found on this worker";
     } else {
-      attempt = train_run(assignment, dir, executable, cluster, stop);
+      attempt = train_run(assignment, dir, executable, cluster, stop, alive);
     }
     if (attempt.ending == Ending::stopped) return attempt.signal ? 128 + attempt.signal : 0;
     if (!send_message(0, Tag::result, encode(attempt.result))) return 1;

@@ -35,7 +35,8 @@ std::string encode(const RunAssignment& run) {
 
 std::string encode(const RunResult& result) {
   return json{{"index", result.index},     {"signaled", result.signaled}, {"code", result.code},
-              {"seconds", result.seconds}, {"resumed", result.resumed},   {"error", result.error}}
+              {"seconds", result.seconds}, {"resumed", result.resumed},   {"error", result.error},
+              {"quarantined", result.quarantined}}
       .dump();
 }
 
@@ -60,6 +61,7 @@ RunResult decode_result(const std::string& text) {
   result.seconds = field<double>(j, "seconds", "result");
   result.resumed = field<bool>(j, "resumed", "result");
   result.error = field<std::string>(j, "error", "result");
+  result.quarantined = field<std::vector<std::pair<std::string, std::string>>>(j, "quarantined", "result");
   return result;
 }
 

@@ -26,6 +26,9 @@ struct RunResult {
   double seconds = 0.0;   // wall time on the worker
   bool resumed = false;   // continued from its checkpoint
   std::string error;      // non-empty: the worker could not start the run (why)
+  // Damaged run files the worker moved aside before the run (sweep::quarantine_damaged_run_files):
+  // what was wrong, and where each went on the worker's filesystem.
+  std::vector<std::pair<std::string, std::string>> quarantined;
 };
 
 std::string encode(const RunAssignment& run);

@@ -32,6 +32,7 @@ TEST(RunMessages, AResultRoundTrips) {
   r.seconds = 12.25;
   r.resumed = true;
   r.error = "cannot create run folder '/x': Permission denied";
+  r.quarantined = {{"checkpoint /x/checkpoint.bin: checksum mismatch (corrupt file)", "/s/quarantine/x.checkpoint.bin"}};
   const RunResult s = decode_result(encode(r));
   EXPECT_EQ(s.index, r.index);
   EXPECT_EQ(s.signaled, r.signaled);
@@ -39,6 +40,7 @@ TEST(RunMessages, AResultRoundTrips) {
   EXPECT_EQ(s.seconds, r.seconds);
   EXPECT_EQ(s.resumed, r.resumed);
   EXPECT_EQ(s.error, r.error);
+  EXPECT_EQ(s.quarantined, r.quarantined);
 }
 
 TEST(RunMessages, MalformedBodiesNameTheField) {

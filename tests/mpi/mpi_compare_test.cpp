@@ -247,6 +247,37 @@ TEST_F(MpiCompare, AKilledWorkerRankLosesNoFinishedRunAndTheRerunCompletesTheSwe
   for (const auto& [id, text] : kept) EXPECT_EQ(all.at(id), text) << id << " was redone instead of kept";
 }
 
+// Under a launcher that keeps the job going when a rank dies (Open MPI's recovery mode; `srun --no-kill`
+// likewise), rank 0 used to wait forever for the dead rank's result. Now the rank falls silent, rank 0
+// gives up on it after --worker-timeout and the other worker trains its run: the sweep completes.
+TEST_F(MpiCompare, ASilentWorkerRanksRunGoesToAnotherWorker) {
+  write_long_sweep(dir_ / "long.yaml");
+  const fs::path out = dir_ / "out";
+  const std::string command = mpirun_ + " --allow-run-as-root --oversubscribe --mca orte_enable_recovery 1 -np 3 " +
+                              sinklab_binary() + " compare " + (dir_ / "long.yaml").string() +
+                              " --mpi --worker-timeout 3 --out " + out.string();
+  const pid_t job = start(command, dir_ / "job.log");
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  while (Clock::now() < deadline && raw_summaries(out).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(raw_summaries(out).empty()) << read_text(dir_ / "job.log");
+  const auto worker = rank_process(1, out.string());
+  ASSERT_TRUE(worker.has_value()) << "worker rank 1 not found";
+  ASSERT_LT(raw_summaries(out).size(), 7u) << "too few runs left for the test to mean anything";
+  ASSERT_EQ(::kill(*worker, SIGKILL), 0);
+
+  const auto ended = wait_for(job, std::chrono::seconds(600));
+  const std::string log = read_text(dir_ / "job.log");
+  ASSERT_TRUE(ended.has_value()) << "rank 0 still waits for the dead rank: " << log;
+  EXPECT_NE(log.find("mpi: worker rank 1 was silent for 3 s (dead or hung)"), std::string::npos) << log;
+  EXPECT_NE(log.find("finished 8 of 8 runs (0 diverged), 0 failed"), std::string::npos) << log;
+  EXPECT_NE(log.find("worker rank(s) lost; the ranks leave without MPI_Finalize"), std::string::npos) << log;
+  EXPECT_EQ(raw_summaries(out).size(), 8u);
+  const auto quiet = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < quiet && !processes_mentioning(out.string()).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(processes_mentioning(out.string()).empty()) << "processes of the job are still running";
+}
+
 // Ctrl-C on mpirun, or SIGTERM to every rank (what scancel and a Slurm time limit do): every process of
 // the job ends, the trainings leave checkpoints, and the rerun resumes them and finishes the sweep.
 class MpiCompareStopped : public MpiCompare, public ::testing::WithParamInterface<bool> {};
