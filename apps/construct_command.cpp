@@ -50,6 +50,7 @@ struct ConstructArgs {
   std::optional<int> layers, heads;
   std::string out;
   bool force = false;
+  bool beta_given = false, c_given = false;  // each applies to one kind only
 };
 
 ConstructionKind kind_of(const std::string& name) {
@@ -139,6 +140,10 @@ RunSummary evaluate_construction(Model& model, AttentionMapAccumulator& maps) {
 void run_construct(const ConstructArgs& a) {
   const auto started = std::chrono::steady_clock::now();
   const ConstructionKind kind = kind_of(a.kind);
+  if (kind == ConstructionKind::relu && a.beta_given)
+    throw ConstructionError("--beta", "applies to `construct softmax` only (relu's weights take --c)");
+  if (kind == ConstructionKind::softmax && a.c_given)
+    throw ConstructionError("--c", "applies to `construct relu` only (softmax's weights take --beta)");
   check_construction_params(kind, a.params);  // "--beta: ..." before any file is read
   const fs::path base = a.config.empty() ? fs::path(default_base(a)) : fs::path(a.config);
   const RunConfig config = base_config(a, base, kind);
@@ -182,14 +187,21 @@ void add_construct_command(CLI::App& app) {
       ->check(CLI::IsMember({"relu", "softmax"}));
   cmd->add_option("--config", args->config,
                   "Base config (default configs/paper/1x1_<kind>.yaml, or 2x2_<kind>.yaml with --layers > 1)");
-  cmd->add_option("--beta", args->params.beta, "softmax: the BOS logit")->capture_default_str();
-  cmd->add_option("--c", args->params.c, "relu: the trigger row's logit on every non-BOS key")->capture_default_str();
+  // CLI11 would read an empty value as 0.
+  const CLI::Validator not_empty([](const std::string& text) { return text.empty() ? std::string("an empty value is not a number") : std::string(); },
+                                 "NUMBER");
+  cmd->add_option("--beta", args->params.beta, "softmax: the BOS logit")->capture_default_str()->check(not_empty);
+  cmd->add_option("--c", args->params.c, "relu: the trigger row's logit on every non-BOS key")->capture_default_str()->check(not_empty);
   cmd->add_option("--layers", args->layers, "Layers (default: the base config's); block 0 head 0 carries the construction")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--heads", args->heads, "Heads per layer (default: the base config's)")->check(CLI::PositiveNumber);
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>, e.g. runs/construct_softmax_beta20)");
   cmd->add_flag("--force", args->force, "Replace a finished or unfinished run in --out");
-  cmd->callback([args] { run_construct(*args); });
+  cmd->callback([args, cmd] {
+    args->beta_given = cmd->count("--beta") > 0;
+    args->c_given = cmd->count("--c") > 0;
+    run_construct(*args);
+  });
 }
 
 }  // namespace sinklab::apps

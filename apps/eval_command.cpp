@@ -105,6 +105,10 @@ std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFl
     const std::string flags = evaluation_flags_text(f);
     if (flags.empty()) throw;
     throw std::invalid_argument("the task cannot be evaluated with" + flags + ": " + e.what());
+  } catch (const std::logic_error& e) {  // an option's declared bounds (--eval-trigger 0): the flags' fault
+    const std::string flags = evaluation_flags_text(f);
+    if (flags.empty()) throw;
+    throw std::invalid_argument("the task cannot be evaluated with" + flags + ": " + e.what());
   }
 }
 

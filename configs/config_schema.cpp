@@ -212,7 +212,7 @@ std::vector<FieldSpec> build_fields() {
                         "attention heads per block"));
   t.push_back(head_dim_field());
   t.push_back(bool_field("model.residual", [](RunConfig& c) -> bool& { return c.model.residual; },
-                         "x <- x + block(x); false is allowed only with layers: 1 (the paper's 1-layer model)"));
+                         "x <- x + block(x); false: x <- block(x), the paper's 1-layer model (any depth is allowed)"));
   t.push_back(enum_field<NormKind>("model.norm", [](RunConfig& c) -> NormKind& { return c.model.norm; },
                                    "pre-norm inside each block, plus a final norm when not none"));
   t.push_back(int_field("model.mlp_hidden", [](RunConfig& c) -> int& { return c.model.mlp_hidden; },

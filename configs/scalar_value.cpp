@@ -124,7 +124,13 @@ bool parse_bool(const ScalarText& s) {
 }
 
 void check_bound(double v, const Bound& b, const std::string& shown_value) {
-  if (b.contains(v)) return;
+  if (b.contains(v)) {
+    // Models compute in float32, where such a value would silently become 0.
+    if (v != 0 && static_cast<float>(v) == 0.0f)
+      throw FieldValueError("is below float32's range (the smallest is about 1.4e-45), where it would be 0; got " +
+                            shown_value);
+    return;
+  }
   Bound domain = b;
   domain.limit.reset();
   throw FieldValueError("must be " + (domain.contains(v) ? b.text() : b.domain_text()) + ", got " + shown_value);

@@ -24,7 +24,8 @@ uint64_t parse_unsigned(const ScalarText& s);
 double parse_number(const ScalarText& s);  // finite only
 bool parse_bool(const ScalarText& s);      // YAML's spellings: true/false, yes/no, on/off
 
-// Throws FieldValueError("must be >= 1, got 0") when v is outside b.
+// Throws FieldValueError("must be >= 1, got 0") when v is outside b, and when a non-zero v inside b is
+// below float32's range (models compute in float32, where it would be 0).
 void check_bound(double v, const Bound& b, const std::string& shown_value);
 
 // How a scalar is quoted in messages: 'text', "text" for a quoted scalar, !!int 'text' for a tagged one;

@@ -92,7 +92,8 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
 
 void check_construction_params(ConstructionKind kind, const ConstructionParams& p) {
   if (kind == ConstructionKind::softmax)
-    require(finite_in_float(p.beta) && p.beta > 0, "--beta", "must be a number > 0 (a float32), got " + number_text(p.beta));
+    require(finite_in_float(p.beta) && static_cast<float>(p.beta) > 0, "--beta",
+            "must be a number > 0 (a float32, so at least about 1.4e-45), got " + number_text(p.beta));
   else
     require(finite_in_float(p.c) && p.c > 0 && finite_in_float(1.0 / p.c) && static_cast<float>(p.c) > 0, "--c",
             "must be a number > 0 whose inverse is a float32 too, got " + number_text(p.c));

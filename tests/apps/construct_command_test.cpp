@@ -208,6 +208,17 @@ TEST(ConstructCommand, ABaseThatCannotHoldItIsExitTwoNamingTheKey) {
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_NE(r.output.find(std::string(bad).find("--beta") != std::string::npos ? "--beta: " : "--c: "), std::string::npos) << r.output;
   }
+  // A flag of the other kind is refused, not silently ignored.
+  const testing::CliResult relu_beta = run_sinklab("construct relu --beta 5 --out " + (dir / "out").string());
+  EXPECT_EQ(relu_beta.exit_code, 2) << relu_beta.output;
+  EXPECT_NE(relu_beta.output.find("--beta: applies to `construct softmax` only"), std::string::npos) << relu_beta.output;
+  const testing::CliResult softmax_c = run_sinklab("construct softmax --c 2 --out " + (dir / "out").string());
+  EXPECT_EQ(softmax_c.exit_code, 2) << softmax_c.output;
+  EXPECT_NE(softmax_c.output.find("--c: applies to `construct relu` only"), std::string::npos) << softmax_c.output;
+  const testing::CliResult empty_beta = run_sinklab("construct softmax --beta '' --out " + (dir / "out").string());
+  EXPECT_NE(empty_beta.exit_code, 0) << empty_beta.output;
+  EXPECT_NE(empty_beta.output.find("--beta"), std::string::npos) << empty_beta.output;
+  EXPECT_EQ(empty_beta.output.find("got 0"), std::string::npos) << "an empty value is not 0: " << empty_beta.output;
   const testing::CliResult elsewhere = run_sinklab("construct relu --out " + (dir / "out").string());  // cwd: the build tree
   EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.output;
   EXPECT_NE(elsewhere.output.find("--config configs/paper/1x1_relu.yaml: no such file"), std::string::npos) << elsewhere.output;

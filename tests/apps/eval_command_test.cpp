@@ -165,6 +165,7 @@ TEST_F(EvalCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
       {"eval " + dir + " --heads L0H0", "--ablate none ablates no head"},
       {"eval " + dir + " --eval-trigger 16", "cannot be evaluated with --eval-trigger 16: eval_trigger must be in 1 .. seq_len - 1 = 15"},
       {"eval " + dir + " --eval-trigger x", "--eval-trigger: expected a whole number"},
+      {"eval " + dir + " --eval-trigger 0", "cannot be evaluated with --eval-trigger 0: task 'trigger_conditional' option 'eval_trigger' must be 1 .. seq_len - 1"},
       {"eval " + dir + " --seq-len 2", "cannot be evaluated with --seq-len 2: seq_len must be >= 3"},
       {"eval " + dir + " --seq-len 7", "cannot be evaluated with --seq-len 7: eval_trigger must be in 1 .. seq_len - 1 = 6, got 7"},
       {"eval " + dir + " --samples 0", "--samples: expected a whole number in 1 .."},

@@ -100,6 +100,16 @@ TEST(ConfigValidation, OutOfRangeValues) {
   EXPECT_TRUE(contains(e.what(), "threads: integer 99999999999 is out of range")) << e.what();
 }
 
+// A value float32 rounds to 0 is not the value written: refused, for schema keys and plugin options alike.
+TEST(ConfigValidation, NumbersBelowFloat32sRangeAreRefusedNotZeroed) {
+  auto e = parse_error("optimizer:\n  lr: 1.0e-50\n");
+  EXPECT_EQ(e.key(), "optimizer.lr");
+  EXPECT_TRUE(contains(e.what(), "is below float32's range")) << e.what();
+  e = parse_error("seed: 1\n", {"model.attention.normalizer={name: softmax_n, n: 1e-320}"});
+  EXPECT_TRUE(contains(e.what(), "is below float32's range")) << e.what();
+  EXPECT_DOUBLE_EQ(parse("optimizer:\n  lr: 1.0e-40\n").optimizer.lr, 1.0e-40);  // a float32 denormal is a value
+}
+
 TEST(ConfigValidation, TemperaturesKeepTheirInverseFiniteInFloat32) {
   auto e = parse_error("model:\n  attention:\n    normalizer: {name: softmax, temperature: 1.0e-300}\n");
   EXPECT_EQ(e.line(), 3);
