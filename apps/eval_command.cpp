@@ -229,6 +229,10 @@ fs::path default_output(const fs::path& run_dir, const AttentionAblation& ablati
   if (f.eval_trigger) name += "_j" + std::to_string(task.fixed_eval_row());
   if (f.seq_len) name += "_T" + std::to_string(t.seq_len);
   if (f.samples) name += "_n" + std::to_string(t.eval_samples);
+  std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
+  if (fs::is_symlink(run_dir / "eval", ec))
+    throw std::invalid_argument((run_dir / "eval").string() +
+                                " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
   return run_dir / "eval" / (name + ".json");
 }
 

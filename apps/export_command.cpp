@@ -73,7 +73,14 @@ void add_export_command(CLI::App& app) {
       model = build_model(load_run_config(source, {}, vocab, std::nullopt));
     } else {
       model = load_model(source);
-      if (out.empty()) out = run_folder_of(source) / "export" / ("model" + extension);
+      if (out.empty()) {
+        const fs::path folder = run_folder_of(source) / "export";
+        std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
+        if (fs::is_symlink(folder, ec))
+          throw std::invalid_argument(folder.string() +
+                                      " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
+        out = folder / ("model" + extension);
+      }
     }
     if (out.extension() != extension)
       throw std::invalid_argument("--out: " + out.string() + " does not end in " + extension + " (--format " +

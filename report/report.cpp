@@ -56,7 +56,9 @@ class ReportBuilder {
   ReportBuilder(const std::filesystem::path& dir, const ReportOptions& options, ReportRuns runs)
       : dir_(dir), out_(report_output_dir(dir, options)), log_(options.log ? *options.log : std::cerr),
         options_(options), runs_(std::move(runs)), variants_(summarize_variants(runs_)) {
-    std::error_code ec;
+    std::error_code ec;  // a link planted in the folder would send the default report elsewhere
+    if (options.output_dir.empty() && std::filesystem::is_symlink(out_, ec))
+      throw ReportError(out_.string() + " is a symbolic link; the default report goes only into a real folder (remove the link, or give --out)");
     std::filesystem::create_directories(out_ / "figures", ec);
     if (ec) throw ReportError((out_ / "figures").string() + ": cannot create: " + ec.message());
     for (const auto& r : runs_.runs)

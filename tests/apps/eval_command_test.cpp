@@ -183,6 +183,20 @@ TEST_F(EvalCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
   }
+  // Default outputs are not written through a link planted in place of the run's eval/ or export/.
+  const fs::path elsewhere = fs::path(dir).parent_path() / "elsewhere";
+  fs::create_directories(elsewhere);
+  for (const char* folder : {"eval", "export"}) {
+    fs::remove_all(fs::path(dir) / folder);
+    fs::create_directory_symlink(elsewhere, fs::path(dir) / folder);
+    const std::string flags = std::string(folder) == "export" ? " --format safetensors" : "";
+    const testing::CliResult r = testing::run_sinklab(std::string(folder) + " " + dir + flags);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(std::string(folder) + " is a symbolic link"), std::string::npos) << r.output;
+    fs::remove(fs::path(dir) / folder);
+  }
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  fs::remove_all(elsewhere);
   const testing::CliResult intact = testing::run_sinklab("inspect " + dir + " --eval");
   EXPECT_EQ(intact.exit_code, 0) << "the run's files are intact: " << intact.output;
 }

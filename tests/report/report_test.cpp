@@ -395,6 +395,17 @@ TEST(Report, ReportFilesReplaceASymlinkInsteadOfWritingThroughIt) {
   EXPECT_FALSE(std::filesystem::is_symlink(dir / "run" / "report" / "summary.md"));
   EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "summary.md"), "2x1_softmax") ||
               contains(read_text(dir / "run" / "report" / "summary.md"), "1x1_softmax"));
+  // A link in place of the report folder itself is refused, not written through.
+  std::filesystem::remove_all(dir / "run" / "report");
+  std::filesystem::create_directories(dir / "elsewhere");
+  std::filesystem::create_directory_symlink(dir / "elsewhere", dir / "run" / "report");
+  try {
+    write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+    ADD_FAILURE() << "wrote through a linked report folder";
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "report is a symbolic link")) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "elsewhere"));
 }
 
 // The sweep's title heads the report as it is, with no "Sweep " in front (a sweep.yaml without
