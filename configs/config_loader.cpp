@@ -17,6 +17,7 @@
 #include "configs/run_name.h"
 #include "configs/scalar_value.h"
 #include "configs/utf8.h"
+#include "configs/yaml_documents.h"
 #include "core/io/file_read.h"
 
 namespace sinklab {
@@ -111,18 +112,15 @@ class Loader {
     if (text.find('\r') != std::string::npos && text.find('\n') == std::string::npos)
       throw ConfigError(where_.source(), 0, "",
                         "the lines end in a bare carriage return (CR, old Mac style); save the file with LF line endings");
-    std::vector<YAML::Node> documents;
+    if (const auto line = second_yaml_document_line(text))
+      throw ConfigError(where_.source(), *line, "", "a second YAML document starts here; a config is one document");
+    YAML::Node root;
     try {
-      documents = YAML::LoadAll(text);
+      root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       throw ConfigError(where_.source(), e.mark.line + 1, "",
                         "YAML syntax error: " + e.msg + " (column " + std::to_string(e.mark.column + 1) + ")");
     }
-    if (documents.size() > 1)  // yaml-cpp's Load would read the first and drop the rest without a word
-      throw ConfigError(where_.source(), line_of(documents[1]), "",
-                        "the file holds " + std::to_string(documents.size()) +
-                            " YAML documents (separated by ---); a config is one document");
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     if (!root.IsDefined() || root.IsNull()) throw ConfigError(where_.source(), 0, "", "the file is empty (no keys)");
     if (!root.IsMap()) {
       throw ConfigError(where_.source(), line_of(root), "",

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "configs/closest_match.h"
+#include "configs/yaml_documents.h"
 #include "core/io/file_read.h"
 #include "report/sink_class.h"
 #include "sweep/sweep_error.h"
@@ -41,13 +42,11 @@ class Parser {
   explicit Parser(fs::path source) : source_(std::move(source)) {}
 
   SweepSpec parse(const std::string& text) {
+    if (const auto line = second_yaml_document_line(text))
+      fail(*line, "a second YAML document starts here; a sweep file is one document");
     YAML::Node root;
     try {
-      const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-      if (documents.size() > 1)  // yaml-cpp's Load would read the first and drop the rest without a word
-        fail(line_of(documents[1]), "the file holds " + std::to_string(documents.size()) +
-                                        " YAML documents (separated by ---); a sweep file is one document");
-      if (!documents.empty()) root = documents.front();
+      root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
       fail(e.mark.line + 1, "invalid YAML: " + e.msg);
     }

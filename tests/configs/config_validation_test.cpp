@@ -261,7 +261,10 @@ TEST(ConfigValidation, DocumentLevelProblems) {
   EXPECT_TRUE(contains(e.what(), "the top level must be a map of keys (key: value), got 'just words'")) << e.what();
   // A second document used to be dropped without a word; bare-CR line endings read as "empty".
   e = parse_error("seed: 1\n---\nseed: 2\n");
-  EXPECT_STREQ(e.what(), "configs/x.yaml:3: the file holds 2 YAML documents (separated by ---); a config is one document");
+  EXPECT_STREQ(e.what(), "configs/x.yaml:2: a second YAML document starts here; a config is one document");
+  EXPECT_EQ(parse("---\nseed: 4\n...\n# the end\n").seed, 4u);  // explicit markers around one document
+  e = parse_error("seed: 1\n...\nseed: 2\n");
+  EXPECT_EQ(e.line(), 3);
   e = parse_error("seed: 1\rmodel:\r  layers: 2\r");
   EXPECT_TRUE(contains(e.what(), "bare carriage return")) << e.what();
   EXPECT_EQ(parse("seed: 1\r\nmodel:\r\n  layers: 2\r\n").model.layers, 2);  // CRLF is fine
