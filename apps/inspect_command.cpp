@@ -2,7 +2,7 @@
 // (or of a checkpoint inside one) with models/model_loader.h and prints what it is: task shape,
 // normalizer, the checkpoint hashes, every parameter by name with its shape and size. With --eval it
 // also evaluates the model on the task's fixed evaluation set with the sink statistics, and says
-// whether the numbers equal the run's summary.json bit for bit.
+// whether the numbers equal the run's summary.json bit for bit (exit 1 when they differ, like cmp).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -77,7 +77,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 // Whether the evaluation equals the one the run recorded (the loaded weights are the run's last
 // checkpoint, which a finished run writes after its final evaluation).
-std::string compare_with_summary(const RunSummary& now, const RunSummary& recorded) {
+bool equals_summary(const RunSummary& now, const RunSummary& recorded) {
   bool same = same_bits(now.eval_mse, recorded.eval_mse) && same_bits(now.eval_max_abs_error, recorded.eval_max_abs_error) &&
               now.eval_loss.has_value() == recorded.eval_loss.has_value() &&
               same_bits(now.eval_loss.value_or(0), recorded.eval_loss.value_or(0)) &&
@@ -86,7 +86,7 @@ std::string compare_with_summary(const RunSummary& now, const RunSummary& record
   for (size_t i = 0; same && i < now.heads.size(); ++i)
     for (const HeadStatistic& stat : kHeadStatistics)
       if (!stat.is_flag() && !same_bits(now.heads[i].*stat.number, recorded.heads[i].*stat.number)) same = false;
-  return same ? "equals summary.json bit for bit" : "differs from summary.json (other weights or build?)";
+  return same;
 }
 
 }  // namespace
@@ -117,12 +117,16 @@ void add_inspect_command(CLI::App& app) {
     const fs::path given(flags->run);
     const fs::path summary = (fs::is_directory(given) ? given : given.parent_path()) / "summary.json";
     std::string verdict = "no summary.json to compare with (the run has not finished)";
+    bool differs = false;
     if (fs::exists(summary)) {
       const RunSummary recorded = read_run_summary(summary);
       s.steps = recorded.steps;
-      verdict = compare_with_summary(s, recorded);
+      differs = !equals_summary(s, recorded);
+      verdict = differs ? "differs from summary.json (other weights or build?)" : "equals summary.json bit for bit";
     }
     std::printf("%s%s\n", format_head_table(s).c_str(), verdict.c_str());
+    std::fflush(stdout);
+    if (differs) throw CLI::RuntimeError(1);  // like cmp: a script can tell
   });
 }
 
