@@ -128,6 +128,9 @@ class Parser {
     const fs::path written = scalar(node, what);
     const fs::path resolved = (source_.parent_path() / written).lexically_normal();
     std::error_code ec;
+    if (fs::is_directory(resolved, ec))
+      fail(line_of(node), what + " config file '" + written.string() + "' is a directory (" + resolved.string() +
+                              "), not a config file");
     if (!fs::is_regular_file(resolved, ec))
       fail(line_of(node), what + " config file '" + written.string() + "' not found (looked for " +
                               resolved.string() + ")");

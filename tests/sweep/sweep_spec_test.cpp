@@ -139,6 +139,9 @@ TEST_F(SweepSpecTest, MissingConfigFileIsNamed) {
       parse_error(dir, "variants:\n  - name: x\n    config: ../paper/nope.yaml\n");
   EXPECT_NE(message.find("s.yaml:3"), std::string::npos) << message;
   EXPECT_NE(message.find("'../paper/nope.yaml' not found"), std::string::npos) << message;
+  const std::string directory = parse_error(dir, "base: ../paper\n");  // a folder is not "not found"
+  EXPECT_NE(directory.find("s.yaml:1"), std::string::npos) << directory;
+  EXPECT_NE(directory.find("'../paper' is a directory"), std::string::npos) << directory;
 }
 
 TEST_F(SweepSpecTest, ShapeErrorsAreClear) {
