@@ -248,7 +248,11 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   r.grad_norm = last_grad_norm_;
   r.steps_per_second = steps_per_second;
   r.heads = train_stats_->finish();
-  onset_.observe(step, r.heads);
+  if (std::isfinite(loss)) {
+    onset_.observe(step, r.heads);
+  } else {
+    r.heads.clear();  // statistics of non-finite attention are not the run's numbers (entropy 0, sink score 0)
+  }
   if (tc.eval_every > 0 && step % tc.eval_every == 0) {
     const EvalMetrics e = evaluate(nullptr).metrics;
     r.eval_mse = e.mse;

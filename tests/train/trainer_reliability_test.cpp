@@ -147,6 +147,11 @@ TEST(TrainerReliability, NonFiniteLossStopsAtOnceWithNullMetrics) {
   EXPECT_EQ(j["heads"].size(), 0u);
   EXPECT_EQ(outcome_of(read_run_summary(dir / "summary.json")), RunOutcome::diverged);
   EXPECT_FALSE(fs::exists(dir / "attention")) << "a diverged run writes no attention maps";
+  // Its step-0 line keeps the loss (null) but no head statistics: those of NaN attention are not numbers.
+  const std::vector<MetricsRecord> metrics = read_metrics(dir / "metrics.jsonl");
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_TRUE(std::isnan(metrics[0].loss));
+  EXPECT_TRUE(metrics[0].heads.empty());
   fs::remove_all(dir);
 }
 
