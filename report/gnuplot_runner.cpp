@@ -74,8 +74,12 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::string exe = executable_->string(), arg = script.string();
-  std::vector<char*> argv = {exe.data(), arg.data(), nullptr};
+  std::string exe = executable_->string(), arg = script.string(), e = "-e", partial = "partial='.partial'";
+  std::vector<char*> argv = {exe.data(), e.data(), partial.data(), arg.data(), nullptr};
+  // What the script writes under a temporary name (gnuplot_script.h), moved to its final name once done.
+  std::vector<std::filesystem::path> outputs;
+  for (const char* ext : {".png", ".svg"}) outputs.push_back(script.parent_path() / (script.stem().string() + ext));
+  const auto partial_of = [](const std::filesystem::path& p) { return std::filesystem::path(p.string() + ".partial"); };
   pid_t pid = 0;
   const int spawn_error = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -89,9 +93,15 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     std::error_code ec;
+    for (const auto& out : outputs)
+      if (std::filesystem::exists(partial_of(out), ec)) std::filesystem::rename(partial_of(out), out, ec);
     if (std::filesystem::file_size(log_path, ec) == 0 && !ec) std::filesystem::remove(log_path, ec);  // keep only useful logs
     ++rendered_;
     return true;
+  }
+  for (const auto& out : outputs) {  // half-written pictures of a failed render go
+    std::error_code ec;
+    std::filesystem::remove(partial_of(out), ec);
   }
   log_ << "gnuplot failed on " << script.string() << " ("
        << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed by a signal"))

@@ -33,12 +33,15 @@ std::string gnuplot_script(const std::string& name, const std::string& comment, 
   s += "  while (n > 0) { if (ARG0[n:n] eq \"/\") { break }; n = n - 1 }\n";
   s += "  if (n > 0) { here = ARG0[1:n] }\n";
   s += "}\n";
+  // `sinklab report` renders with -e "partial='.partial'" and renames each finished file, so a killed
+  // render never leaves half a picture under its final name; run by hand, the names are final at once.
+  s += "if (!exists(\"partial\")) { partial = \"\" }\n";
   s += "do for [fmt in \"png svg\"] {\n";
   s += "  reset\n";
   s += "  set encoding utf8\n";
   s += "  if (fmt eq \"png\") { set terminal pngcairo noenhanced size " + size + " font \",10\" } "
        "else { set terminal svg noenhanced size " + size + " font \",10\" background \"white\" }\n";
-  s += "  set output here." + gnuplot_quote(name + ".") + ".fmt\n";
+  s += "  set output here." + gnuplot_quote(name + ".") + ".fmt.partial\n";
   s += body;
   s += "  unset output\n";
   s += "}\n";

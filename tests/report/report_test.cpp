@@ -40,7 +40,7 @@ FakeRunSpec spec(const std::string& normalizer, int layers, int heads, uint64_t 
 // Injectable gnuplot stand-in: a shell script that records each script it is given.
 std::filesystem::path fake_gnuplot(const std::filesystem::path& dir, int exit_code) {
   const auto path = dir / ("fake_gnuplot_" + std::to_string(exit_code));
-  write_text(path, "#!/bin/sh\necho \"$1\" >> \"" + (dir / "calls.txt").string() + "\"\necho 'line 3: some error' >&2\nexit " +
+  write_text(path, "#!/bin/sh\necho \"$*\" >> \"" + (dir / "calls.txt").string() + "\"\necho 'line 3: some error' >&2\nexit " +
                        std::to_string(exit_code) + "\n");
   ::chmod(path.c_str(), 0755);
   return path;
@@ -168,6 +168,8 @@ TEST(Report, RendersPngAndSvgWithGnuplotFromAnyDirectory) {
     EXPECT_TRUE(contains(read_text(figs / (std::string(fig) + ".svg")), "<svg")) << fig;
   }
   EXPECT_EQ(log.str(), "");
+  for (const auto& f : std::filesystem::directory_iterator(figs))  // renamed to their final names
+    EXPECT_EQ(f.path().string().find(".partial"), std::string::npos) << f.path();
   // The scripts locate their data from their own path, not the working directory.
   std::filesystem::remove(figs / "attention.png");
   const std::string cmd = "cd '" + (dir / "run").string() + "' && gnuplot report/figures/attention.gp";
@@ -202,6 +204,7 @@ TEST(Report, InjectedGnuplotCommandRunsOncePerScriptAndFailuresAreReported) {
   write_run_report(dir / "run", {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 0).string(), .render = true, .log = &log});
   const std::string calls = read_text(dir / "calls.txt");
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // attention, loss, bos
+  EXPECT_TRUE(contains(calls, "-e partial='.partial' ")) << calls;  // written aside, renamed when done
   EXPECT_TRUE(contains(calls, "attention.gp"));
   EXPECT_EQ(log.str(), "");
 
