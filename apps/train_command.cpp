@@ -17,6 +17,7 @@
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/head_table.h"
 #include "train/interrupt.h"
+#include "train/corpus_fingerprint.h"
 #include "train/run_folder.h"
 #include "run_files/run_folder_lock.h"
 #include "train/run_provenance.h"
@@ -138,7 +139,14 @@ void run_train(const TrainArgs& a) {
                        : a.out.empty()      ? fs::path("runs") / (config.name + "-seed" + std::to_string(config.seed))
                                             : fs::path(a.out);
   // Everything a user can get wrong is checked before the folder is touched; then again under the lock.
-  const auto check_folder = [&] { resuming ? check_can_resume(*resumption) : check_can_start(a, config, dir); };
+  const auto check_folder = [&] {
+    if (resuming) {
+      check_can_resume(*resumption);
+      check_corpus_unchanged(dir, config);
+    } else {
+      check_can_start(a, config, dir);
+    }
+  };
   check_folder();
   Trainer trainer(config);  // model problems surface here
   if (resuming) trainer.resume(resumption->checkpoint);  // so do checkpoint problems
@@ -153,7 +161,9 @@ void run_train(const TrainArgs& a) {
   } else {
     clear_run_files(dir);
     write_file_atomically(dir / "config.yaml", to_yaml(config));
-    write_provenance(dir, provenance(command_line(), config.threads, config.seed));
+    nlohmann::json info = provenance(command_line(), config.threads, config.seed);
+    if (auto corpus = corpus_fingerprint(config)) info["corpus"] = std::move(*corpus);
+    write_provenance(dir, info);
   }
   install_interrupt_handlers();
   report_end(trainer.run(options), dir);
