@@ -21,6 +21,11 @@ void check_registered(const std::string& path, const std::string& value, const s
 }
 
 void check_model(const ModelConfig& m, const KeyLocations& where) {
+  if (m.attention.scale != ScaleKind::temperature && m.attention.temperature != 1.0)
+    throw where.error_at_first_set({"model.attention.temperature", "model.attention.scale"},
+                                   "model.attention.temperature divides the logits only with scale: temperature; "
+                                   "scale: " + std::string(to_string(m.attention.scale)) +
+                                       " ignores it (leave it at 1, or set scale: temperature)");
   if (m.head_dim.mode == HeadDimMode::split && m.d_model % m.heads != 0) {
     throw where.error_at_first_set({"model.heads", "model.d_model", "model.head_dim"},
                                    "head_dim: split needs heads to divide d_model, but " + str(m.heads) +
@@ -109,6 +114,15 @@ void check_optimizer(const RunConfig& c, const KeyLocations& where) {
                                    "momentum is an sgd setting; " + std::string(to_string(o.name)) +
                                        " uses beta1 instead (leave momentum at 0)");
   }
+  // Settings the schedule never reads: set to anything but their default, they would pass unnoticed.
+  if (o.schedule == ScheduleKind::constant && o.warmup_steps != 0)
+    throw where.error_at_first_set({"optimizer.warmup_steps", "optimizer.schedule"},
+                                   "warmup_steps applies to schedule: warmup or cosine; schedule: constant ignores it "
+                                   "(leave it at 0, or choose a schedule)");
+  if (o.schedule != ScheduleKind::cosine && o.min_lr != 0.0)
+    throw where.error_at_first_set({"optimizer.min_lr", "optimizer.schedule"},
+                                   "min_lr is where cosine decays to; schedule: " + std::string(to_string(o.schedule)) +
+                                       " ignores it (leave it at 0, or use schedule: cosine)");
   if (o.schedule == ScheduleKind::cosine) {
     if (o.min_lr > o.lr) {
       throw where.error_at_first_set({"optimizer.min_lr", "optimizer.lr"},

@@ -224,6 +224,18 @@ TEST(ConfigValidation, CrossKeyRulesPointAtTheKeyTheUserWrote) {
   EXPECT_EQ(e.key(), "optimizer.min_lr");
   e = parse_error("optimizer:\n  schedule: cosine\n  warmup_steps: 10\ntrain:\n  max_steps: 10\n");
   EXPECT_EQ(e.key(), "optimizer.warmup_steps");
+  // Set but never read by the schedule or the scale: refused, not ignored (their defaults pass, so a
+  // run folder's config.yaml, which writes every key, still loads).
+  e = parse_error("optimizer:\n  warmup_steps: 100\n");
+  EXPECT_EQ(e.key(), "optimizer.warmup_steps");
+  EXPECT_TRUE(contains(e.what(), "schedule: constant ignores it")) << e.what();
+  e = parse_error("optimizer:\n  schedule: warmup\n  min_lr: 1.0e-5\n");
+  EXPECT_EQ(e.key(), "optimizer.min_lr");
+  EXPECT_TRUE(contains(e.what(), "schedule: warmup ignores it")) << e.what();
+  e = parse_error("model:\n  attention:\n    temperature: 0.5\n");
+  EXPECT_EQ(e.key(), "model.attention.temperature");
+  EXPECT_TRUE(contains(e.what(), "ignores it")) << e.what();
+  EXPECT_EQ(parse("optimizer:\n  schedule: constant\n  warmup_steps: 0\n  min_lr: 0\n").optimizer.warmup_steps, 0);
   e = parse_error("task:\n  eval_samples: 10\n");
   EXPECT_EQ(e.key(), "task.eval_samples");
   EXPECT_TRUE(contains(e.what(), "analysis.eval_attention_samples (1000) must be at most task.eval_samples (10)"))
