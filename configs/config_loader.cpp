@@ -1,5 +1,6 @@
 #include "configs/config_loader.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -117,6 +118,10 @@ class Loader {
     YAML::Node root;
     try {
       root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own words for it are "bad file"
+      throw ConfigError(where_.source(), e.mark.line + 1, "",
+                        "YAML nested deeper than " + std::to_string(e.depth()) + " levels (column " +
+                            std::to_string(e.mark.column + 1) + "); a config is a few levels deep");
     } catch (const YAML::Exception& e) {
       throw ConfigError(where_.source(), e.mark.line + 1, "",
                         "YAML syntax error: " + e.msg + " (column " + std::to_string(e.mark.column + 1) + ")");

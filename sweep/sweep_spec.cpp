@@ -1,5 +1,6 @@
 #include "sweep/sweep_spec.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -47,6 +48,8 @@ class Parser {
     YAML::Node root;
     try {
       root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own words for it are "bad file"
+      fail(e.mark.line + 1, "YAML nested deeper than " + std::to_string(e.depth()) + " levels; a sweep file is a few levels deep");
     } catch (const YAML::ParserException& e) {
       fail(e.mark.line + 1, "invalid YAML: " + e.msg);
     }

@@ -277,6 +277,9 @@ TEST(ConfigValidation, DocumentLevelProblems) {
   EXPECT_EQ(parse("---\nseed: 4\n...\n# the end\n").seed, 4u);  // explicit markers around one document
   e = parse_error("seed: 1\n...\nseed: 2\n");
   EXPECT_EQ(e.line(), 3);
+  e = parse_error("seed: 1\nmodel: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
+  EXPECT_TRUE(contains(e.what(), "YAML nested deeper than")) << e.what();
+  EXPECT_EQ(e.line(), 2);
   e = parse_error("seed: 1\rmodel:\r  layers: 2\r");
   EXPECT_TRUE(contains(e.what(), "bare carriage return")) << e.what();
   EXPECT_EQ(parse("seed: 1\r\nmodel:\r\n  layers: 2\r\n").model.layers, 2);  // CRLF is fine

@@ -124,7 +124,9 @@ TEST_F(SweepSpecTest, ASecondYamlDocumentIsRefusedNotDropped) {
   EXPECT_NE(message.find("s.yaml:2"), std::string::npos) << message;
   EXPECT_NE(message.find("a second YAML document starts here; a sweep file is one document"), std::string::npos)
       << message;
-  // yaml-cpp's LoadAll never returned on this input (the fuzzer's finding, kept in tests/fuzz/corpus).
+  const std::string deep = parse_error(dir, "base: ../paper/a.yaml\ngrid: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
+  EXPECT_NE(deep.find("YAML nested deeper than"), std::string::npos) << deep;
+  // yaml-cpp's LoadAll never returned on this input (the fuzzer's finding, kept in tests/fuzz/regressions).
   EXPECT_NE(parse_error(dir, "# a comment\n, 3.0e-4]\n"), "");
 }
 
