@@ -151,6 +151,8 @@ RowValues row_values(const float* row, int i, const uint8_t* roles, uint32_t nee
     const Weighted w = value_weighted(row, i, roles, facts.value_norms_v);
     if (w.all != 0.0) set(RowValue::value_weighted_sink_share_v, w.sink / w.all);
   }
+  if (!std::isfinite(mass))  // non-finite attention (a diverged model): none of its statistics are numbers
+    for (double& x : v.plus) x = std::numeric_limits<double>::quiet_NaN();
   return v;
 }
 
@@ -238,10 +240,12 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
               sum.minus += v.minus[value];
               ++sum.count;
               break;
-            case Reduction::min:
-              sum.min = std::min(sum.min, v.plus[value] - v.minus[value]);
+            case Reduction::min: {
+              const double x = v.plus[value] - v.minus[value];
+              if (std::isnan(x) || x < sum.min) sum.min = x;  // std::min would drop a NaN; once NaN, it stays
               ++sum.count;
               break;
+            }
             case Reduction::sample_mean:
             case Reduction::above_eps:
               sample_sum[s] += v.plus[value] - v.minus[value];

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tests/support/trigger_roles.h"
@@ -84,6 +85,22 @@ TEST(SinkStatistics, HandComputedSoftmaxLikeAndReluLikeHeads) {
   EXPECT_FALSE(relu.sink_head);
   EXPECT_NEAR(relu.entropy_nontrigger, 0.0, tol);  // one one-hot row, the rest all-zero
   EXPECT_DOUBLE_EQ(sink_rate(s), 0.5);
+}
+
+// Attention with a NaN row (a diverged model) has statistics that are not numbers: NaN (null in JSON),
+// not the 0 or inf that sums and minima skipping the NaNs would give.
+TEST(SinkStatistics, ANonFiniteRowMakesItsHeadsStatisticsNaN) {
+  std::vector<float> probs = tiny_probs();
+  at(probs, 0, 0, 1, 0) = std::numeric_limits<float>::quiet_NaN();  // head 0, a no-op row
+  const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
+  SinkStatisticsAccumulator acc(1, H, T, 0.3);
+  acc.add(0, probs.data(), B, trigger.data());
+  const std::vector<HeadSinkStats> s = acc.finish();
+  EXPECT_TRUE(std::isnan(s[0].bos_mass_nontrigger_mean));
+  EXPECT_TRUE(std::isnan(s[0].bos_mass_nontrigger_min));
+  EXPECT_TRUE(std::isnan(s[0].entropy_nontrigger));
+  EXPECT_FALSE(s[0].sink_head) << "NaN is not above eps";
+  EXPECT_FALSE(std::isnan(s[1].bos_mass_nontrigger_mean)) << "the other head's rows are finite";
 }
 
 TEST(SinkStatistics, SplittingTheBatchGivesTheSameAnswer) {
