@@ -255,7 +255,8 @@ TEST_F(MpiCompare, ASilentWorkerRanksRunGoesToAnotherWorker) {
   const fs::path out = dir_ / "out";
   const std::string command = mpirun_ + " --allow-run-as-root --oversubscribe --mca orte_enable_recovery 1 -np 3 " +
                               sinklab_binary() + " compare " + (dir_ / "long.yaml").string() +
-                              " --mpi --worker-timeout 3 --out " + out.string();
+                              " --mpi --worker-timeout 10 --out " + out.string();  // 10: a loaded CI machine
+                              // may hold a live worker back for seconds; it must not count as lost
   const pid_t job = start(command, dir_ / "job.log");
   const auto deadline = Clock::now() + std::chrono::seconds(300);
   while (Clock::now() < deadline && raw_summaries(out).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -268,7 +269,11 @@ TEST_F(MpiCompare, ASilentWorkerRanksRunGoesToAnotherWorker) {
   const auto ended = wait_for(job, std::chrono::seconds(600));
   const std::string log = read_text(dir_ / "job.log");
   ASSERT_TRUE(ended.has_value()) << "rank 0 still waits for the dead rank: " << log;
-  EXPECT_NE(log.find("mpi: worker rank 1 was silent for 3 s (dead or hung)"), std::string::npos) << log;
+  // Silent for the timeout, or (killed between two messages) not taking its next run: either way lost.
+  const bool lost = log.find("mpi: worker rank 1 was silent for 10 s (dead or hung)") != std::string::npos ||
+                    log.find("mpi: worker rank 1 did not take a run within 10 s") != std::string::npos ||
+                    log.find("mpi: worker rank 1 died in the middle of a message") != std::string::npos;
+  EXPECT_TRUE(lost) << log;
   EXPECT_NE(log.find("finished 8 of 8 runs (0 diverged), 0 failed"), std::string::npos) << log;
   EXPECT_NE(log.find("worker rank(s) lost; the ranks leave without MPI_Finalize"), std::string::npos) << log;
   EXPECT_EQ(raw_summaries(out).size(), 8u);
