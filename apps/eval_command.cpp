@@ -99,16 +99,19 @@ void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
 
 // The task must take the evaluation's trigger and length; its own message, prefixed with the flags.
 std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFlags& f) {
+  // TaskError, or std::logic_error from an option's declared bounds (--eval-trigger 0): the flags' fault.
+  const auto with_flags = [&f](const std::exception& e) {
+    const std::string flags = evaluation_flags_text(f);
+    return flags.empty() ? std::string() : "the task cannot be evaluated with" + flags + ": " + e.what();
+  };
   try {
     return make_task(t, residual);
   } catch (const TaskError& e) {
-    const std::string flags = evaluation_flags_text(f);
-    if (flags.empty()) throw;
-    throw std::invalid_argument("the task cannot be evaluated with" + flags + ": " + e.what());
-  } catch (const std::logic_error& e) {  // an option's declared bounds (--eval-trigger 0): the flags' fault
-    const std::string flags = evaluation_flags_text(f);
-    if (flags.empty()) throw;
-    throw std::invalid_argument("the task cannot be evaluated with" + flags + ": " + e.what());
+    if (const std::string message = with_flags(e); !message.empty()) throw std::invalid_argument(message);
+    throw;
+  } catch (const std::logic_error& e) {
+    if (const std::string message = with_flags(e); !message.empty()) throw std::invalid_argument(message);
+    throw;
   }
 }
 

@@ -13,6 +13,7 @@
 #include "cluster/mpi_channel.h"
 #include "cluster/run_folder_transfer.h"
 #include "cluster/run_messages.h"
+#include "core/fnv1a.h"
 #include "run_files/run_folder_lock.h"
 #include "sweep/run_cost.h"
 #include "sweep/stop_signals.h"
@@ -38,14 +39,13 @@ class Workers {
     if (stopped_[static_cast<std::size_t>(rank)]) return;
     stopped_[static_cast<std::size_t>(rank)] = true;
     // A rank that died cannot be told; that is fine. After a loss, every rank skips MPI_Finalize.
-    send_message_within(rank, Tag::stop, any_lost_ ? kStopPeerLost : "", kRankZeroSendMilliseconds);
+    send_message_within(rank, Tag::stop, lost_ > 0 ? kStopPeerLost : "", kRankZeroSendMilliseconds);
   }
   void stop_all() {
     for (int rank = 1; rank < static_cast<int>(stopped_.size()); ++rank) stop(rank);
   }
   // Gives up on a silent rank: it gets no more runs, and MPI_Finalize, which would wait for it, is skipped.
   void lose(int rank) {
-    any_lost_ = true;
     leave_without_finalize();
     stopped_[static_cast<std::size_t>(rank)] = true;  // not told: a message to it could wait for a dead rank
     ++lost_;
@@ -57,18 +57,13 @@ class Workers {
 
  private:
   std::vector<bool> stopped_;
-  bool any_lost_ = false;
   int lost_ = 0;
 };
 
 // A short, stable name for the sweep's folder in the workers' scratch space: the sweep name and a hash
 // of rank 0's absolute output folder (two sweeps of one name into different folders stay apart).
 std::string sweep_key(const sweep::PlannedSweep& plan) {
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
-  for (const unsigned char c : fs::absolute(plan.out_dir).lexically_normal().string()) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
+  const std::uint64_t hash = fnv1a(fs::absolute(plan.out_dir).lexically_normal().string());
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   return plan.spec.name + "-" + hex;

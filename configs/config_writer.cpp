@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "configs/config_schema.h"
+#include "core/fnv1a.h"
 
 namespace sinklab {
 namespace {
@@ -39,19 +40,6 @@ std::string to_yaml(const RunConfig& config) {
   out << root;
   return std::string(out.c_str()) + "\n";
 }
-
-namespace {
-
-uint64_t fnv1a(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  for (const unsigned char ch : text) {
-    h ^= ch;
-    h *= 0x100000001b3ULL;  // FNV-1a 64 prime
-  }
-  return h;
-}
-
-}  // namespace
 
 uint64_t config_hash(const RunConfig& config) { return fnv1a(to_yaml(config)); }
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/fnv1a.h"
 #include "core/io/file_write.h"
 
 namespace sinklab {
@@ -27,14 +28,6 @@ constexpr size_t kHashedHeaderBytes = 44;  // magic .. data bytes: what the tabl
 constexpr uint32_t kMaxNameBytes = 1024;
 constexpr size_t kMaxProblemsListed = 8;
 
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
-uint64_t fnv1a(uint64_t h, std::string_view bytes) {
-  for (const unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 std::string moment_name(int k) { return "moment." + std::to_string(k); }
 
@@ -258,7 +251,7 @@ Header read_checked_header(const CheckpointInput& in, uint64_t table_limit) {
                    std::to_string(out.table_bytes) + " and data of " + std::to_string(out.data_bytes) + ")");
 
   out.table_text = in.read(kHeaderBytes, out.table_bytes);
-  if (fnv1a(fnv1a(kFnvBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), out.table_text) != table_sum)
+  if (fnv1a(fnv1a(kFnv1aBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), out.table_text) != table_sum)
     throw in.error("checksum mismatch in the header or parameter table (corrupt file)");
   return out;
 }
@@ -300,8 +293,8 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHa
   put(file, hashes.config);
   put(file, static_cast<uint64_t>(table.size()));
   put(file, static_cast<uint64_t>(data.size()));
-  put(file, fnv1a(fnv1a(kFnvBasis, file), table));  // file holds the 44 hashed header bytes here
-  put(file, fnv1a(kFnvBasis, data));
+  put(file, fnv1a(fnv1a(kFnv1aBasis, file), table));  // file holds the 44 hashed header bytes here
+  put(file, fnv1a(kFnv1aBasis, data));
   file += table;
   file += data;
   write_file_atomically(path, file);
@@ -334,7 +327,7 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   if (needed != data_bytes)
     throw in.error("corrupt header: data of " + std::to_string(data_bytes) + " bytes, the table describes " + std::to_string(needed));
   const std::string data = in.read(kHeaderBytes + table_bytes, data_bytes);
-  if (fnv1a(kFnvBasis, data) != data_sum) throw in.error("checksum mismatch (corrupt file)");
+  if (fnv1a(kFnv1aBasis, data) != data_sum) throw in.error("checksum mismatch (corrupt file)");
 
   const auto copy_block = [&](uint64_t block_start, std::span<float> target) {
     for (size_t i = 0; i < table.parameters.size(); ++i) {
@@ -368,7 +361,7 @@ std::string checkpoint_damage(const std::filesystem::path& path) {
       throw in.error("corrupt header: data of " + std::to_string(header.data_bytes) + " bytes, the table describes " +
                      (too_big ? std::string("more than 2^64") : std::to_string(needed)));
     constexpr uint64_t kPiece = uint64_t{16} << 20;  // the data is checked in pieces, never held whole
-    uint64_t sum = kFnvBasis;
+    uint64_t sum = kFnv1aBasis;
     for (uint64_t at = 0; at < header.data_bytes; at += kPiece)
       sum = fnv1a(sum, in.read(kHeaderBytes + header.table_bytes + at, std::min(kPiece, header.data_bytes - at)));
     if (sum != header.data_sum) throw in.error("checksum mismatch (corrupt file)");

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/fnv1a.h"
 #include "core/io/file_read.h"
 #include "core/options/option_spec.h"
 #include "data/task_registry.h"
@@ -18,12 +19,9 @@ std::optional<nlohmann::json> corpus_fingerprint(const RunConfig& config) {
   const std::string path = PluginOptions(task->options, config.task.options).path("corpus");
   const uint64_t size = regular_file_size(path, "task.corpus");
   constexpr uint64_t kPiece = uint64_t{16} << 20;
-  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64
+  uint64_t hash = kFnv1aBasis;
   for (uint64_t at = 0; at < size; at += kPiece)
-    for (const unsigned char c : read_file_range(path, at, std::min(kPiece, size - at), "task.corpus")) {
-      hash ^= c;
-      hash *= 0x100000001b3ULL;
-    }
+    hash = fnv1a(hash, read_file_range(path, at, std::min(kPiece, size - at), "task.corpus"));
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   return nlohmann::json{{"path", path}, {"bytes", size}, {"fnv1a64", hex}};

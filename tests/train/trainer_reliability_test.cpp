@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "configs/config_loader.h"
+#include "core/fnv1a.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "run_files/checkpoint_file.h"
@@ -76,11 +77,7 @@ void forge_checkpoint_step(const fs::path& path, int64_t step) {
   std::memcpy(bytes.data() + bytes.size() - 74, &step, sizeof step);
   uint64_t table_bytes = 0;
   std::memcpy(&table_bytes, bytes.data() + 28, sizeof table_bytes);
-  uint64_t sum = 0xcbf29ce484222325ULL;
-  for (size_t i = 60 + table_bytes; i < bytes.size(); ++i) {
-    sum ^= static_cast<unsigned char>(bytes[i]);
-    sum *= 0x100000001b3ULL;
-  }
+  const uint64_t sum = fnv1a(std::string_view(bytes).substr(60 + table_bytes));
   std::memcpy(bytes.data() + 52, &sum, sizeof sum);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
