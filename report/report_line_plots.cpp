@@ -53,7 +53,7 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
   }
   if (!any) return false;
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
-  int64_t last_step = 0;
+  int64_t last_step = 0, marked = -1;  // marked: the latest divergence mark, if any
   for (const auto& s : series)
     for (const auto& m : s.metrics) last_step = std::max(last_step, m.step);
   for (const auto& s : series) {
@@ -62,9 +62,13 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
     body += "  set arrow from " + at + ", graph 0 to " + at + ", graph 1 nohead lc rgb \"red\" dt 2 lw 1.5\n";
     body += "  set label " + gnuplot_quote("diverged at step " + at) + " at " + at +
             ", graph 0.92 right offset -0.5, 0 tc rgb \"red\"\n";
-    last_step = std::max(last_step, s.diverged_step);
+    marked = std::max(marked, s.diverged_step);
   }
-  if (last_step > 0) body += "  set xrange [*:" + std::to_string(last_step) + "]\n";  // the mark stays in view
+  // A mark stays in view, a little inside the right border rather than drawn on it.
+  if (marked >= 0) {
+    const int64_t end = std::max(last_step, marked);
+    body += "  set xrange [*:" + std::to_string(end + std::max<int64_t>(1, end / 20)) + "]\n";
+  }
   body += "  set logscale y\n  set format y \"%.0e\"\n  set xlabel \"step\"\n  set ylabel \"MSE\"\n";
   body += "  set key outside right top\n  set grid\n";
   body += "  plot " + plots + "\n";
