@@ -6,8 +6,6 @@
 #include <string>
 
 #include "apps/commands.h"
-#include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
 #include "sweep/compare_sweep.h"
 #include "sweep/sweep_error.h"
 #ifdef SINKLAB_HAVE_MPI
@@ -55,7 +53,7 @@ void run_compare(const CompareArgs& a) {
   options.out_dir = a.out;
   options.jobs = a.jobs;
   options.dry_run = a.dry_run;
-  options.vocab = ConfigVocabulary{normalizer_registry().names(), task_names()};
+  options.vocab = registered_vocabulary();
   int code = 0;
   try {
     code = a.mpi ? compare_on_mpi(options, a) : sweep::compare_sweep(options, std::cout, std::cerr);

@@ -21,7 +21,7 @@
 #endif
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/io/file_write.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -31,12 +31,12 @@
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
 #include "run_files/attention_map_files.h"
-#include "train/checkpoint.h"
-#include "train/evaluation_summary.h"
-#include "train/head_table.h"
-#include "train/run_folder.h"
+#include "run_files/checkpoint.h"
+#include "models/evaluation_summary.h"
+#include "run_files/head_table.h"
+#include "run_files/run_folder.h"
 #include "run_files/run_folder_lock.h"
-#include "train/run_provenance.h"
+#include "run_files/run_provenance.h"
 
 namespace sinklab::apps {
 namespace {
@@ -80,10 +80,9 @@ RunConfig base_config(const ConstructArgs& a, const fs::path& file, Construction
                                 (a.config.empty() ? std::string(" (the default is relative to the repository root; run from "
                                                                 "there or pass --config)")
                                                   : std::string()));
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
   const std::string name = "name=" + run_name(a);
   // No memory check: nothing is trained (the loader's estimate is for training batches).
-  const RunConfig as_written = load_run_config(file, {name}, vocab, std::nullopt);
+  const RunConfig as_written = load_run_config(file, {name}, std::nullopt);
   if (a.layers && *a.layers > 1 && !as_written.model.residual)
     throw ConfigError(file.string(), 0, "model.residual",
                       "--layers " + std::to_string(*a.layers) + " needs the residual stream (the head's output has to pass "
@@ -95,7 +94,7 @@ RunConfig base_config(const ConstructArgs& a, const fs::path& file, Construction
     if (value) overrides.push_back("model." + flag + "=" + std::to_string(*value));
   RunConfig config;
   try {
-    config = load_run_config(file, overrides, vocab, std::nullopt);
+    config = load_run_config(file, overrides, std::nullopt);
   } catch (const ConfigError& e) {
     for (const auto& [flag, value] : flags)
       if (value && e.source() == "--set model." + flag + "=" + std::to_string(*value))

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/options/bound.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -32,8 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig run_config(const fs::path& run_dir) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
-  return load_run_config(run_dir / "config.yaml", {}, vocab, std::nullopt);
+  return load_run_config(run_dir / "config.yaml", {}, std::nullopt);
 }
 
 // eta, eta on the no-op rows and 1 - min BOS@nt of a model on the evaluation set (re-evaluated: a run's

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
-#include "configs/memory_estimate.h"
+#include "config_loading/memory_estimate.h"
 #include "core/io/file_write.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -30,7 +30,7 @@
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
 #include "run_files/run_summary.h"
-#include "train/run_folder.h"
+#include "run_files/run_folder.h"
 
 namespace sinklab::apps {
 namespace {

@@ -12,12 +12,10 @@
 #include <string>
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
-#include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
+#include "config_loading/config_loader.h"
 #include "models/model_loader.h"
 #include "models/weight_files.h"
-#include "train/run_folder.h"
+#include "run_files/run_folder.h"
 
 namespace sinklab::apps {
 namespace {
@@ -69,8 +67,7 @@ void add_export_command(CLI::App& app) {
     fs::path out(flags->out);
     if (is_config_file(source)) {
       if (out.empty()) throw std::invalid_argument("--out: needed when exporting a config file's initialization");
-      const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
-      model = build_model(load_run_config(source, {}, vocab, std::nullopt));
+      model = build_model(load_run_config(source, {}, std::nullopt));
     } else {
       model = load_model(source);
       if (out.empty()) {

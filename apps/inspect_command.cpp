@@ -20,8 +20,8 @@
 #include "models/evaluation.h"
 #include "models/model_loader.h"
 #include "stats/sink_observer.h"
-#include "train/evaluation_summary.h"
-#include "train/head_table.h"
+#include "models/evaluation_summary.h"
+#include "run_files/head_table.h"
 
 namespace sinklab::apps {
 namespace {

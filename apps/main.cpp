@@ -8,7 +8,7 @@
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
-#include "train/run_provenance.h"
+#include "run_files/run_provenance.h"
 
 namespace sinklab::apps {
 namespace {

@@ -21,9 +21,7 @@
 #include "analysis/normlimits/probe_outputs.h"
 #include "analysis/normlimits/probe_run.h"
 #include "apps/commands.h"
-#include "configs/config_loader.h"
-#include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
+#include "config_loading/config_loader.h"
 #include "models/gpt2_loader.h"
 #include "models/model_loader.h"
 #include "models/token_windows.h"
@@ -98,8 +96,7 @@ ProbeSource run_source(const ProbeArgs& a, const ProbeSettings& settings, const 
     throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
   if (fs::exists(out) && fs::equivalent(out, dir))
     throw std::invalid_argument("--out: " + a.out + " is the run folder; the probe writes elsewhere");
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
-  const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+  const RunConfig config = load_run_config(dir / "config.yaml", {}, std::nullopt);
   const fs::path checkpoint = a.checkpoint.empty() ? dir / "checkpoint.bin" : fs::path(a.checkpoint);
   if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint.string() + ": no such checkpoint file");
   ProbeSource src;

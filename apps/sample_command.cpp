@@ -15,7 +15,7 @@
 #endif
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "data/text_lm_task.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -72,9 +72,8 @@ void run_sample(const SampleFlags& f) {
   if (!fs::is_directory(dir)) throw std::invalid_argument(f.run + ": no such run folder");
   if (!fs::exists(dir / "config.yaml"))
     throw std::invalid_argument(f.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
   // No memory check: sampling holds one model and one window, not training batches.
-  const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+  const RunConfig config = load_run_config(dir / "config.yaml", {}, std::nullopt);
   if (config.task.name != "text_lm")
     throw std::invalid_argument(f.run + " is a run of task " + config.task.name +
                                 "; sinklab sample needs a language model (task.name: text_lm)");

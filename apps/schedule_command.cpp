@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
-#include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
+#include "config_loading/config_loader.h"
 #include "run_files/run_summary.h"
 #include "sweep/compare_sweep.h"
 #include "sweep/run_cost.h"
@@ -58,14 +56,14 @@ struct TimeModel {
   int runs = 0;
 };
 
-TimeModel fit_time_model(const fs::path& sweep_dir, const ConfigVocabulary& vocab) {
+TimeModel fit_time_model(const fs::path& sweep_dir) {
   TimeModel model;
   double seconds = 0.0, units = 0.0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(sweep_dir / "runs", ec)) {
     const auto summary = finished_summary(entry.path());
     if (!summary || summary->steps <= 0 || !fs::is_regular_file(entry.path() / "config.yaml", ec)) continue;
-    const RunConfig config = load_run_config(entry.path() / "config.yaml", {}, vocab, std::nullopt);
+    const RunConfig config = load_run_config(entry.path() / "config.yaml", {}, std::nullopt);
     seconds += summary->wall_seconds;
     units += sweep::step_cost(config) * summary->steps;
     ++model.runs;
@@ -78,7 +76,7 @@ void run_schedule(const ScheduleArgs& a) {
   sweep::CompareOptions options;
   options.sweep_file = a.sweep_file;
   options.out_dir = a.times;
-  options.vocab = ConfigVocabulary{normalizer_registry().names(), task_names()};
+  options.vocab = registered_vocabulary();
   std::ostringstream header;
   const sweep::PlannedSweep plan = sweep::plan_sweep(options, header);
   const fs::path fit_dir = a.fit.empty() ? fs::path(a.times) : fs::path(a.fit);
@@ -96,7 +94,7 @@ void run_schedule(const ScheduleArgs& a) {
   const int estimated = static_cast<int>(plan.runs.size()) - measured;
   TimeModel model;
   if (estimated > 0) {
-    model = fit_time_model(fit_dir, options.vocab);
+    model = fit_time_model(fit_dir);
     if (model.runs == 0)
       throw sweep::SweepError(std::to_string(estimated) + " runs of " + a.sweep_file + " have no finished run in " +
                               a.times + "/runs and " + fit_dir.string() +

@@ -11,16 +11,14 @@
 #include <vector>
 
 #include "apps/commands.h"
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/io/file_write.h"
-#include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
-#include "train/head_table.h"
+#include "run_files/head_table.h"
 #include "train/interrupt.h"
-#include "train/corpus_fingerprint.h"
-#include "train/run_folder.h"
+#include "data/corpus_fingerprint.h"
+#include "run_files/run_folder.h"
 #include "run_files/run_folder_lock.h"
-#include "train/run_provenance.h"
+#include "run_files/run_provenance.h"
 #include "train/trainer.h"
 
 namespace sinklab::apps {
@@ -39,7 +37,6 @@ struct TrainArgs {
 
 namespace fs = std::filesystem;
 
-ConfigVocabulary vocabulary() { return {normalizer_registry().names(), task_names()}; }
 
 bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed || a.threads; }
 
@@ -47,7 +44,7 @@ RunConfig config_from_flags(const TrainArgs& a) {
   std::vector<std::string> overrides = a.sets;
   if (a.seed) overrides.push_back("seed=" + *a.seed);
   if (a.threads) overrides.push_back("threads=" + *a.threads);
-  return load_run_config(a.config, overrides, vocabulary());  // validates before anything is written
+  return load_run_config(a.config, overrides);  // validates before anything is written
 }
 
 // "key: a" vs "key: b" for the first line where two resolved configs differ.
@@ -84,7 +81,7 @@ Resumption resumption_of(const TrainArgs& a) {
 RunConfig resumed_config(const TrainArgs& a, const Resumption& r) {
   const fs::path own = r.dir / "config.yaml";
   if (!fs::exists(own)) throw std::invalid_argument("--resume " + a.resume + ": " + own.string() + " is missing, so this is not a sinklab run folder");
-  const RunConfig config = load_run_config(own, {}, vocabulary());
+  const RunConfig config = load_run_config(own, {});
   if (flags_shape_config(a)) {
     TrainArgs from_flags = a;
     if (from_flags.config.empty()) from_flags.config = own.string();
@@ -142,7 +139,7 @@ void run_train(const TrainArgs& a) {
   const auto check_folder = [&] {
     if (resuming) {
       check_can_resume(*resumption);
-      check_corpus_unchanged(dir, config);
+      check_corpus_unchanged(dir, config.task);
     } else {
       check_can_start(a, config, dir);
     }
@@ -162,7 +159,7 @@ void run_train(const TrainArgs& a) {
     clear_run_files(dir);
     write_file_atomically(dir / "config.yaml", to_yaml(config));
     nlohmann::json info = provenance(command_line(), config.threads, config.seed);
-    if (auto corpus = corpus_fingerprint(config)) info["corpus"] = std::move(*corpus);
+    if (auto corpus = corpus_fingerprint(config.task)) info["corpus"] = std::move(*corpus);
     write_provenance(dir, info);
   }
   install_interrupt_handlers();

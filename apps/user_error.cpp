@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "configs/config_error.h"
+#include "config_loading/config_error.h"
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "data/task.h"
 #include "run_files/run_summary.h"
-#include "train/checkpoint.h"
+#include "run_files/checkpoint.h"
 #include "run_files/run_folder_lock.h"
 
 namespace sinklab::apps {

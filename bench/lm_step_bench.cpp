@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench/step_flops.h"
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"

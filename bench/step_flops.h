@@ -3,7 +3,7 @@
 // (backward costs two products per forward one: the input's gradient and the weight's). Attention
 // products are counted over the full T x T blocks, as oneDNN executes them (and as the PyTorch twin
 // does); about half of those entries are masked (causal), so the useful work is a little over half.
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "data/task_registry.h"
 #include "layers/model_config.h"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"

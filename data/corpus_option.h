@@ -1,6 +1,6 @@
 #pragma once
 // The `task.corpus` option, shared by every task that reads a text file (plug-ins sharing a key must
-// share its declaration, configs/plugin_fields.cpp).
+// share its declaration, config_loading/plugin_fields.cpp).
 #include "core/options/option_spec.h"
 namespace sinklab {
 inline OptionSpec corpus_option() {

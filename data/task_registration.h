@@ -2,7 +2,7 @@
 // What a task plug-in registers, in one place next to its code: name, one doc line, its options
 // (config keys under `task.`, next to the generic ones: name, seq_len, eval_samples, eval_seed) and its
 // factory. data/task_registry.cpp holds the one list; the config schema and docs/config.md are generated
-// from the options (configs/plugin_fields.cpp).
+// from the options (config_loading/plugin_fields.cpp).
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // The `task.vocab_size` option of the tasks with uniform token ids (copy, induction) and of text_lm's word
 // tokenizer: plug-ins sharing a
-// key must share its declaration (configs/plugin_fields.cpp). A task needing more ids checks in its
+// key must share its declaration (config_loading/plugin_fields.cpp). A task needing more ids checks in its
 // constructor. One default for both (16, copy's): the declarations must be identical, default included.
 #include "core/options/option_spec.h"
 namespace sinklab {

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "core/options/enum_names.h"
 #include "models/model.h"
 

@@ -1,6 +1,6 @@
 #include "models/model.h"
 
-#include "configs/config_writer.h"
+#include "config_loading/config_writer.h"
 
 namespace sinklab {
 

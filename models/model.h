@@ -4,7 +4,7 @@
 // (train/trainer.h) trains one. docs/models.md shows how to use it.
 #include <memory>
 
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "core/parameter_store.h"
 #include "layers/transformer.h"
 #include "run_files/checkpoint_file.h"
@@ -28,7 +28,7 @@ class Model {
   Transformer& transformer() { return *transformer_; }
   const Transformer& transformer() const { return *transformer_; }
 
-  // What a checkpoint of this model records (configs/config_writer.h): the model-shaping hash of its
+  // What a checkpoint of this model records (config_loading/config_writer.h): the model-shaping hash of its
   // config and shape, and the hash of the whole config.
   CheckpointHashes checkpoint_hashes() const;
 

@@ -4,9 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
-#include "layers/normalizers/normalizer_registry.h"
 #include "models/weight_files.h"
 
 namespace sinklab {
@@ -52,9 +51,8 @@ std::unique_ptr<Model> load_model(const std::filesystem::path& run) {
   const bool folder = std::filesystem::is_directory(run);
   std::filesystem::path dir = folder ? run : run.parent_path();
   if (dir.empty()) dir = ".";
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
   // No memory check: the loader's estimate is for training (batches, activations), not for one model.
-  const RunConfig config = load_run_config(dir / "config.yaml", {}, vocab, std::nullopt);
+  const RunConfig config = load_run_config(dir / "config.yaml", {}, std::nullopt);
   return load_model(folder ? run / "checkpoint.bin" : run, config);
 }
 

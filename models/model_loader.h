@@ -1,14 +1,14 @@
 #pragma once
 // Building a model without an optimizer or a training task: fresh from a config (exactly the trainer's
 // initialization), or with the weights of a checkpoint (a run folder, or a checkpoint file plus its
-// config). Errors: ConfigError (configs/config_error.h) for the config, CheckpointError
+// config). Errors: ConfigError (config_loading/config_error.h) for the config, CheckpointError
 // (run_files/checkpoint_file.h) for the checkpoint, std::invalid_argument or TaskError (data/task.h) for a
 // config the network or the task cannot be built from.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "core/rng.h"
 #include "models/model.h"
 

@@ -9,7 +9,7 @@
 #include <omp.h>
 #endif
 
-#include "configs/config_writer.h"
+#include "config_loading/config_writer.h"
 #include "core/graph.h"
 #include "core/io/file_read.h"
 #include "data/eval_set.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Checkpoint files, format 3: parameters and optimizer moments stored by name with their shapes, the
-// two hashes a reader checks, and a training-state blob that train/checkpoint.cpp encodes (this file
+// two hashes a reader checks, and a training-state blob that run_files/checkpoint.cpp encodes (this file
 // never looks inside it). docs/models.md describes the format and when each hash must match.
 //
 // Layout (little-endian):
@@ -29,7 +29,7 @@ class CheckpointError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What a checkpoint records of its run's config (configs/config_writer.h): `model` covers the keys
+// What a checkpoint records of its run's config (config_loading/config_writer.h): `model` covers the keys
 // that shape the model (model_shaping_hash), `config` the whole resolved config (config_hash).
 struct CheckpointHashes {
   uint64_t model = 0;
@@ -42,7 +42,7 @@ enum class CheckpointUse { weights, resume };
 
 inline constexpr uint32_t kCheckpointFormat = 3;
 inline constexpr int kMaxCheckpointMoments = 2;              // Adam's two
-inline constexpr uint64_t kMaxTrainingStateBytes = 1 << 16;  // train/checkpoint.cpp's blob is 74 bytes
+inline constexpr uint64_t kMaxTrainingStateBytes = 1 << 16;  // run_files/checkpoint.cpp's blob is 74 bytes
 
 // Writes `params` (values and every allocated moment, by name) and `training_state`.
 // Throws FileWriteError (core/io/file_write.h) when the file cannot be written.

@@ -4,7 +4,7 @@
 // on one row, how those values reduce to one number, its column in the terminal head table (or none), whether
 // older run files may lack it, and one line of documentation. Everything else iterates the list: the
 // HeadSinkStats fields, the accumulator (stats/sink_statistics.h), the JSON reader and writer
-// (run_files/run_summary.cpp), the head table printed by `sinklab train` (train/head_table.cpp) and the
+// (run_files/run_summary.cpp), the head table printed by `sinklab train` (run_files/head_table.cpp) and the
 // table in docs/analysis.md (stats/head_statistics_markdown.h).
 //
 // Rows are picked by position roles (core/observe/position_roles.h). In the trigger task BOS is the
@@ -117,7 +117,7 @@ struct HeadSinkStats {
   // [T]: mean over samples of the sink mass of row i, every row 0..T-1; empty when unknown (older files).
   std::vector<double> bos_mass_by_row;
   // Training steps from which bos_mass_nontrigger_mean on the logged training batches stays >= 0.5
-  // (>= 0.9) at every later logged step (train/sink_onset.h); nullopt when it does not (or unknown).
+  // (>= 0.9) at every later logged step (stats/sink_onset.h); nullopt when it does not (or unknown).
   std::optional<int64_t> sink_onset_step_50, sink_onset_step_90;
 };
 

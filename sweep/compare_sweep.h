@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iosfwd>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_spec.h"

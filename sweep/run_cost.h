@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "configs/config_loader.h"
-#include "configs/run_config.h"
+#include "config_loading/config_loader.h"
+#include "config_loading/run_config.h"
 #include "sweep/sweep_plan.h"
 
 namespace sinklab::sweep {

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <vector>
 
-#include "configs/closest_match.h"
-#include "configs/yaml_documents.h"
+#include "config_loading/closest_match.h"
+#include "config_loading/yaml_documents.h"
 #include "core/io/file_read.h"
 #include "report/sink_class.h"
 #include "sweep/sweep_error.h"

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <optional>
 
-#include "configs/memory_estimate.h"
+#include "config_loading/memory_estimate.h"
 
 #include "sweep/sweep_error.h"
 

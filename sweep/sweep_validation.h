@@ -3,7 +3,7 @@
 // valid config path with a valid value for that variant's config, as the configs loader judges it.
 #include <vector>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_spec.h"
 
@@ -16,7 +16,7 @@ std::vector<std::string> override_strings(const PlannedRun& run);
 // the sweep file, the line of the offending key and the variant, keeping the loader's did-you-mean.
 // Runs whose seed no override sets get the config's seed. `vocab` as in load_run_config (an empty
 // list is not checked). With `jobs` runs at a time, the `jobs` largest memory estimates together must
-// fit in the available memory (configs/memory_estimate.h), else a SweepError names --jobs and the sizes.
+// fit in the available memory (config_loading/memory_estimate.h), else a SweepError names --jobs and the sizes.
 void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab, int jobs = 1);
 
 }  // namespace sinklab::sweep

@@ -1,7 +1,7 @@
 #pragma once
 // Learning rate at a step (0-based): constant; warmup (linear from lr/warmup to lr over warmup_steps,
 // then constant); cosine (the same warmup, then cosine decay to min_lr at max_steps).
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 
 namespace sinklab {
 

@@ -3,7 +3,7 @@
 // values, gradients and moments contiguous).
 #include <memory>
 
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "core/parameter_store.h"
 
 namespace sinklab {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <sstream>
 
-#include "configs/config_writer.h"
+#include "config_loading/config_writer.h"
 #include "core/io/file_read.h"  // FileReadError
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
@@ -21,12 +21,12 @@
 #include "models/model_loader.h"
 #include "run_files/attention_map_files.h"
 #include "stats/sink_observer.h"
-#include "train/checkpoint.h"
-#include "train/evaluation_summary.h"
+#include "run_files/checkpoint.h"
+#include "models/evaluation_summary.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
-#include "train/run_provenance.h"
+#include "run_files/run_provenance.h"
 
 namespace sinklab {
 namespace {

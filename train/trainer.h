@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "configs/run_config.h"
+#include "config_loading/run_config.h"
 #include "core/graph.h"
 #include "core/parameter_store.h"
 #include "core/rng.h"
@@ -21,10 +21,10 @@
 #include "run_files/run_summary.h"
 #include "stats/attention_maps.h"
 #include "stats/sink_statistics.h"
-#include "train/checkpoint.h"
+#include "run_files/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
-#include "train/sink_onset.h"
+#include "stats/sink_onset.h"
 
 namespace sinklab {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Plug-in options: a normalizer or a task declares each of its options once, next to its code (key,
 // type, default, range, one doc line). The config schema, its error messages, the resolved config.yaml
-// and docs/config.md are generated from these declarations (configs/plugin_fields.cpp); the plug-in
+// and docs/config.md are generated from these declarations (config_loading/plugin_fields.cpp); the plug-in
 // reads its values back through PluginOptions.
 #include <cstdint>
 #include <map>

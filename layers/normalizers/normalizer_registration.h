@@ -1,7 +1,7 @@
 #pragma once
 // What a normalizer plug-in registers, in one place next to its code: its name, one doc line, its
 // options and its factory. The config schema and docs/config.md are generated from the options
-// (configs/plugin_fields.cpp); normalizer_registry.cpp holds the one list of registrations.
+// (config_loading/plugin_fields.cpp); normalizer_registry.cpp holds the one list of registrations.
 #include <memory>
 #include <string>
 #include <vector>

@@ -40,7 +40,7 @@ testing::CliResult run_sinklab_in_source(const std::string& args) {
   return testing::run_sinklab_in(SINKLAB_SOURCE_DIR, args);
 }
 
-// What checkpoint.bin says about training (run_files/checkpoint_file.h, train/checkpoint.h): its
+// What checkpoint.bin says about training (run_files/checkpoint_file.h, run_files/checkpoint.h): its
 // format, the number of moment blocks in its table, and the steps its training state records.
 struct CheckpointFacts {
   uint32_t format = 0, moments = 0;

@@ -2,7 +2,7 @@
 // format 3 (run_files/checkpoint_file.h). A random file rarely passes the FNV-1a checksums, so each input is
 // loaded twice: as written (header checks), then with the data size and both checksums patched to
 // match, which lets the fuzzer reach the table parser, the name and shape check against the model,
-// the data and the training-state decoder (train/checkpoint.cpp). The expected hashes are the file's
+// the data and the training-state decoder (run_files/checkpoint.cpp). The expected hashes are the file's
 // own (a mismatch is a trivial branch). The parameter store follows the file's own table when that
 // reads as a small one (<= 64 parameters of <= 4096 floats each), for the same reason; otherwise it
 // holds one parameter. Every load is done both as a resume and as a weights-only load.
@@ -16,7 +16,7 @@
 #include "core/parameter_store.h"
 #include "fuzz_support.h"
 #include "run_files/checkpoint_file.h"
-#include "train/checkpoint.h"
+#include "run_files/checkpoint.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 // is the one the paper's argument is about; the total bound is the criterion.
 #include <gtest/gtest.h>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
@@ -17,7 +17,7 @@ namespace sinklab {
 namespace {
 
 RunConfig paper_config(const std::string& name, uint64_t seed) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return load_run_config(std::string(SINKLAB_SOURCE_DIR) + "/configs/paper/" + name + ".yaml",
                          {"seed=" + std::to_string(seed)}, vocab);
 }

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 RunSummary train(const std::string& config, std::vector<std::string> overrides) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   overrides.push_back("task.eval_samples=300");
   overrides.push_back("analysis.eval_attention_samples=100");
   Trainer t(load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks" / config, overrides, vocab));

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/graph.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -26,7 +26,7 @@ namespace {
 constexpr int kTrigger = 7, kSeqLen = 16, kDim = 16;
 
 RunConfig paper_config(const std::string& file, const std::vector<std::string>& overrides = {}) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return load_run_config(std::string(SINKLAB_SOURCE_DIR) + "/configs/" + file, overrides, vocab, std::nullopt);
 }
 

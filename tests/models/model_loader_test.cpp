@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/graph.h"
 #include "core/io/file_write.h"
 #include "data/task_registry.h"
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 // Projected input and an output head, so that d_model can change without changing the task.
 RunConfig config_with(const std::vector<std::string>& overrides) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return parse_run_config("model: {d_model: 16, layers: 2, heads: 2, residual: true, norm: layer_norm, input_projection: true,\n"
                           "        output_head: true, positional: learned}\n"
                           "optimizer: {lr: 3.0e-3}\n"

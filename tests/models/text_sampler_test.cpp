@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/graph.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -30,7 +30,7 @@ std::unique_ptr<Model> random_model() {
 #ifdef SINKLAB_HAVE_OPENMP
   omp_set_num_threads(1);  // thousands of tiny forward passes: threads would only wait for each other
 #endif
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   const RunConfig c = parse_run_config(
       "model: {d_model: 16, layers: 2, heads: 2, residual: true, norm: layer_norm, input: tokens, vocab_size: 7,\n"
       "        output_head: true, positional: learned, init_std: 0.5}\n"

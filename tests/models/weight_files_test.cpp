@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "configs/config_loader.h"
-#include "configs/config_writer.h"
+#include "config_loading/config_loader.h"
+#include "config_loading/config_writer.h"
 #include "core/io/file_write.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 using sinklab::testing::fresh_test_dir;
 using sinklab::testing::read_text;
 
-ConfigVocabulary vocab() { return {normalizer_registry().names(), task_names()}; }
+ConfigVocabulary vocab() { return registered_vocabulary(); }
 
 // The paper's 2-layer model on a small trigger task, trained for a few steps.
 RunConfig tiny_config(const std::vector<std::string>& overrides = {}) {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/cpu/cpu_description.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -37,7 +37,7 @@ struct PathPins {
 
 RunSummary run_short(const char* file) {
   const std::filesystem::path path = std::filesystem::path(SINKLAB_SOURCE_DIR) / "configs/paper" / file;
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   const RunConfig c = load_run_config(
       path, {"train.max_steps=150", "train.eval_every=0", "task.eval_samples=200", "analysis.eval_attention_samples=200",
              "threads=1"},

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 
@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(TaskConfigsTraining, ReluConfigsLoad) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   const RunConfig bb = load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_relu.yaml",
                                        {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt"}, vocab);
   EXPECT_EQ(bb.model.attention.normalizer.name, "relu");
@@ -23,7 +23,7 @@ TEST(TaskConfigsTraining, ReluConfigsLoad) {
 }
 
 TEST(TaskConfigsTraining, AWrongVocabSizeSaysHowManyBytesTheCorpusHas) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   try {
     load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_softmax.yaml",
                     {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt", "model.vocab_size=65"}, vocab);

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig copy_config(const std::vector<std::string>& overrides) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/copy.yaml", overrides, vocab);
 }
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/observe/attention_observer.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -17,7 +17,7 @@ namespace sinklab {
 namespace {
 
 RunConfig small_config() {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return parse_run_config("model: {layers: 1, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
                           "train: {batch_size: 32, max_steps: 60, log_every: 10, eval_every: 20}\n"
                           "task: {eval_samples: 64}\nanalysis: {eval_attention_samples: 64}\n",

@@ -15,12 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/fnv1a.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "run_files/checkpoint_file.h"
-#include "train/checkpoint.h"
+#include "run_files/checkpoint.h"
 #include "tests/support/run_files_without_timing.h"
 #include "train/trainer.h"
 
@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig config_with(const std::vector<std::string>& overrides) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return parse_run_config("model: {layers: 1, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
                           "train: {batch_size: 16, max_steps: 40, log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
                           "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",

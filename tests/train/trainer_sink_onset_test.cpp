@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "run_files/run_summary.h"
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 // The paper's 1x1 softmax model, trained fast enough that its BOS sink forms within a short run
 // (bos_mass_nontrigger_mean crosses 0.5 near step 40 and 0.9 near step 60).
 RunConfig fast_sink_config() {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return load_run_config(std::string(SINKLAB_SOURCE_DIR) + "/configs/paper/1x1_softmax.yaml",
                          {"train.max_steps=120", "train.log_every=5", "train.checkpoint_every=10", "train.batch_size=32",
                           "train.stop_max_abs_error=0", "optimizer.lr=1.0e-2", "task.eval_samples=64",
@@ -40,7 +40,7 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-// Independently of train/sink_onset.h: walk the log backwards while the head stays at or above the
+// Independently of stats/sink_onset.h: walk the log backwards while the head stays at or above the
 // threshold; the onset is the earliest step of that final run.
 std::optional<int64_t> onset_from_log(const fs::path& metrics, size_t head, double threshold) {
   std::vector<std::pair<int64_t, double>> steps;

@@ -12,12 +12,12 @@
 #include <fstream>
 #include <new>
 
-#include "configs/config_loader.h"
+#include "config_loading/config_loader.h"
 #include "core/kernels/matmul.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "models/model_loader.h"
-#include "train/checkpoint.h"
+#include "run_files/checkpoint.h"
 #include "train/trainer.h"
 
 // Counts the C++ heap allocations of this test binary: sinklab's own, and separately those oneDNN 2.6
@@ -52,7 +52,7 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig small_config(const std::string& normalizer, int layers) {
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   return parse_run_config("model: {layers: " + std::to_string(layers) + ", heads: 2, residual: true, attention: {normalizer: " +
                               normalizer + "}}\noptimizer: {lr: 3.0e-3}\ntrain: {batch_size: 32, max_steps: 60, log_every: 10, eval_every: 20}\n"
                               "task: {eval_samples: 64}\nanalysis: {eval_attention_samples: 64}\n",
@@ -139,7 +139,7 @@ TEST(Trainer, LoggedStepsOnLongRowsHoldNoQuadraticGradients) {
   // input at a time, so it needs about the memory of an unlogged step. Observed inside the training
   // pass it would hold [H, B, T, T] scores, weights and both gradients per layer: 16 MB of each here,
   // several times the unlogged step's whole graph.
-  const ConfigVocabulary vocab{normalizer_registry().names(), task_names()};
+  const ConfigVocabulary vocab = registered_vocabulary();
   const RunConfig c = parse_run_config(
       "model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
       "task: {seq_len: 512, eval_samples: 2}\nanalysis: {eval_attention_samples: 2}\n"

@@ -1,0 +1,162 @@
+#include "config_loading/config_consistency.h"
+
+#include <algorithm>
+
+#include "config_loading/closest_match.h"
+#include "config_loading/config_schema.h"
+#include "data/task_registry.h"
+
+namespace sinklab {
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string str(int v) { return std::to_string(v); }
+
+void check_registered(const std::string& path, const std::string& value, const std::vector<std::string>& known,
+                      const char* what, const KeyLocations& where) {
+  if (known.empty() || std::find(known.begin(), known.end(), value) != known.end()) return;
+  std::string message = "unknown " + std::string(what) + " " + quoted(value) + "; known: " + join_names(known);
+  if (const auto guess = closest_match(value, known)) message += "; did you mean " + quoted(*guess) + "?";
+  throw where.error(path, message);
+}
+
+void check_model(const ModelConfig& m, const KeyLocations& where) {
+  if (m.attention.scale != ScaleKind::temperature && m.attention.temperature != 1.0)
+    throw where.error_at_first_set({"model.attention.temperature", "model.attention.scale"},
+                                   "model.attention.temperature divides the logits only with scale: temperature; "
+                                   "scale: " + std::string(to_string(m.attention.scale)) +
+                                       " ignores it (leave it at 1, or set scale: temperature)");
+  if (m.head_dim.mode == HeadDimMode::split && m.d_model % m.heads != 0) {
+    throw where.error_at_first_set({"model.heads", "model.d_model", "model.head_dim"},
+                                   "head_dim: split needs heads to divide d_model, but " + str(m.heads) +
+                                       " heads do not divide d_model " + str(m.d_model));
+  }
+  if (m.positional == Positional::rope && resolved_head_dim(m) % 2 != 0) {
+    throw where.error_at_first_set({"model.positional", "model.head_dim", "model.d_model", "model.heads"},
+                                   "rope rotates coordinate pairs and needs an even head width, but the head "
+                                   "width is " + str(resolved_head_dim(m)));
+  }
+  if (m.tie_embeddings && (m.input != InputKind::tokens || !m.output_head)) {
+    throw where.error_at_first_set({"model.tie_embeddings", "model.input", "model.output_head"},
+                                   "tie_embeddings reuses the token embedding as the output head: it needs "
+                                   "input: tokens and output_head: true");
+  }
+  if (m.input == InputKind::tokens && m.vocab_size < 1) {
+    throw where.error_at_first_set({"model.vocab_size", "model.input"},
+                                   "input: tokens needs vocab_size >= 1 (the embedding's rows)");
+  }
+}
+
+// Builds the task (its own checks name their keys) and checks that the model can read its inputs and
+// produce its outputs, before anything big is allocated.
+void check_task(const RunConfig& c, const KeyLocations& where) {
+  const TaskConfig& t = c.task;
+  const ModelConfig& m = c.model;
+  TaskShape s;
+  try {
+    s = task_shape_of(t, m.residual);
+  } catch (const TaskError& e) {
+    if (e.keys().empty()) throw where.error("task.name", e.what());
+    throw where.error_at_first_set(e.keys(), e.what());
+  }
+  const std::string& width = s.width_key;
+  if (s.input == TaskInput::vectors && m.input == InputKind::tokens) {
+    throw where.error_at_first_set({"model.input", "task.name"},
+                                   "the " + t.name + " task produces vectors; use input: vectors");
+  }
+  if (s.input == TaskInput::tokens && m.input == InputKind::vectors) {
+    throw where.error_at_first_set({"model.input", "task.name"},
+                                   "the " + t.name + " task produces token ids; use input: tokens");
+  }
+  if (s.input == TaskInput::vectors && !m.input_projection && m.d_model != s.input_dim) {
+    throw where.error_at_first_set({"model.d_model", width, "model.input_projection"},
+                                   "with input: vectors and no input_projection, d_model (" + str(m.d_model) +
+                                       ") must equal " + width + " (" + str(s.input_dim) +
+                                       "); set model.input_projection: true or make them equal");
+  }
+  if (s.input == TaskInput::tokens && m.vocab_size != s.input_dim) {
+    throw where.error_at_first_set({"model.vocab_size", width},
+                                   "the embedding needs one row per token id: model.vocab_size must equal " +
+                                       (s.width_text.empty() ? width + " (" + str(s.input_dim) + ")"
+                                                             : str(s.input_dim) + " (" + width + ": " + s.width_text + ")") +
+                                       ", got " + str(m.vocab_size));
+  }
+  if (!m.output_head && m.d_model != s.output_dim) {
+    throw where.error_at_first_set({"model.output_head", "model.d_model", width},
+                                   "without output_head the model's output width is d_model (" + str(m.d_model) +
+                                       ") but the task's target width is " + width + " (" + str(s.output_dim) +
+                                       "); set model.output_head: true");
+  }
+}
+
+// task.eval_seq_len: the evaluation set's task must build at that length, and the model must run it.
+void check_eval_length(const RunConfig& c, const KeyLocations& where) {
+  const TaskConfig& t = c.task;
+  if (t.eval_seq_len == 0 || t.eval_seq_len == t.seq_len) return;
+  if (t.eval_seq_len > t.seq_len && c.model.positional == Positional::learned) {
+    throw where.error_at_first_set({"task.eval_seq_len", "model.positional"},
+                                   "learned positions have no embedding beyond the training length " +
+                                       str(t.seq_len) + ", so the model cannot be evaluated at " +
+                                       str(t.eval_seq_len) + "; use positional: none, sinusoidal or rope");
+  }
+  try {
+    task_shape_of(evaluation_task_config(t), c.model.residual);
+  } catch (const TaskError& e) {
+    throw where.error("task.eval_seq_len", "the task cannot be evaluated at length " + str(t.eval_seq_len) + ": " +
+                                               e.what());
+  }
+}
+
+void check_optimizer(const RunConfig& c, const KeyLocations& where) {
+  const OptimizerConfig& o = c.optimizer;
+  if (o.name != OptimizerKind::sgd && o.momentum != 0.0) {
+    throw where.error_at_first_set({"optimizer.momentum", "optimizer.name"},
+                                   "momentum is an sgd setting; " + std::string(to_string(o.name)) +
+                                       " uses beta1 instead (leave momentum at 0)");
+  }
+  // Settings the schedule never reads: set to anything but their default, they would pass unnoticed.
+  if (o.schedule == ScheduleKind::constant && o.warmup_steps != 0)
+    throw where.error_at_first_set({"optimizer.warmup_steps", "optimizer.schedule"},
+                                   "warmup_steps applies to schedule: warmup or cosine; schedule: constant ignores it "
+                                   "(leave it at 0, or choose a schedule)");
+  if (o.schedule != ScheduleKind::cosine && o.min_lr != 0.0)
+    throw where.error_at_first_set({"optimizer.min_lr", "optimizer.schedule"},
+                                   "min_lr is where cosine decays to; schedule: " + std::string(to_string(o.schedule)) +
+                                       " ignores it (leave it at 0, or use schedule: cosine)");
+  if (o.schedule == ScheduleKind::cosine) {
+    if (o.min_lr > o.lr) {
+      throw where.error_at_first_set({"optimizer.min_lr", "optimizer.lr"},
+                                     "cosine decays from lr to min_lr, so min_lr must be <= lr (" +
+                                         format_number(o.lr) + "), got " + format_number(o.min_lr));
+    }
+    if (o.warmup_steps >= c.train.max_steps) {
+      throw where.error_at_first_set({"optimizer.warmup_steps", "train.max_steps"},
+                                     "cosine needs warmup_steps < train.max_steps (" + str(c.train.max_steps) +
+                                         "), got " + str(o.warmup_steps));
+    }
+  }
+}
+
+}  // namespace
+
+void check_consistency(const RunConfig& config, const KeyLocations& where, const ConfigVocabulary& vocab) {
+  for (const auto& field : config_fields()) {
+    if (!field.misplaced || !where.is_set(field.path)) continue;
+    if (const std::string why = field.misplaced(config); !why.empty()) throw where.error(field.path, why);
+  }
+  check_registered("model.attention.normalizer.name", config.model.attention.normalizer.name, vocab.normalizers,
+                   "normalizer", where);
+  check_registered("task.name", config.task.name, vocab.tasks, "task", where);
+  check_model(config.model, where);
+  check_task(config, where);
+  check_eval_length(config, where);
+  check_optimizer(config, where);
+  if (config.analysis.eval_attention_samples > config.task.eval_samples) {
+    throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},
+                                   "analysis.eval_attention_samples (" +
+                                       str(config.analysis.eval_attention_samples) +
+                                       ") must be at most task.eval_samples (" + str(config.task.eval_samples) + ")");
+  }
+}
+
+}  // namespace sinklab

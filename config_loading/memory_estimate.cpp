@@ -1,0 +1,234 @@
+#include "config_loading/memory_estimate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "data/eval_set.h"
+#include "data/task_registry.h"
+#include "stats/attention_maps.h"
+
+namespace sinklab {
+namespace {
+
+constexpr double kFloat = 4, kDouble = 8;
+// The process before any config-sized buffer: code and data of the binary, oneDNN, OpenMP and yaml-cpp,
+// thread stacks, oneDNN's primitive caches. A 1-step 1x1 paper run peaks at 15 MiB of RSS; doubled.
+constexpr double kProcessBytes = 32.0 * 1024 * 1024;
+
+struct Sizes {
+  double B, T, d, L, H, D, mlp, in, out, eval;
+  double eval_T;  // length of the evaluation set's sequences: task.eval_seq_len, else T
+  double io;  // floats of inputs and targets per position (a token id or class id counts as one)
+  bool bias, norm, rope;
+  std::string width_key;  // the task key that sets in and out
+};
+
+Sizes sizes_of(const RunConfig& c) {
+  const ModelConfig& m = c.model;
+  const TaskShape t = task_shape_of(c.task, m.residual);
+  const double in = t.input_dim, out = t.output_dim;
+  const double io = (t.input == TaskInput::tokens ? 1 : in) + (t.loss == TaskLoss::cross_entropy ? 1 : out);
+  // The evaluation set's length in the same units as t.seq_len (BOS included, as task.seq_len).
+  const double eval_T = c.task.eval_seq_len > 0 ? static_cast<double>(t.seq_len) - c.task.seq_len + c.task.eval_seq_len
+                                                : static_cast<double>(t.seq_len);
+  return {static_cast<double>(c.train.batch_size), static_cast<double>(t.seq_len), static_cast<double>(m.d_model),
+          static_cast<double>(m.layers), static_cast<double>(m.heads), static_cast<double>(resolved_head_dim(m)),
+          static_cast<double>(m.mlp_hidden), in, out, static_cast<double>(c.task.eval_samples), eval_T, io, m.bias,
+          m.norm != NormKind::none, m.positional == Positional::rope, t.width_key};
+}
+
+// Floats of learnable parameters (layers/transformer.cpp and the blocks it builds).
+double parameter_floats(const RunConfig& c, const Sizes& s) {
+  const ModelConfig& m = c.model;
+  const double b = s.bias ? 1 : 0, hd = s.H * s.D;
+  double per_layer = 4 * s.d * hd + b * (3 * hd + s.d);  // W_q, W_k, W_v, W_o
+  per_layer += 4 * s.H;                                 // normalizer parameters, if any (a few per head)
+  if (s.norm) per_layer += 2 * s.d;
+  if (s.mlp > 0) per_layer += 2 * s.d * s.mlp + b * (s.mlp + s.d) + (s.norm ? 2 * s.d : 0);
+  double p = s.L * per_layer;
+  if (m.input == InputKind::tokens) p += static_cast<double>(m.vocab_size) * s.d;
+  if (m.input == InputKind::vectors && m.input_projection) p += s.in * s.d + b * s.d;
+  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += std::max(s.T, s.eval_T) * s.d;
+  if (s.norm) p += 2 * s.d;
+  if (m.output_head && !m.tie_embeddings) p += s.d * s.out + b * s.out;  // tied: the embedding's rows
+  return p;
+}
+
+// Arena floats of one forward pass over `n` sequences of length T, counting each intermediate tensor
+// once (layers/multi_head_attention.cpp, transformer_block.cpp, transformer.cpp).
+double forward_floats(const RunConfig& c, const Sizes& s, double n, double T) {
+  const double N = n * T, hd = s.H * s.D, b = s.bias ? 1 : 0;
+  double attn = 3 * N * hd * (1 + b);             // q, k, v (+ their bias adds)
+  if (s.rope) attn += 2 * N * hd;                 // rotated q, k
+  attn += 2 * s.H * n * T * T;                    // scores and weights, [H, B, T, T]
+  attn += N * hd + N * s.d * (1 + b);             // per-head outputs, the W_o product (+ bias)
+  double block = attn + N * s.d;                  // residual add
+  if (s.norm) block += N * s.d + 2 * N;           // pre-norm output and its statistics
+  if (s.mlp > 0) {
+    block += 2 * N * s.mlp * (1 + b) + N * s.d * (1 + b) + N * s.d;  // hidden, activation, output, residual
+    if (s.norm) block += N * s.d + 2 * N;
+  }
+  double total = s.L * block;
+  const ModelConfig& m = c.model;
+  total += N * s.d;                                // input projection, embedding or positional add
+  if (m.positional != Positional::none) total += N * s.d;
+  if (s.norm) total += N * s.d + 2 * N;
+  if (m.output_head) total += N * s.out;
+  total += 2 * N * s.out;                          // loss and error terms
+  return total;
+}
+
+std::string key_value(const std::string& key, double v) {
+  return key + "=" + std::to_string(static_cast<long long>(v));
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const RunConfig& c) {
+  const Sizes s = sizes_of(c);
+  MemoryEstimate e;
+  // Value, gradient and Adam's two moments (SGD keeps at most one buffer: still covered).
+  e.parameters = 4 * kFloat * parameter_floats(c, s);
+  // A training step keeps every forward tensor and a gradient of the same size; evaluation runs chunks
+  // without gradients. The arena keeps the larger high-water mark.
+  const double train = 2 * forward_floats(c, s, s.B, s.T);
+  // Evaluation runs forward passes of evaluation_chunk inputs (data/eval_set.h) at its own length.
+  const int eval_len = static_cast<int>(std::min(s.eval_T, 1e9));
+  const double eval = forward_floats(c, s, std::min<double>(evaluation_chunk(eval_len), s.eval), s.eval_T);
+  e.activations = kFloat * std::max(train, eval);
+  // Inputs and targets of the evaluation set and of the training batch, plus a role byte per token.
+  e.eval_set = (s.eval * s.eval_T + s.B * s.T) * (kFloat * s.io + 1);
+  // Mean and M2 in double, sample0 in float, for each (layer, head) map of the evaluation: the whole
+  // T x T up to T 256, a grid of at most 256 x 256 positions beyond (stats/attention_maps.h).
+  const double side = attention_map_side(eval_len);
+  e.attention_maps = s.L * s.H * side * side * (2 * kDouble + kFloat);
+  e.process = kProcessBytes;
+  return e;
+}
+
+namespace {
+
+// The first number of a small file (a cgroup limit or usage); nothing for "max", a missing file or text.
+std::optional<double> number_in(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  double value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+// limit - usage of one cgroup folder's files; nothing when it has no limit (v1 writes ~2^63 for none).
+std::optional<double> headroom(const std::filesystem::path& dir, const char* limit_file, const char* usage_file) {
+  const std::optional<double> limit = number_in(dir / limit_file);
+  if (!limit || *limit >= 0x1p60) return std::nullopt;
+  return std::max(0.0, *limit - number_in(dir / usage_file).value_or(0.0));
+}
+
+}  // namespace
+
+std::optional<double> cgroup_memory_headroom(const std::filesystem::path& proc_self_cgroup,
+                                             const std::filesystem::path& cgroup_root) {
+  std::optional<double> least;
+  const auto keep = [&least](std::optional<double> h) {
+    if (h && (!least || *h < *least)) least = h;
+  };
+  std::ifstream in(proc_self_cgroup);
+  for (std::string line; std::getline(in, line);) {
+    // "hierarchy-id:controllers:path": v2 is "0::/path", v1's memory controller "N:memory:/path".
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::filesystem::path path = std::filesystem::path(line.substr(second + 1)).relative_path();
+    if (controllers.empty()) keep(headroom(cgroup_root / path, "memory.max", "memory.current"));
+    std::istringstream list(controllers);
+    for (std::string c; std::getline(list, c, ',');)
+      if (c == "memory") keep(headroom(cgroup_root / "memory" / path, "memory.limit_in_bytes", "memory.usage_in_bytes"));
+  }
+  return least;
+}
+
+std::optional<double> available_memory(const std::filesystem::path& meminfo, const std::filesystem::path& proc_self_cgroup,
+                                       const std::filesystem::path& cgroup_root) {
+  std::optional<double> available;
+  std::ifstream in(meminfo);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("MemAvailable:")) continue;
+    std::istringstream fields(line.substr(13));
+    double kib = 0;
+    if (fields >> kib) available = kib * 1024.0;  // the file says "kB" and means KiB
+    break;
+  }
+  const std::optional<double> cgroup = cgroup_memory_headroom(proc_self_cgroup, cgroup_root);
+  if (cgroup && (!available || *cgroup < *available)) return cgroup;
+  return available;
+}
+
+void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<double> available_bytes) {
+  const MemoryEstimate e = estimate_memory(c);
+  if (!available_bytes || e.total() <= *available_bytes) return;
+  const Sizes s = sizes_of(c);
+  const ModelConfig& m = c.model;
+  // The keys that drive the largest part, in the order a user would shrink them.
+  std::vector<std::string> keys;
+  std::vector<std::string> shown;
+  const auto add = [&](const std::string& key, double value) {
+    keys.emplace_back(key);
+    shown.push_back(key_value(key, value));
+  };
+  const double largest = std::max({e.parameters, e.activations, e.eval_set, e.attention_maps});
+  const bool eval_longer = s.eval_T > s.T;
+  if (largest == e.activations) {
+    if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
+    add("train.batch_size", s.B);
+    add("task.seq_len", s.T);
+    add("model.heads", s.H);
+    add("model.d_model", s.d);
+    add("model.layers", s.L);
+    if (m.head_dim.mode != HeadDimMode::full) add("model.head_dim", s.D);
+    if (s.mlp > 0) add("model.mlp_hidden", s.mlp);
+  } else if (largest == e.eval_set) {
+    add("task.eval_samples", s.eval);
+    if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
+    add("task.seq_len", s.T);
+    add(s.width_key, s.in);
+  } else if (largest == e.attention_maps) {
+    add("model.layers", s.L);
+    add("model.heads", s.H);
+    add(eval_longer ? "task.eval_seq_len" : "task.seq_len", eval_longer ? c.task.eval_seq_len : s.T);
+  } else {
+    add("model.d_model", s.d);
+    add("model.layers", s.L);
+    add("model.heads", s.H);
+    if (s.mlp > 0) add("model.mlp_hidden", s.mlp);
+    if (m.input == InputKind::tokens) add("model.vocab_size", m.vocab_size);
+  }
+  std::string drivers;
+  for (const auto& text : shown) drivers += (drivers.empty() ? "" : ", ") + text;
+  const std::string message = "estimated memory " + format_bytes(e.total()) + " exceeds the " +
+                              format_bytes(*available_bytes) + " available (MemAvailable, or the cgroup's limit when lower): " + drivers +
+                              " (per-step activations " + format_bytes(e.activations) + ", evaluation set " +
+                              format_bytes(e.eval_set) + ", parameters and optimizer state " +
+                              format_bytes(e.parameters) + ", attention maps " + format_bytes(e.attention_maps) + ")";
+  throw where.error_at_first_set(keys, message);
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char buf[64];
+  if (unit == 0 || bytes >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", bytes, kUnits[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, kUnits[unit]);
+  }
+  return buf;
+}
+
+}  // namespace sinklab

@@ -1,0 +1,40 @@
+#include "models/evaluation_summary.h"
+
+#include <utility>
+
+#include "stats/sink_statistics.h"
+
+namespace sinklab {
+
+RunSummary summary_of_run(const RunConfig& config, const Task& task) {
+  RunSummary s;
+  s.name = config.name;
+  s.seed = config.seed;
+  s.normalizer = config.model.attention.normalizer.name;
+  s.layers = config.model.layers;
+  s.heads_per_layer = config.model.heads;
+  s.seq_len = task.seq_len();
+  s.eval_trigger = task.fixed_eval_row();
+  s.sink_eps = config.analysis.sink_eps;
+  s.uniform_baseline = uniform_causal_baseline(task.seq_len());
+  s.threads = config.threads;
+  s.task_baselines = task.baselines();
+  return s;
+}
+
+void add_evaluation(RunSummary& s, const EvalMetrics& m, TaskLoss loss, std::vector<HeadSinkStats> heads) {
+  s.eval_mse = m.mse;
+  s.eval_max_abs_error = m.max_abs_error;
+  if (loss == TaskLoss::cross_entropy) {
+    s.eval_loss = m.loss;
+    s.eval_accuracy = m.accuracy;
+    s.eval_active_loss = m.active_loss;
+    s.eval_active_accuracy = m.active_accuracy;
+    s.eval_no_op_loss = m.no_op_loss;
+    s.eval_no_op_accuracy = m.no_op_accuracy;
+  }
+  s.heads = std::move(heads);
+  s.sink_rate = sink_rate(s.heads);
+}
+
+}  // namespace sinklab

@@ -1,0 +1,71 @@
+#include "run_files/checkpoint.h"
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace sinklab {
+namespace {
+
+// 2 x i64, RNG (4 x u64 + u8 + f64), u64, u8, f64
+constexpr size_t kStateBytes = 16 + 41 + 8 + 1 + 8;
+
+template <typename T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+std::string encode(const TrainingState& s) {
+  std::string out;
+  out.reserve(kStateBytes);
+  put(out, s.step);
+  put(out, s.optimizer_steps);
+  for (uint64_t w : s.rng.words) put(out, w);
+  put(out, static_cast<uint8_t>(s.rng.has_cached_normal));
+  put(out, s.rng.cached_normal);
+  put(out, s.metrics_lines);
+  put(out, static_cast<uint8_t>(s.stop));
+  put(out, s.last_loss);
+  return out;
+}
+
+TrainingState decode(std::string_view bytes, const std::string& file) {
+  const auto fail = [&](const std::string& problem) { return CheckpointError("checkpoint " + file + ": training state: " + problem); };
+  if (bytes.size() != kStateBytes)
+    throw fail(std::to_string(bytes.size()) + " bytes, a training state has " + std::to_string(kStateBytes));
+  size_t pos = 0;
+  const auto get = [&]<typename T>(T& v) {
+    std::memcpy(&v, bytes.data() + pos, sizeof(T));
+    pos += sizeof(T);
+  };
+  TrainingState s;
+  uint8_t has_cached = 0, stop = 0;
+  get(s.step);
+  get(s.optimizer_steps);
+  for (uint64_t& w : s.rng.words) get(w);
+  get(has_cached);
+  get(s.rng.cached_normal);
+  get(s.metrics_lines);
+  get(stop);
+  get(s.last_loss);
+  s.rng.has_cached_normal = has_cached != 0;
+  // The checksum only says the bytes are the ones written; a forged file can carry a valid one.
+  if (s.step < 0) throw fail("step " + std::to_string(s.step) + " is negative");
+  if (s.optimizer_steps < 0) throw fail("optimizer step " + std::to_string(s.optimizer_steps) + " is negative");
+  if (stop > static_cast<uint8_t>(StopRule::loss)) throw fail("unknown stop rule code " + std::to_string(stop));
+  s.stop = static_cast<StopRule>(stop);
+  return s;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params,
+                     const TrainingState& state) {
+  write_checkpoint_file(path, hashes, params, encode(state));
+}
+
+TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params) {
+  return decode(read_checkpoint_file(path, hashes, CheckpointUse::resume, params), path.string());
+}
+
+}  // namespace sinklab

@@ -1,0 +1,31 @@
+#pragma once
+// Shared helpers of the configs tests: a fixed vocabulary and "this must fail with ..." checks.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config_loading/config_loader.h"
+
+namespace sinklab::testing {
+
+inline ConfigVocabulary test_vocab() { return {{"softmax", "relu"}, {"trigger_conditional"}}; }
+
+inline RunConfig parse(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  return parse_run_config(yaml, "configs/x.yaml", overrides, test_vocab());
+}
+
+// The ConfigError that parsing must raise; fails the test (and returns an empty error) when none is.
+inline ConfigError parse_error(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse(yaml, overrides);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ConfigError for:\n" << yaml;
+  return ConfigError("", 0, "", "");
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace sinklab::testing

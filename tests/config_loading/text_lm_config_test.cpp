@@ -1,0 +1,69 @@
+// A text_lm config: the corpus path is recorded absolute, model.vocab_size is checked against the
+// corpus's character vocabulary (and the message says where the number comes from), and a missing
+// corpus is an error at task.corpus.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "config_loading/config_writer.h"
+#include "data/task_registry.h"
+#include "layers/normalizers/normalizer_registry.h"
+#include "tests/config_loading/config_test_util.h"
+
+namespace sinklab {
+namespace {
+
+using testing::contains;
+
+const std::string kFixture = std::string(SINKLAB_SOURCE_DIR) + "/tests/fixtures/corpus/kjv_excerpt.txt";
+
+RunConfig load(const std::string& yaml) {
+  return parse_run_config(yaml, "configs/x.yaml", {}, {normalizer_registry().names(), task_names()});
+}
+
+std::string text_lm_yaml(int model_vocab, const std::string& task_extra, const std::string& corpus = kFixture) {
+  return "model: {d_model: 16, input: tokens, vocab_size: " + std::to_string(model_vocab) +
+         ", output_head: true, positional: learned, residual: true}\n"
+         "task: {name: text_lm, seq_len: 16, eval_samples: 8, corpus: " + corpus + task_extra + "}\n"
+         "analysis: {eval_attention_samples: 8}\n";
+}
+
+ConfigError load_error(const std::string& yaml) {
+  try {
+    load(yaml);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ConfigError for:\n" << yaml;
+  return ConfigError("", 0, "", "");
+}
+
+TEST(TextLmConfig, LoadsWithTheCorpusVocabularyAndRecordsTheCorpusAbsolute) {
+  const RunConfig c = load(text_lm_yaml(64, ""));  // the excerpt has the KJV's 63 distinct bytes
+  EXPECT_EQ(c.task.options.get<std::string>("corpus"), kFixture);
+  EXPECT_EQ(c.task.options.get<std::string>("tokenizer"), "char");
+  EXPECT_NE(to_yaml(c).find("corpus: " + kFixture), std::string::npos) << to_yaml(c);
+}
+
+TEST(TextLmConfig, CharVocabularyMismatchSaysTheNumberComesFromTheCorpus) {
+  const ConfigError e = load_error(text_lm_yaml(32, ""));
+  EXPECT_EQ(e.key(), "model.vocab_size");
+  EXPECT_TRUE(contains(e.what(), "model.vocab_size must equal 64 (task.corpus: the corpus has 63 distinct bytes + BOS), "
+                                 "got 32"))
+      << e.what();
+}
+
+TEST(TextLmConfig, WordVocabularyIsTaskVocabSize) {
+  EXPECT_NO_THROW(load(text_lm_yaml(100, ", tokenizer: word, vocab_size: 100")));
+  const ConfigError e = load_error(text_lm_yaml(64, ", tokenizer: word, vocab_size: 100"));
+  EXPECT_TRUE(contains(e.what(), "model.vocab_size must equal task.vocab_size (100), got 64")) << e.what();
+}
+
+TEST(TextLmConfig, AMissingCorpusIsAnErrorAtTaskCorpus) {
+  const ConfigError e = load_error(text_lm_yaml(64, "", "/nonexistent/corpus.txt"));
+  EXPECT_EQ(e.key(), "task.corpus");
+  EXPECT_TRUE(contains(e.what(), "/nonexistent/corpus.txt: not found")) << e.what();
+}
+
+}  // namespace
+}  // namespace sinklab
