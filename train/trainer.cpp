@@ -26,6 +26,7 @@
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/progress_reporter.h"
+#include "train/step_cadence.h"
 #include "run_files/run_provenance.h"
 
 namespace sinklab {
@@ -235,8 +236,7 @@ std::string Trainer::non_finite_after_step(int64_t step, double loss) const {
   return {};
 }
 
-void Trainer::log_step(int64_t step, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
-  const TrainConfig& tc = config_.train;
+void Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
   MetricsRecord r;
   r.step = step;
   r.loss = loss;
@@ -244,7 +244,7 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   // A token task's step error is the share of wrong tokens: logged as accuracy, not as max |pred - y|.
   r.max_abs_error = tokens ? std::numeric_limits<double>::quiet_NaN() : last_error_;
   if (tokens) r.accuracy = 1.0 - last_error_;
-  r.lr = learning_rate(config_.optimizer, step, tc.max_steps);
+  r.lr = learning_rate(config_.optimizer, step, config_.train.max_steps);
   r.grad_norm = last_grad_norm_;
   r.steps_per_second = steps_per_second;
   r.heads = train_stats_->finish();
@@ -253,7 +253,7 @@ void Trainer::log_step(int64_t step, double loss, double steps_per_second, Metri
   } else {
     r.heads.clear();  // statistics of non-finite attention are not the run's numbers (entropy 0, sink score 0)
   }
-  if (tc.eval_every > 0 && step % tc.eval_every == 0) {
+  if (evaluates) {
     const EvalMetrics e = evaluate(nullptr).metrics;
     r.eval_mse = e.mse;
     r.eval_max_abs_error = e.max_abs_error;
@@ -281,7 +281,8 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       state.interrupted = true;
       return;
     }
-    const bool log_now = step % tc.log_every == 0;
+    const StepCadence duties = cadence_at(tc, step);
+    const bool log_now = duties.log;
     state.loss = train_step(step, log_now);
     ++window_steps;
     state.stop = last_stop_;
@@ -293,14 +294,14 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       window_steps = 0;
     }
     if (log_now) {
-      log_step(step, state.loss, steps_per_second, log, state);
+      log_step(step, duties.evaluate, state.loss, steps_per_second, log, state);
       progress.update({step, tc.max_steps, state.loss, last_error_, steps_per_second,
                        objective_.shape().loss == TaskLoss::cross_entropy});
     }
     if (!state.non_finite.empty()) return;
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
     if (state.stop != StopRule::none) return;
-    const bool by_steps = tc.checkpoint_every > 0 && (step + 1) % tc.checkpoint_every == 0;
+    const bool by_steps = duties.checkpoint;
     const bool by_time =
         tc.checkpoint_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= tc.checkpoint_seconds;
     if (writes && (by_steps || by_time)) {

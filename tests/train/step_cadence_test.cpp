@@ -1,0 +1,72 @@
+// Each cadence key means what docs/config.md says, whatever the others are: evaluations exactly every
+// eval_every steps (also on steps log_every does not log), metrics lines every log_every steps (plus
+// the evaluating ones), checkpoints after every checkpoint_every steps.
+#include "train/step_cadence.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "config_loading/config_loader.h"
+#include "run_files/run_summary.h"
+#include "train/trainer.h"
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::set<int64_t> steps_where(const TrainConfig& train, bool StepCadence::*duty) {
+  std::set<int64_t> steps;
+  for (int64_t step = 0; step < train.max_steps; ++step)
+    if (cadence_at(train, step).*duty) steps.insert(step);
+  return steps;
+}
+
+TEST(StepCadence, EvaluatesEveryEvalEveryStepsWhetherOrNotTheStepIsLogged) {
+  TrainConfig t;
+  t.max_steps = 1000;
+  t.log_every = 100;
+  t.eval_every = 250;
+  t.checkpoint_every = 300;
+  EXPECT_EQ(steps_where(t, &StepCadence::evaluate), (std::set<int64_t>{0, 250, 500, 750}));
+  EXPECT_EQ(steps_where(t, &StepCadence::log),
+            (std::set<int64_t>{0, 100, 200, 250, 300, 400, 500, 600, 700, 750, 800, 900}));
+  // After 300, 600 and 900 steps are done: steps 299, 599, 899.
+  EXPECT_EQ(steps_where(t, &StepCadence::checkpoint), (std::set<int64_t>{299, 599, 899}));
+  t.eval_every = 0;
+  t.checkpoint_every = 0;
+  EXPECT_TRUE(steps_where(t, &StepCadence::evaluate).empty()) << "eval_every 0: only the final evaluation";
+  EXPECT_TRUE(steps_where(t, &StepCadence::checkpoint).empty()) << "checkpoint_every 0: by wall time only";
+  EXPECT_EQ(steps_where(t, &StepCadence::log).size(), 10u);
+}
+
+// The trainer follows the cadence: metrics.jsonl has a line at every logged step and evaluation
+// numbers on exactly the evaluating ones; the final evaluation is in summary.json.
+TEST(StepCadence, TheTrainerLogsAndEvaluatesOnTheCadencesSteps) {
+  const fs::path dir = fs::temp_directory_path() / ("sinklab_step_cadence_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const RunConfig c = parse_run_config(
+      "model: {layers: 1, heads: 1}\ntrain: {batch_size: 8, max_steps: 100, log_every: 10, eval_every: 25, "
+      "stop_max_abs_error: 0}\ntask: {eval_samples: 16}\nanalysis: {eval_attention_samples: 16}\n",
+      "cadence.yaml", {}, registered_vocabulary());
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  Trainer(c).run(o);
+  std::set<int64_t> logged, evaluated;
+  for (const MetricsRecord& r : read_metrics(dir / "metrics.jsonl")) {
+    logged.insert(r.step);
+    if (r.eval_mse) evaluated.insert(r.step);
+  }
+  EXPECT_EQ(logged, steps_where(c.train, &StepCadence::log));
+  EXPECT_EQ(evaluated, (std::set<int64_t>{0, 25, 50, 75}));
+  EXPECT_EQ(read_run_summary(dir / "summary.json").steps, 100);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sinklab

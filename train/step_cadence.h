@@ -1,0 +1,21 @@
+#pragma once
+// Which of a training step's periodic duties fall on it: a metrics.jsonl line, an evaluation on the
+// fixed set, a checkpoint by step count. One function decides all three, so each key means exactly
+// what docs/config.md says whatever the others are (an evaluation used to run only on a logged step:
+// log_every 100 with eval_every 250 evaluated at 500 and 1000 only).
+#include <cstdint>
+
+#include "config_loading/run_config.h"
+
+namespace sinklab {
+
+struct StepCadence {
+  bool evaluate = false;    // step % eval_every == 0 (eval_every > 0)
+  bool log = false;         // step % log_every == 0, or an evaluation runs: its numbers go on a line
+  bool checkpoint = false;  // step + 1 steps are done and that is a multiple of checkpoint_every (> 0)
+};
+
+// `step` counts from 0; the duties run after that step's update.
+StepCadence cadence_at(const TrainConfig& train, int64_t step);
+
+}  // namespace sinklab
