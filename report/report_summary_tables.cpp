@@ -7,17 +7,12 @@
 #include <set>
 #include <string_view>
 
+#include "report/run_columns.h"
 #include "stats/sink_statistics.h"
 
 namespace sinklab {
 namespace {
 
-std::string exact(double v) {  // shortest text that reads back to the same double
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  const auto result = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, result.ptr);
-}
 
 std::set<std::pair<int, int>> head_union(const ReportRuns& runs) {
   std::set<std::pair<int, int>> keys;
@@ -101,47 +96,12 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
 }
 
 Table run_table(const ReportRuns& runs) {
+  const std::vector<Column> columns = run_table_columns(head_union(runs));
   Table t;
-  t.header = {"id", "variant", "seed", "status", "steps", "stop_reason", "eval_mse", "eval_max_abs_error", "wall_seconds"};
-  // Token tasks' metrics (empty for vector tasks): over all scored rows, and split by row role.
-  const std::vector<std::optional<double> RunSummary::*> token_fields{
-      &RunSummary::eval_loss,       &RunSummary::eval_accuracy,   &RunSummary::eval_active_loss,
-      &RunSummary::eval_active_accuracy, &RunSummary::eval_no_op_loss, &RunSummary::eval_no_op_accuracy};
-  for (const char* name : {"eval_loss", "eval_accuracy", "eval_active_loss", "eval_active_accuracy", "eval_no_op_loss",
-                           "eval_no_op_accuracy"})
-    t.header.push_back(name);
-  const auto keys = head_union(runs);
-  for (const auto& [l, h] : keys)
-    for (const char* field : {"bos_mass_nontrigger_mean", "mass_nontrigger_mean", "sink_score"})
-      t.header.push_back(head_label(l, h) + "_" + field);
-  t.header.push_back("error");
+  for (const Column& c : columns) t.header.push_back(c.name);
   for (const auto& r : runs.runs) {
-    std::vector<std::string> row = {r.id, r.variant, std::to_string(r.seed),
-                                    r.diverged() ? "diverged" : r.ok() ? "ok" : "failed"};
-    if (r.diverged()) {  // no metrics to show: empty cells, never "nan"
-      const RunSummary& s = *r.summary;
-      row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, "", "", exact(s.wall_seconds)});
-      row.insert(row.end(), token_fields.size() + 3 * keys.size(), "");
-      row.push_back(s.non_finite);
-    } else if (r.ok()) {
-      const RunSummary& s = *r.summary;
-      row.insert(row.end(), {std::to_string(s.steps), s.stop_reason, exact(s.eval_mse), exact(s.eval_max_abs_error),
-                             exact(s.wall_seconds)});
-      for (const auto field : token_fields) {
-        const std::optional<double>& v = s.*field;
-        row.push_back(v && !std::isnan(*v) ? exact(*v) : "");  // unset or undefined: empty, never "nan"
-      }
-      for (const auto& key : keys) {
-        const auto it = std::find_if(s.heads.begin(), s.heads.end(),
-                                     [&](const HeadSinkStats& h) { return h.layer == key.first && h.head == key.second; });
-        if (it == s.heads.end()) row.insert(row.end(), 3, "");
-        else row.insert(row.end(), {exact(it->bos_mass_nontrigger_mean), exact(it->mass_nontrigger_mean), exact(it->sink_score)});
-      }
-      row.push_back("");
-    } else {
-      row.insert(row.end(), 5 + token_fields.size() + 3 * keys.size(), "");
-      row.push_back(r.error);
-    }
+    std::vector<std::string> row;
+    for (const Column& c : columns) row.push_back(c.value(r));
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -250,7 +210,7 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
     }
   if (lengths.empty()) return {"No run has a readable summary.json of a run that did not diverge."};
   std::vector<std::string> eps_text, t_text, j_text;
-  for (double e : eps) eps_text.push_back(exact(e));
+  for (double e : eps) eps_text.push_back(exact_number(e));
   for (int t : lengths) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "T = %d (uniform-causal baseline alpha_0 = H_T/T = %.4f)", t, uniform_causal_baseline(t));

@@ -105,6 +105,25 @@ std::vector<HeadSinkStats> parse_heads(const nlohmann::json& j, const std::strin
 
 std::string error_text(const std::exception& e) { return e.what(); }
 
+// The numbers of one list of stats/run_numbers.h: every ALWAYS one (NaN as null), the WHEN_DEFINED ones
+// that are set.
+template <typename Holder, size_t N>
+void write_numbers(nlohmann::json& j, const Holder& h, const std::array<RunNumber<Holder>, N>& numbers) {
+  for (const RunNumber<Holder>& n : numbers) {
+    if (!n.optional()) j[n.name] = h.*n.always;
+    else if (h.*n.when_defined) j[n.name] = *(h.*n.when_defined);
+  }
+}
+
+// An ALWAYS number must be present (null reads as NaN); a WHEN_DEFINED one is read when present.
+template <typename Holder, size_t N>
+void read_numbers(const nlohmann::json& j, Holder& h, const std::array<RunNumber<Holder>, N>& numbers) {
+  for (const RunNumber<Holder>& n : numbers) {
+    if (!n.optional()) h.*n.always = get_double(j, n.name, "");
+    else if (j.contains(n.name)) h.*n.when_defined = get_double(j, n.name, "");
+  }
+}
+
 // Far above any summary this trainer writes (a few KB per head), low enough that a corrupt or
 // foreign file cannot make a report allocate gigabytes.
 constexpr uint64_t kMaxSummaryBytes = 64u << 20;
@@ -126,27 +145,16 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
                      {"stop_reason", s.stop_reason},
                      {"non_finite", s.non_finite},
                      {"reached_stop_rule", s.reached_stop_rule},
-                     {"train_loss", s.train_loss},
-                     {"eval_mse", s.eval_mse},
-                     {"eval_max_abs_error", s.eval_max_abs_error},
-                     {"wall_seconds", s.wall_seconds},
                      {"normalizer", s.normalizer},
                      {"layers", s.layers},
                      {"heads_per_layer", s.heads_per_layer},
                      {"seq_len", s.seq_len},
                      {"eval_trigger", s.eval_trigger},
                      {"sink_eps", s.sink_eps},
-                     {"uniform_baseline", s.uniform_baseline},
-                     {"sink_rate", s.sink_rate},
                      {"threads", s.threads},
                      {"git_revision", s.git_revision},
                      {"heads", heads_json(s.heads, HeadForm::evaluation)}};
-  if (s.eval_loss) j["eval_loss"] = *s.eval_loss;
-  if (s.eval_accuracy) j["eval_accuracy"] = *s.eval_accuracy;
-  if (s.eval_active_loss) j["eval_active_loss"] = *s.eval_active_loss;
-  if (s.eval_active_accuracy) j["eval_active_accuracy"] = *s.eval_active_accuracy;
-  if (s.eval_no_op_loss) j["eval_no_op_loss"] = *s.eval_no_op_loss;
-  if (s.eval_no_op_accuracy) j["eval_no_op_accuracy"] = *s.eval_no_op_accuracy;
+  write_numbers(j, s, kRunSummaryNumbers);
   if (!s.task_baselines.empty()) {
     nlohmann::json baselines = nlohmann::json::object();
     for (const auto& [name, value] : s.task_baselines) baselines[name] = value;
@@ -162,30 +170,18 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   r.stop_reason = get_string(j, "stop_reason", "");
   if (j.contains("non_finite")) r.non_finite = get_string(j, "non_finite", "");  // absent before format 2
   r.reached_stop_rule = get_bool(j, "reached_stop_rule", "");
-  r.train_loss = get_double(j, "train_loss", "");
-  r.eval_mse = get_double(j, "eval_mse", "");
-  r.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
-  if (j.contains("eval_loss")) r.eval_loss = get_double(j, "eval_loss", "");
-  if (j.contains("eval_accuracy")) r.eval_accuracy = get_double(j, "eval_accuracy", "");
-  for (const auto& [key, field] : {std::pair{"eval_active_loss", &RunSummary::eval_active_loss},
-                                   std::pair{"eval_active_accuracy", &RunSummary::eval_active_accuracy},
-                                   std::pair{"eval_no_op_loss", &RunSummary::eval_no_op_loss},
-                                   std::pair{"eval_no_op_accuracy", &RunSummary::eval_no_op_accuracy}})
-    if (j.contains(key)) r.*field = get_double(j, key, "");
+  read_numbers(j, r, kRunSummaryNumbers);
   if (j.contains("task_baselines")) {
     const auto& b = j.at("task_baselines");
     if (!b.is_object()) throw JsonFieldError("task_baselines: expected an object of numbers");
     for (const auto& [name, value] : b.items()) r.task_baselines.emplace_back(name, get_double(b, name, "task_baselines"));
   }
-  r.wall_seconds = get_double(j, "wall_seconds", "");
   r.normalizer = get_string(j, "normalizer", "");
   r.layers = get_small_int(j, "layers", "");
   r.heads_per_layer = get_small_int(j, "heads_per_layer", "");
   r.seq_len = get_small_int(j, "seq_len", "");
   r.eval_trigger = get_small_int(j, "eval_trigger", "");
   r.sink_eps = get_double(j, "sink_eps", "");
-  r.uniform_baseline = get_double(j, "uniform_baseline", "");
-  r.sink_rate = get_double(j, "sink_rate", "");
   r.threads = get_small_int(j, "threads", "");
   r.git_revision = get_string(j, "git_revision", "");
   r.heads = parse_heads(j, "");
@@ -225,34 +221,15 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
 }
 
 void to_json(nlohmann::json& j, const MetricsRecord& r) {
-  j = nlohmann::json{{"step", r.step},
-                     {"loss", r.loss},
-                     {"max_abs_error", r.max_abs_error},
-                     {"lr", r.lr},
-                     {"grad_norm", r.grad_norm},
-                     {"steps_per_second", r.steps_per_second},
-                     {"heads", heads_json(r.heads, HeadForm::step)}};
-  if (r.eval_mse) j["eval_mse"] = *r.eval_mse;
-  if (r.eval_max_abs_error) j["eval_max_abs_error"] = *r.eval_max_abs_error;
-  if (r.accuracy) j["accuracy"] = *r.accuracy;
-  if (r.eval_loss) j["eval_loss"] = *r.eval_loss;
-  if (r.eval_accuracy) j["eval_accuracy"] = *r.eval_accuracy;
+  j = nlohmann::json{{"step", r.step}, {"heads", heads_json(r.heads, HeadForm::step)}};
+  write_numbers(j, r, kMetricsRecordNumbers);
 }
 
 void from_json(const nlohmann::json& j, MetricsRecord& r) {
   MetricsRecord m;
   m.step = get_int(j, "step", "");
-  m.loss = get_double(j, "loss", "");
-  m.max_abs_error = get_double(j, "max_abs_error", "");
-  m.lr = get_double(j, "lr", "");
-  m.grad_norm = get_double(j, "grad_norm", "");
-  m.steps_per_second = get_double(j, "steps_per_second", "");
+  read_numbers(j, m, kMetricsRecordNumbers);
   m.heads = parse_heads(j, "");
-  if (j.contains("eval_mse")) m.eval_mse = get_double(j, "eval_mse", "");
-  if (j.contains("eval_max_abs_error")) m.eval_max_abs_error = get_double(j, "eval_max_abs_error", "");
-  if (j.contains("accuracy")) m.accuracy = get_double(j, "accuracy", "");
-  if (j.contains("eval_loss")) m.eval_loss = get_double(j, "eval_loss", "");
-  if (j.contains("eval_accuracy")) m.eval_accuracy = get_double(j, "eval_accuracy", "");
   r = std::move(m);
 }
 

@@ -6,6 +6,7 @@
 // Field names are the JSON keys; every per-head statistic appears under its name in
 // stats/head_statistics.h. from_json reports a missing or mistyped field by name; NaN/inf numbers
 // (a statistic whose rows never occurred, a diverged loss) are stored as null.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -19,6 +20,7 @@
 
 #include "run_files/json_fields.h"
 #include "stats/head_statistics.h"
+#include "stats/run_numbers.h"
 
 namespace sinklab {
 
@@ -37,27 +39,20 @@ struct RunSummary {
   std::string stop_reason;
   std::string non_finite;
   bool reached_stop_rule = false;
-  double train_loss = 0.0;
-  double eval_mse = 0.0;
-  double eval_max_abs_error = 0.0;
-  // Token tasks (next-token cross-entropy) only: eval loss in nats over scored positions and the share
-  // predicted correctly; absent from the JSON of vector tasks, whose eval_mse / eval_max_abs_error are then null.
-  std::optional<double> eval_loss, eval_accuracy;
-  // Token tasks: the same over the scored rows the task flags active / no-op (models/evaluation.h);
-  // null when no scored row has the flag.
-  std::optional<double> eval_active_loss, eval_active_accuracy, eval_no_op_loss, eval_no_op_accuracy;
+  // The numbers of stats/run_numbers.h: what the final evaluation measured (train_loss, eval_mse, ...,
+  // sink_rate), NaN (null in JSON, never 0) when the run diverged.
+#define SINKLAB_ALWAYS_FIELD(name, ...) double name = 0.0;
+#define SINKLAB_WHEN_DEFINED_FIELD(name, ...) std::optional<double> name;
+  SINKLAB_RUN_NUMBERS(SINKLAB_ALWAYS_FIELD, SINKLAB_WHEN_DEFINED_FIELD)
   // Reference numbers the task reports about itself (Task::baselines, e.g. bigram_backcopy's
   // markov_entropy), by name; absent from the JSON when the task has none.
   std::vector<std::pair<std::string, double>> task_baselines;
-  double wall_seconds = 0.0;
   std::string normalizer;
   int layers = 0;
   int heads_per_layer = 0;
   int seq_len = 0;
   int eval_trigger = 0;
   double sink_eps = 0.0;
-  double uniform_baseline = 0.0;
-  double sink_rate = 0.0;
   int threads = 1;
   std::string git_revision;
   // Evaluation statistics, layer-major, layers * heads_per_layer; the JSON also carries each head's
@@ -78,17 +73,30 @@ inline constexpr uint64_t kMaxSweepManifestBytes = uint64_t{1} << 30;
 
 struct MetricsRecord {
   int64_t step = 0;
-  double loss = 0.0;
-  double max_abs_error = 0.0;
-  double lr = 0.0;
-  double grad_norm = 0.0;
-  double steps_per_second = 0.0;
+  SINKLAB_STEP_NUMBERS(SINKLAB_ALWAYS_FIELD, SINKLAB_WHEN_DEFINED_FIELD)  // stats/run_numbers.h
   std::vector<HeadSinkStats> heads;  // computed on this step's training batch; the statistics only
-  std::optional<double> accuracy;            // token tasks: share of scored training tokens predicted right
-  std::optional<double> eval_mse;            // only on lines where an evaluation ran
-  std::optional<double> eval_max_abs_error;
-  std::optional<double> eval_loss, eval_accuracy;  // ... of a token task
 };
+#undef SINKLAB_ALWAYS_FIELD
+#undef SINKLAB_WHEN_DEFINED_FIELD
+
+// The two lists of stats/run_numbers.h as entries with their fields, for code that iterates them.
+#define SINKLAB_RUN_NUMBER_ENTRY(holder, name, in_run_table, format, doc, always, when_defined) \
+  RunNumber<holder>{#name, InRunTable::in_run_table, NumberFormat::format, doc, always, when_defined},
+#define SINKLAB_SUMMARY_ALWAYS(name, in_run_table, format, doc) \
+  SINKLAB_RUN_NUMBER_ENTRY(RunSummary, name, in_run_table, format, doc, &RunSummary::name, nullptr)
+#define SINKLAB_SUMMARY_WHEN_DEFINED(name, in_run_table, format, doc) \
+  SINKLAB_RUN_NUMBER_ENTRY(RunSummary, name, in_run_table, format, doc, nullptr, &RunSummary::name)
+#define SINKLAB_STEP_ALWAYS(name, in_run_table, format, doc) \
+  SINKLAB_RUN_NUMBER_ENTRY(MetricsRecord, name, in_run_table, format, doc, &MetricsRecord::name, nullptr)
+#define SINKLAB_STEP_WHEN_DEFINED(name, in_run_table, format, doc) \
+  SINKLAB_RUN_NUMBER_ENTRY(MetricsRecord, name, in_run_table, format, doc, nullptr, &MetricsRecord::name)
+inline constexpr std::array kRunSummaryNumbers = {SINKLAB_RUN_NUMBERS(SINKLAB_SUMMARY_ALWAYS, SINKLAB_SUMMARY_WHEN_DEFINED)};
+inline constexpr std::array kMetricsRecordNumbers = {SINKLAB_STEP_NUMBERS(SINKLAB_STEP_ALWAYS, SINKLAB_STEP_WHEN_DEFINED)};
+#undef SINKLAB_RUN_NUMBER_ENTRY
+#undef SINKLAB_SUMMARY_ALWAYS
+#undef SINKLAB_SUMMARY_WHEN_DEFINED
+#undef SINKLAB_STEP_ALWAYS
+#undef SINKLAB_STEP_WHEN_DEFINED
 
 // A head as metrics.jsonl has it (the statistics of stats/head_statistics.h); summary.json adds
 // bos_mass_by_row and the onset steps, which from_json reads when present.
