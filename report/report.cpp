@@ -221,7 +221,7 @@ void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions op
   const bool zoo = has_sink_classes(runs);
   std::vector<Table> leading;
   if (zoo) {
-    const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs, b.log());
+    const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs);
     leading.push_back(zoo_table(runs, zoo_variants));
     for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log())) b.add_figure(true, f.name, f.caption);
     b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()), "zoo_bos_vs_step",
@@ -306,8 +306,7 @@ void write_report(const std::filesystem::path& dir, ReportOptions options) {
 
 std::string variant_table_text(const ReportRuns& runs) {
   const bool zoo = has_sink_classes(runs);  // its table shows medians and means, no intervals
-  std::ostringstream ignored;               // the report already said which zoo statistics it could not read
-  std::string out = zoo ? zoo_text_table(collect_zoo_variants(runs, ignored)).to_text()
+  std::string out = zoo ? zoo_text_table(collect_zoo_variants(runs)).to_text()
                         : variant_text_table(summarize_variants(runs)).to_text();
   for (const auto& note : zoo ? sink_setting_notes(runs) : setting_notes(runs)) out += note + "\n";
   for (const auto& r : runs.runs)

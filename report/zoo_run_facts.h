@@ -1,16 +1,13 @@
 #pragma once
 // What the zoo table (report/zoo_table.h) and its acceptance gates (report/zoo_gates.h) read from one
-// run: the run facts of its RunSummary and per-head statistics by their summary.json names. The
-// per-head ones are read from the JSON object itself: a summary written before a statistic existed,
-// or one where it is undefined for the normalizer (null), gives NaN, shown as "—", never an error.
+// run, taken from its RunSummary (the one reader, run_files/run_summary.h): a summary written before
+// a statistic existed, or one where it is undefined for the normalizer (null), gives NaN, shown as
+// "—", never an error.
 #include <cstdint>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "run_files/run_summary.h"
 
@@ -46,11 +43,6 @@ struct ZooRunFacts {
   bool single_head() const { return layers * heads_per_layer == 1; }
 };
 
-// `summary` is the RunSummary read from `json`. Throws JsonFieldError naming the field when one of the
-// statistics above is present but neither a number nor null (bos_mass_by_row: not an array of them).
-ZooRunFacts zoo_run_facts(const RunSummary& summary, const nlohmann::json& json);
-
-// Reads <run_dir>/summary.json for zoo_run_facts; throws RunFileError naming the file.
-ZooRunFacts read_zoo_run_facts(const RunSummary& summary, const std::filesystem::path& run_dir);
+ZooRunFacts zoo_run_facts(const RunSummary& summary);
 
 }  // namespace sinklab

@@ -119,7 +119,7 @@ bool has_sink_classes(const ReportRuns& runs) {
   return std::any_of(runs.runs.begin(), runs.runs.end(), [](const ReportRun& r) { return r.sink_class.has_value(); });
 }
 
-std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs, std::ostream& log) {
+std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs) {
   std::vector<ZooVariant> in_sweep_order;
   for (const auto& name : runs.variants) {
     ZooVariant v;
@@ -134,13 +134,7 @@ std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs, std::ostrea
       } else if (r.diverged()) {
         ++v.diverged;
       } else {
-        ZooRunFacts facts;
-        try {
-          facts = read_zoo_run_facts(*r.summary, r.dir);
-        } catch (const RunFileError& e) {
-          log << "run " << r.id << ": " << e.what() << " (its zoo statistics are shown as not recorded)\n";
-          facts = zoo_run_facts(*r.summary, nlohmann::json::object());
-        }
+        ZooRunFacts facts = zoo_run_facts(*r.summary);
         facts.seed = r.seed;  // the sweep's seed, as in every other table of the report
         v.runs.push_back(std::move(facts));
       }

@@ -27,8 +27,8 @@ struct ZooVariant {
 bool has_sink_classes(const ReportRuns& runs);
 
 // The variants in class order (S, V, Z, C, G, U, then those without a class), sweep order inside a
-// class. A run whose summary.json has a mistyped zoo statistic is said on `log` and read without them.
-std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs, std::ostream& log);
+// class. (A summary.json with a mistyped statistic never gets here: the run is failed, naming it.)
+std::vector<ZooVariant> collect_zoo_variants(const ReportRuns& runs);
 
 // The full table for summary.md and index.html; notes: what each column is, eps / T / H_T/T, the gates.
 Table zoo_table(const ReportRuns& runs, const std::vector<ZooVariant>& variants);

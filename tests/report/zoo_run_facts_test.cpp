@@ -1,3 +1,5 @@
+// The zoo table's facts come from the one summary reader (run_files/run_summary.h): statistics an older
+// file lacks are not recorded (NaN), nulls stay NaN, and a mistyped one fails the read, naming it.
 #include "report/zoo_run_facts.h"
 
 #include <gtest/gtest.h>
@@ -30,10 +32,9 @@ RunSummary one_head_summary() {
 }
 
 TEST(ZooRunFacts, AnOlderSummaryHasTheRunFactsAndNothingInventedForTheNewStatistics) {
-  const RunSummary s = one_head_summary();
-  nlohmann::json older = s;
+  nlohmann::json older = one_head_summary();
   for (const char* key : kZooKeys) older["heads"][0].erase(key);  // as written before the zoo statistics
-  const ZooRunFacts f = zoo_run_facts(s, older);
+  const ZooRunFacts f = zoo_run_facts(older.get<RunSummary>());
   EXPECT_TRUE(f.stopped);
   EXPECT_EQ(f.steps, 864);
   EXPECT_TRUE(f.single_head());
@@ -47,13 +48,12 @@ TEST(ZooRunFacts, AnOlderSummaryHasTheRunFactsAndNothingInventedForTheNewStatist
 }
 
 TEST(ZooRunFacts, ReadsTheZooStatisticsByTheirJsonNamesWithNullsAsNotRecorded) {
-  const RunSummary s = one_head_summary();
-  nlohmann::json j = s;
+  nlohmann::json j = one_head_summary();
   j["heads"][0].update({{"content_mass_nontrigger_mean", 3e-4}, {"virtual_mass_nontrigger_mean", nullptr},
                         {"effective_content_mass", 1e-4}, {"value_weighted_bos_share", 0.97},
                         {"sink_score_abs", 0.81}, {"gate_nontrigger_mean", 0.35}, {"sink_onset_step_50", 120},
                         {"sink_onset_step_90", nullptr}, {"bos_mass_by_row", {1.0, 0.99, nullptr, 0.98}}});
-  const ZooHeadFacts h = zoo_run_facts(s, j).heads.at(0);
+  const ZooHeadFacts h = zoo_run_facts(j.get<RunSummary>()).heads.at(0);
   EXPECT_EQ(h.content_nontrigger, 3e-4);
   EXPECT_TRUE(std::isnan(h.virtual_nontrigger));
   EXPECT_EQ(h.effective_content, 1e-4);
@@ -67,18 +67,20 @@ TEST(ZooRunFacts, ReadsTheZooStatisticsByTheirJsonNamesWithNullsAsNotRecorded) {
   EXPECT_TRUE(std::isnan(h.bos_by_row[2]));
 }
 
-TEST(ZooRunFacts, AMistypedStatisticIsNamed) {
-  const RunSummary s = one_head_summary();
-  nlohmann::json j = s;
-  j["heads"][0]["bos_mass_by_row"] = {1.0, "x"};
+TEST(ZooRunFacts, AMistypedStatisticFailsTheOneReaderNamingIt) {
+  nlohmann::json j = one_head_summary();
+  j["heads"][0]["bos_mass_by_row"] = {1.0, "x", 1.0, 1.0};
   try {
-    zoo_run_facts(s, j);
+    (void)j.get<RunSummary>();
     FAIL() << "a string inside bos_mass_by_row was accepted";
   } catch (const JsonFieldError& e) {
     EXPECT_EQ(std::string(e.what()), "heads[0].bos_mass_by_row[1]: expected a number, got string");
   }
   j["heads"][0]["bos_mass_by_row"] = 0.5;
-  EXPECT_THROW(zoo_run_facts(s, j), JsonFieldError);
+  EXPECT_THROW((void)j.get<RunSummary>(), JsonFieldError);
+  j["heads"][0]["bos_mass_by_row"] = {1.0, 1.0, 1.0, 1.0};
+  j["heads"][0]["sink_score_abs"] = "high";
+  EXPECT_THROW((void)j.get<RunSummary>(), JsonFieldError);
 }
 
 }  // namespace
