@@ -205,98 +205,116 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
   b.finish("Run " + run.id, facts);
 }
 
-void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions options) {
-  if (detect_report_dir(sweep_dir) != ReportDirKind::sweep)
-    throw ReportError(sweep_dir.string() + ": not a sweep directory (no sweep.json)");
-  ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
-  const ReportRuns& runs = b.runs();
-  if (const auto moved = quarantined_files(sweep_dir); !moved.empty()) {
-    std::string names;
-    for (const auto& f : moved) names += (names.empty() ? "" : ", ") + std::filesystem::relative(f, sweep_dir).string();
-    b.warn(std::to_string(moved.size()) + " damaged run file(s) were moved aside and their runs started over: " + names + ".");
-  }
+namespace {
 
-  // A zoo comparison (variants with sink classes): its table first, its side-by-side figures replace
-  // the attention figures below.
-  const bool zoo = has_sink_classes(runs);
-  std::vector<Table> leading;
-  if (zoo) {
-    const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs);
-    leading.push_back(zoo_table(runs, zoo_variants));
-    for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log())) b.add_figure(true, f.name, f.caption);
-    b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()), "zoo_bos_vs_step",
-                 "BOS mass on no-op rows of the training batches vs step, mean over heads, one line per variant (seed 0, "
-                 "else its first seed that finished); dash pattern per sink class.");
-  }
+void warn_about_quarantined_files(ReportBuilder& b, const std::filesystem::path& sweep_dir) {
+  const auto moved = quarantined_files(sweep_dir);
+  if (moved.empty()) return;
+  std::string names;
+  for (const auto& f : moved) names += (names.empty() ? "" : ", ") + std::filesystem::relative(f, sweep_dir).string();
+  b.warn(std::to_string(moved.size()) + " damaged run file(s) were moved aside and their runs started over: " + names + ".");
+}
 
-  // One representative run per variant (its first readable run with attention maps), grouped by
-  // model shape so a softmax variant sits next to the relu variant of the same shape.
-  std::map<std::tuple<int, int, int>, std::vector<const ReportRun*>> groups;
-  std::vector<std::tuple<int, int, int>> group_order;
+// A zoo comparison (variants with sink classes): its table, which leads the report, and its side-by-side
+// figures, which replace the per-shape attention figures.
+std::vector<Table> add_zoo_section(ReportBuilder& b, const ReportRuns& runs) {
+  const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs);
+  for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log())) b.add_figure(true, f.name, f.caption);
+  b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()), "zoo_bos_vs_step",
+               "BOS mass on no-op rows of the training batches vs step, mean over heads, one line per variant (seed 0, "
+               "else its first seed that finished); dash pattern per sink class.");
+  return {zoo_table(runs, zoo_variants)};
+}
+
+using ShapeKey = std::tuple<int, int, int>;  // layers, heads per layer, seq_len
+
+// One representative run per variant (its first readable run with attention maps), grouped by model
+// shape in order of first appearance, so a softmax variant sits next to the relu variant of its shape.
+std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_by_shape(const ReportRuns& runs) {
+  std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> groups;
   for (const auto& variant : runs.variants)
     for (const auto& r : runs.runs)
-      if (!zoo && r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
-        const auto key = std::make_tuple(r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len);
-        if (!groups.count(key)) group_order.push_back(key);
-        groups[key].push_back(&r);
+      if (r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
+        const ShapeKey key{r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len};
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+        it->second.push_back(&r);
         break;
       }
-  for (const auto& key : group_order) {
-    const auto& members = groups[key];
-    const auto [layers, heads, seq_len] = key;
-    const std::string shape = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
-    std::string seeds;
-    for (const auto* r : members) {
-      if (!seeds.empty()) seeds += ", ";
-      seeds += r->variant + " seed " + std::to_string(r->seed);
-    }
-    for (const auto kind : {AttentionMapKind::mean, AttentionMapKind::stddev}) {
-      std::vector<HeatmapPanel> panels;
-      for (int l = 0; l < layers; ++l)
-        for (const auto* r : members)
-          for (int h = 0; h < heads; ++h)
-            panels.push_back({(heads * layers > 1 ? r->variant + " " + head_label(l, h) : r->variant),
-                              attention_map_path(r->dir / "attention", l, h, kind)});
-      const std::string name = "attention_" + shape + "_" + attention_map_kind_name(kind);
-      b.add_figure(write_heatmap_figure(b.fig_dir(), name, std::string("attention ") + attention_map_kind_name(kind) + ", " + shape,
-                                        layers, static_cast<int>(members.size()) * heads, panels, seq_len, b.log()),
-                   name, std::string("Attention ") + attention_map_kind_name(kind) + " over evaluation inputs (" + seeds +
-                             "); rows: layers, columns: variant x head; colour scale [0, 1].");
-    }
-  }
+  return groups;
+}
 
+// Mean and std attention of one shape's representatives: rows are layers, columns variant x head.
+void add_shape_figures(ReportBuilder& b, const ShapeKey& shape_key, const std::vector<const ReportRun*>& members) {
+  const auto [layers, heads, seq_len] = shape_key;
+  const std::string shape = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
+  std::string seeds;
+  for (const auto* r : members) seeds += (seeds.empty() ? "" : ", ") + r->variant + " seed " + std::to_string(r->seed);
+  for (const auto kind : {AttentionMapKind::mean, AttentionMapKind::stddev}) {
+    std::vector<HeatmapPanel> panels;
+    for (int l = 0; l < layers; ++l)
+      for (const auto* r : members)
+        for (int h = 0; h < heads; ++h)
+          panels.push_back({(heads * layers > 1 ? r->variant + " " + head_label(l, h) : r->variant),
+                            attention_map_path(r->dir / "attention", l, h, kind)});
+    const std::string name = "attention_" + shape + "_" + attention_map_kind_name(kind);
+    b.add_figure(write_heatmap_figure(b.fig_dir(), name, std::string("attention ") + attention_map_kind_name(kind) + ", " + shape,
+                                      layers, static_cast<int>(members.size()) * heads, panels, seq_len, b.log()),
+                 name, std::string("Attention ") + attention_map_kind_name(kind) + " over evaluation inputs (" + seeds +
+                           "); rows: layers, columns: variant x head; colour scale [0, 1].");
+  }
+}
+
+// The loss of every seed, one colour per variant; the BOS-vs-step figure of each variant's first seed
+// with a metrics log; the evaluation BOS dots.
+void add_training_figures(ReportBuilder& b, const ReportRuns& runs) {
   std::vector<LossSeries> loss;
   for (size_t v = 0; v < runs.variants.size(); ++v) {
-    bool first = true, bos_done = false;
+    bool first = true;
     for (const auto& r : runs.runs) {
       if (r.variant != runs.variants[v] || !r.usable()) continue;
       const auto metrics = load_metrics(r, b.log());
       if (!metrics) continue;
       loss.push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
-      first = false;
-      if (!bos_done) {
+      if (first) {
         const std::string name = "bos_vs_step_" + file_stem(r.variant);
         b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on non-trigger rows", *metrics),
                      name, "BOS mass on non-trigger rows during training, " + r.variant + " seed " + std::to_string(r.seed) + ", one line per layer/head.");
-        bos_done = true;
       }
+      first = false;
     }
   }
   b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", "training loss per variant", loss, false), "loss_vs_step",
                "Training loss vs step (log scale), every seed; one colour per variant.");
   b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", "BOS mass on non-trigger rows (evaluation)", runs, b.variants()),
                "bos_dots", "Evaluation BOS mass on non-trigger rows per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
+}
 
+std::vector<std::string> sweep_facts(const std::filesystem::path& sweep_dir, const ReportRuns& runs) {
   int failed = 0, diverged = 0;
   for (const auto& r : runs.runs) {
     failed += r.ok() ? 0 : 1;
     diverged += r.diverged() ? 1 : 0;
   }
-  b.finish(runs.title, {"Sweep directory: " + sweep_dir.string(),
-                        std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) +
-                            " variants; " + std::to_string(failed) + " failed, " + std::to_string(diverged) +
-                            " diverged."},
-           leading);
+  return {"Sweep directory: " + sweep_dir.string(),
+          std::to_string(runs.runs.size()) + " runs in " + std::to_string(runs.variants.size()) + " variants; " +
+              std::to_string(failed) + " failed, " + std::to_string(diverged) + " diverged."};
+}
+
+}  // namespace
+
+void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions options) {
+  if (detect_report_dir(sweep_dir) != ReportDirKind::sweep)
+    throw ReportError(sweep_dir.string() + ": not a sweep directory (no sweep.json)");
+  ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
+  const ReportRuns& runs = b.runs();
+  warn_about_quarantined_files(b, sweep_dir);
+  const bool zoo = has_sink_classes(runs);
+  const std::vector<Table> leading = zoo ? add_zoo_section(b, runs) : std::vector<Table>{};
+  if (!zoo)
+    for (const auto& [shape, members] : representatives_by_shape(runs)) add_shape_figures(b, shape, members);
+  add_training_figures(b, runs);
+  b.finish(runs.title, sweep_facts(sweep_dir, runs), leading);
 }
 
 void write_report(const std::filesystem::path& dir, ReportOptions options) {

@@ -57,6 +57,35 @@ ReportRuns load_run_dir(const std::filesystem::path& run_dir) {
   return out;
 }
 
+namespace {
+
+// One entry of sweep.json's runs; `seed_unset` when compare wrote null (no override set the seed).
+ReportRun planned_run(const nlohmann::json& entry, const std::string& where, const std::filesystem::path& sweep_dir,
+                      bool& seed_unset) {
+  using namespace json_fields;
+  ReportRun run;
+  run.id = get_string(entry, "id", where);
+  run.variant = get_string(entry, "variant", where);
+  // compare writes null when no override set the seed: the run's summary then says which it was.
+  seed_unset = member(entry, "seed", where).is_null();
+  if (!seed_unset) run.seed = get_uint(entry, "seed", where);
+  if (entry.contains("class")) {
+    const std::string letter = get_string(entry, "class", where);
+    run.sink_class = parse_sink_class(letter);
+    if (!run.sink_class)
+      throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() + ")");
+  }
+  if (entry.contains("predicted")) run.predicted = get_string(entry, "predicted", where);
+  const std::filesystem::path rel = std::filesystem::path(get_string(entry, "dir", where)).lexically_normal();
+  // compare writes runs/<id>; anything leaving the sweep folder would report another folder's runs.
+  if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
+    throw JsonFieldError(where + ".dir: '" + rel.string() + "' is not a folder inside the sweep folder");
+  run.dir = sweep_dir / rel;
+  return run;
+}
+
+}  // namespace
+
 ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   const std::filesystem::path path = sweep_dir / "sweep.json";
   std::string text;
@@ -82,26 +111,9 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
     if (out.title.empty()) out.title = out.name;
     const nlohmann::json& runs = get_array(j, "runs", "");
     for (size_t i = 0; i < runs.size(); ++i) {
-      const std::string where = "runs[" + std::to_string(i) + "]";
-      ReportRun run;
-      run.id = get_string(runs[i], "id", where);
-      run.variant = get_string(runs[i], "variant", where);
-      // compare writes null when no override set the seed: the run's summary then says which it was.
-      seed_from_summary.push_back(member(runs[i], "seed", where).is_null());
-      if (!seed_from_summary.back()) run.seed = get_uint(runs[i], "seed", where);
-      if (runs[i].contains("class")) {
-        const std::string letter = get_string(runs[i], "class", where);
-        run.sink_class = parse_sink_class(letter);
-        if (!run.sink_class)
-          throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() + ")");
-      }
-      if (runs[i].contains("predicted")) run.predicted = get_string(runs[i], "predicted", where);
-      const std::filesystem::path rel = std::filesystem::path(get_string(runs[i], "dir", where)).lexically_normal();
-      // compare writes runs/<id>; anything leaving the sweep folder would report another folder's runs.
-      if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
-        throw JsonFieldError(where + ".dir: '" + rel.string() + "' is not a folder inside the sweep folder");
-      run.dir = sweep_dir / rel;
-      out.runs.push_back(std::move(run));
+      bool seed_unset = false;
+      out.runs.push_back(planned_run(runs[i], "runs[" + std::to_string(i) + "]", sweep_dir, seed_unset));
+      seed_from_summary.push_back(seed_unset);
     }
   } catch (const JsonFieldError& e) {
     throw ReportError(path.string() + ": " + e.what());
