@@ -107,7 +107,10 @@ enum class InFiles : uint8_t { required, null_when_absent };
   NUMBER(gate_nontrigger_mean, no_op, gate, mean, "gate@nt", null_when_absent, no,                                     \
          "output gate of no-op rows (gated attention); null without a gate")                                       \
   NUMBER(gate_trigger_mean, active, gate, mean, "", null_when_absent, no,                                              \
-         "output gate of active rows; null without a gate")
+         "output gate of active rows; null without a gate")                                                        \
+  NUMBER(mass_trigger_mean, active, row_mass, mean, "", null_when_absent, no,                                          \
+         "how much attention the working rows spend: with mass_nontrigger_mean, shows a relu head that is on "       \
+         "where there is work and off elsewhere")
 
 struct HeadSinkStats {
   int layer = 0, head = 0;
