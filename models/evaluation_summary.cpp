@@ -35,6 +35,11 @@ void add_evaluation(RunSummary& s, const EvalMetrics& m, TaskLoss loss, std::vec
   }
   s.heads = std::move(heads);
   s.sink_rate = sink_rate(s.heads);
+  if (!s.heads.empty()) {  // a head whose score is NaN (non-finite rows) makes the mean NaN: null, not a made-up number
+    double sum = 0;
+    for (const HeadSinkStats& h : s.heads) sum += h.sink_score;
+    s.sink_score_mean = sum / static_cast<double>(s.heads.size());
+  }
 }
 
 }  // namespace sinklab
