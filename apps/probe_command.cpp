@@ -1,5 +1,5 @@
 // `sinklab probe RUN_DIR --out DIR [flags]` (or `--gpt2 MODEL.safetensors --tokens IDS.npy`, or
-// `--synthetic`): the normalization-limit probes P1-P6 of analysis/normlimits on a trained token model
+// `--synthetic`): the normalization-limit probes P1-P6 of probes/ on a trained token model
 // and its own validation windows (or a GPT-2 and the user's token windows): vanishing bounds,
 // distance vs L and N with its bound and expectation, critical N by the KS test, separability, gradient
 // sensitivity vs temperature and head coverage. Reads the run folder only; writes the CSVs, figures and
@@ -18,8 +18,8 @@
 #include <omp.h>
 #endif
 
-#include "analysis/normlimits/probe_outputs.h"
-#include "analysis/normlimits/probe_run.h"
+#include "probes/probe_outputs.h"
+#include "probes/probe_run.h"
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
 #include "models/gpt2_loader.h"

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/vanishing_bound.h"
+#include "probes/vanishing_bound.h"
 
 #include <algorithm>
 #include <cmath>

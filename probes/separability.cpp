@@ -1,4 +1,4 @@
-#include "analysis/normlimits/separability.h"
+#include "probes/separability.h"
 
 #include <algorithm>
 #include <cmath>

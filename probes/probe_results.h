@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/normlimits/probe_settings.h"
+#include "probes/probe_settings.h"
 #include "layers/model_config.h"
 
 namespace sinklab::normlimits {

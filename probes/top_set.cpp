@@ -1,4 +1,4 @@
-#include "analysis/normlimits/top_set.h"
+#include "probes/top_set.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/probe_windows.h"
+#include "probes/probe_windows.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/expected_distance.h"
+#include "probes/expected_distance.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/probe_run.h"
+#include "probes/probe_run.h"
 
 #include <algorithm>
 #include <chrono>

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/normlimits/gradient_sensitivity.h"
-#include "analysis/normlimits/vanishing_bound.h"
+#include "probes/gradient_sensitivity.h"
+#include "probes/vanishing_bound.h"
 #include "core/rng.h"
 
 namespace sinklab::normlimits {

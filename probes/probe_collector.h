@@ -7,8 +7,8 @@
 #include <mutex>
 #include <vector>
 
-#include "analysis/normlimits/probe_results.h"
-#include "analysis/normlimits/sensitivity_rows.h"
+#include "probes/probe_results.h"
+#include "probes/sensitivity_rows.h"
 #include "core/observe/attention_observer.h"
 
 namespace sinklab::normlimits {

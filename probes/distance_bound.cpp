@@ -1,4 +1,4 @@
-#include "analysis/normlimits/distance_bound.h"
+#include "probes/distance_bound.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 #include <ostream>
 #include <vector>
 
-#include "analysis/normlimits/probe_collector.h"
-#include "analysis/normlimits/probe_windows.h"
+#include "probes/probe_collector.h"
+#include "probes/probe_windows.h"
 
 namespace sinklab::normlimits {
 

@@ -2,8 +2,8 @@
 // Which N each length's pass measures, and for which probe.
 #include <vector>
 
-#include "analysis/normlimits/probe_results.h"
-#include "analysis/normlimits/probe_settings.h"
+#include "probes/probe_results.h"
+#include "probes/probe_settings.h"
 
 namespace sinklab::normlimits {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "analysis/normlimits/probe_results.h"
+#include "probes/probe_results.h"
 #include "layers/normalizers/normalizer.h"
 
 namespace sinklab::normlimits {

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/probe_plan.h"
+#include "probes/probe_plan.h"
 
 #include <map>
 

@@ -1,6 +1,6 @@
 // The two-sample KS test against scipy 1.10's ks_2samp (method="exact") test vectors of
 // normalization-limits-spec.md section A, and the asymptotic branch against the Kolmogorov distribution.
-#include "analysis/normlimits/ks_test.h"
+#include "probes/ks_test.h"
 
 #include <gtest/gtest.h>
 

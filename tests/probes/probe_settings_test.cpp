@@ -1,6 +1,6 @@
 // The probe's flags: lists, ellipses and log grids parse; every bad value is one std::invalid_argument
 // naming the flag.
-#include "analysis/normlimits/probe_settings.h"
+#include "probes/probe_settings.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// P5's row maps (analysis/normlimits/sensitivity_rows.h): softmax is the spec's tempered softmax; ssmax
+// P5's row maps (probes/sensitivity_rows.h): softmax is the spec's tempered softmax; ssmax
 // is a softmax at temperature T / (s_h ln n); sparsemax is the simplex projection of l / T. Each keeps
 // g below its own bound on random rows over the temperature grid, and the ssmax and sparsemax bounds
 // are needed: their g exceeds softmax's 1/(2T) on the same rows.
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/normlimits/gradient_sensitivity.h"
-#include "analysis/normlimits/sensitivity_rows.h"
+#include "probes/gradient_sensitivity.h"
+#include "probes/sensitivity_rows.h"
 #include "core/rng.h"
 
 namespace sinklab::normlimits {

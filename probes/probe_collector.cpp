@@ -1,4 +1,4 @@
-#include "analysis/normlimits/probe_collector.h"
+#include "probes/probe_collector.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,13 @@
 #include <omp.h>
 #endif
 
-#include "analysis/normlimits/distance_bound.h"
-#include "analysis/normlimits/expected_distance.h"
-#include "analysis/normlimits/probe_plan.h"
-#include "analysis/normlimits/sensitivity_rows.h"
-#include "analysis/normlimits/separability.h"
-#include "analysis/normlimits/top_set.h"
-#include "analysis/normlimits/vanishing_bound.h"
+#include "probes/distance_bound.h"
+#include "probes/expected_distance.h"
+#include "probes/probe_plan.h"
+#include "probes/sensitivity_rows.h"
+#include "probes/separability.h"
+#include "probes/top_set.h"
+#include "probes/vanishing_bound.h"
 #include "core/rng.h"
 
 namespace sinklab::normlimits {

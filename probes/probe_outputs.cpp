@@ -1,14 +1,14 @@
-#include "analysis/normlimits/probe_outputs.h"
+#include "probes/probe_outputs.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "analysis/normlimits/ks_test.h"
-#include "analysis/normlimits/probe_collector.h"
-#include "analysis/normlimits/sensitivity_rows.h"
-#include "analysis/normlimits/vanishing_bound.h"
+#include "probes/ks_test.h"
+#include "probes/probe_collector.h"
+#include "probes/sensitivity_rows.h"
+#include "probes/vanishing_bound.h"
 #include "core/io/file_write.h"
 #include "report/gnuplot_runner.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/normlimits/probe_results.h"
+#include "probes/probe_results.h"
 #include "models/model.h"
 
 namespace sinklab::normlimits {

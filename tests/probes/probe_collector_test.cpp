@@ -6,8 +6,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "analysis/normlimits/probe_outputs.h"
-#include "analysis/normlimits/probe_run.h"
+#include "probes/probe_outputs.h"
+#include "probes/probe_run.h"
 
 namespace sinklab::normlimits {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/probe_settings.h"
+#include "probes/probe_settings.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "analysis/normlimits/sensitivity_rows.h"
+#include "probes/sensitivity_rows.h"
 
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "analysis/normlimits/gradient_sensitivity.h"
+#include "probes/gradient_sensitivity.h"
 #include "layers/normalizers/normalizer_registry.h"
 
 namespace sinklab::normlimits {

@@ -1,4 +1,4 @@
-#include "analysis/normlimits/ks_test.h"
+#include "probes/ks_test.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/normlimits/probe_results.h"
+#include "probes/probe_results.h"
 
 namespace sinklab::normlimits {
 

@@ -8,10 +8,10 @@
 #include <numeric>
 #include <vector>
 
-#include "analysis/normlimits/distance_bound.h"
-#include "analysis/normlimits/expected_distance.h"
-#include "analysis/normlimits/separability.h"
-#include "analysis/normlimits/top_set.h"
+#include "probes/distance_bound.h"
+#include "probes/expected_distance.h"
+#include "probes/separability.h"
+#include "probes/top_set.h"
 #include "core/rng.h"
 
 namespace sinklab::normlimits {

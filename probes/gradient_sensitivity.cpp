@@ -1,4 +1,4 @@
-#include "analysis/normlimits/gradient_sensitivity.h"
+#include "probes/gradient_sensitivity.h"
 
 #include <algorithm>
 #include <cmath>
