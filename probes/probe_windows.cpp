@@ -4,6 +4,7 @@
 
 #include "data/eval_set.h"
 #include "data/task_registry.h"
+#include "layers/normalizers/normalizer_registry.h"
 
 namespace sinklab::normlimits {
 
@@ -11,8 +12,12 @@ RowKind row_kind_of(const Model& model) {
   const AttentionConfig& a = model.config().model.attention;
   RowKind k;
   k.config = a.normalizer;
-  k.softmax = a.normalizer.name == "softmax" && !a.key_bias;
-  if (const OptionValue* t = a.normalizer.options.find("temperature"); t && std::holds_alternative<double>(*t))
+  // What the normalizer declares on its registration (an unknown name fails when the model is built).
+  const NormalizerRegistration* registration = normalizer_registry().find(a.normalizer.name);
+  const NormalizerRowFacts facts = registration ? registration->row_facts : NormalizerRowFacts{};
+  k.softmax = facts.softmax_of_scaled_logits && !a.key_bias;  // a key-bias slot adds a column
+  if (facts.temperature_option.empty()) return k;
+  if (const OptionValue* t = a.normalizer.options.find(facts.temperature_option); t && std::holds_alternative<double>(*t))
     k.temperature = std::get<double>(*t);
   return k;
 }

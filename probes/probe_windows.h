@@ -18,7 +18,8 @@ struct ProbeWindows {
   std::vector<int32_t> ids;  // [windows, length]
 };
 
-// The model's rows as the bounds see them: plain softmax (no key-bias slot) and its temperature option.
+// The model's rows as the bounds see them, from its normalizer's registration (NormalizerRowFacts): a
+// softmax of the scaled logits (and no key-bias slot), and its temperature option.
 RowKind row_kind_of(const Model& model);
 
 // The first `windows` windows of the run's evaluation set (its task, Split::eval, task.eval_seed), cut

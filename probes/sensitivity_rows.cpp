@@ -10,14 +10,19 @@
 namespace sinklab::normlimits {
 
 SensitivityRows::SensitivityRows(const RowKind& rows) : name_(rows.config.name) {
-  if (rows.config.name == "softmax") return;  // the spec's tempered softmax (any temperature option: T replaces it)
+  // The facts its registration declares (an unknown name: create() below says which names exist).
+  const NormalizerRegistration* registration = normalizer_registry().find(rows.config.name);
+  const NormalizerRowFacts facts = registration ? registration->row_facts : NormalizerRowFacts{};
+  if (facts.softmax_of_scaled_logits) return;  // the spec's tempered softmax (any temperature option: T replaces it)
   normalizer_ = normalizer_registry().create(rows.config);
-  if (rows.config.name == "ssmax")
-    lipschitz_ = Lipschitz::log_keys_softmax;
-  else if (rows.config.name == "sparsemax")
-    lipschitz_ = Lipschitz::projection;
-  else
-    lipschitz_ = normalizer_->row_mass_kind() == RowMass::simplex ? Lipschitz::simplex : Lipschitz::none;
+  switch (facts.lipschitz) {
+    case LogitLipschitz::softmax: lipschitz_ = Lipschitz::softmax; break;
+    case LogitLipschitz::log_keys_softmax: lipschitz_ = Lipschitz::log_keys_softmax; break;
+    case LogitLipschitz::projection: lipschitz_ = Lipschitz::projection; break;
+    case LogitLipschitz::unknown:
+      lipschitz_ = normalizer_->row_mass_kind() == RowMass::simplex ? Lipschitz::simplex : Lipschitz::none;
+      break;
+  }
 }
 
 SensitivityRows::~SensitivityRows() = default;

@@ -1,9 +1,11 @@
 #pragma once
-// The row map probe P5 perturbs. For softmax models (and GPT-2) it is the spec's softmax(l / T) of the
-// raw logits l_k = q . k_k; for any other normalizer of the zoo it is that normalizer's own row applied
+// The row map probe P5 perturbs. For normalizers whose registration declares their rows a softmax of
+// the scaled logits (softmax, and GPT-2) it is the spec's softmax(l / T) of the raw logits
+// l_k = q . k_k; for any other normalizer of the zoo it is that normalizer's own row applied
 // to l / T with the head's learned parameters (ssmax: softmax(s_h ln(n) l / T); sparsemax: the
 // projection of l / T on the simplex), so that an ssmax or sparsemax model is probed through the
-// attention it actually computes. Each map comes with the bound on g it guarantees:
+// attention it actually computes. Each map comes with the bound on g it guarantees (the registration's
+// NormalizerRowFacts::lipschitz; layers/normalizers/normalizer_row_facts.h):
 //   softmax: g <= 1/(2T) (Jacobian norm <= 1/2); ssmax: g <= |s_h| ln(n) / (2T) (a softmax at
 //   temperature T / (s_h ln n)); sparsemax: g <= 1/T (a Euclidean projection is 1-Lipschitz);
 //   every map onto the simplex: g <= sqrt(2)/eps (two distributions are at most sqrt 2 apart);
