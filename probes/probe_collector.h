@@ -1,15 +1,15 @@
 #pragma once
-// The observer that runs probes P1-P5 on every row attention shows it (one window per forward pass,
-// batch 1). Heads run in parallel (OpenMP), each thread with buffers allocated once for the longest
-// length, so no row allocates. Rows: query t of window w sees n = t + 1 keys; P2-P4 skip n <= N.
-// P5 and E_mc run on every `sample_stride(L)`-th row (t = stride - 1, 2 stride - 1, ...).
+// The observer that runs the registered probes (probe_registry.h) on every row attention shows it (one
+// window per forward pass, batch 1). It keeps only what every probe shares: walking layers, heads and
+// rows, each row's weights, query and vectors, and the top-N scan over the length's N entries; each
+// probe's hooks get their view of the row (probe_view.h). Heads run in parallel (OpenMP), each thread
+// with buffers allocated once for the longest length, so no row allocates. Rows: query t of window w
+// sees n = t + 1 keys; the N entries skip n <= N. E_mc and P5 sample every `sample_stride(L)`-th row.
 #include <memory>
-#include <mutex>
 #include <vector>
 
-#include "probes/probe_results.h"
-#include "probes/sensitivity_rows.h"
 #include "core/observe/attention_observer.h"
+#include "probes/probe_view.h"
 
 namespace sinklab::normlimits {
 
@@ -34,18 +34,18 @@ class ProbeCollector final : public AttentionObserver {
   const RowKind& row_kind() const { return rows_; }
 
  private:
-  struct Workspace;
-  void probe_head(const AttentionView& view, int head, Workspace& ws);
-  void record(ViolationRecord v);
-  Workspace& workspace(int thread);
+  void probe_head(const AttentionView& view, int head, ProbeWorkspace& ws);
+  int load_vectors(const AttentionView& view, int head, ProbeWorkspace& ws) const;
+  const double* load_params(const AttentionView& view, int head, ProbeWorkspace& ws) const;
+  void scan_entries(const ProbeRow& row, int track_up_to, ProbeCounters& counts);
 
   ProbeSettings settings_;
   RowKind rows_;
   SensitivityRows sensitivity_;  // P5's row map
   ProbeResults results_;
+  ViolationLog log_{results_.first_violations};
   int plan_ = 0, window_ = 0;
-  std::vector<std::unique_ptr<Workspace>> workspaces_;
-  std::mutex record_mutex_;
+  std::vector<std::unique_ptr<ProbeWorkspace>> workspaces_;
 };
 
 }  // namespace sinklab::normlimits

@@ -2,6 +2,7 @@
 // What the probes accumulate over every observed row, before they become files (probe_outputs.h).
 // Sums are kept per (length, N entry, layer, head, window) so heads can run in parallel without sharing.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,29 @@ struct ViolationRecord {
   double value = 0, bound = 0;
 };
 
-struct ProbeResults {
+// Invariant checks: how many were checked and failed. Each head counts its own, merged after the head.
+struct ProbeCounters {
+  int64_t checks_d_max = 0, checks_vanishing = 0, checks_separability = 0, checks_gradient = 0;
+  int64_t vanishing_lower_unchecked = 0;  // P1 rows whose lower bound is below float32 (upper still checked)
+  int64_t violations_d_max = 0, violations_vanishing = 0, violations_separability = 0, violations_gradient = 0;
+  int64_t rows_seen = 0;
+
+  int64_t violations() const { return violations_d_max + violations_vanishing + violations_separability + violations_gradient; }
+  void add(const ProbeCounters& o) {
+    checks_d_max += o.checks_d_max;
+    checks_vanishing += o.checks_vanishing;
+    checks_separability += o.checks_separability;
+    checks_gradient += o.checks_gradient;
+    vanishing_lower_unchecked += o.vanishing_lower_unchecked;
+    violations_d_max += o.violations_d_max;
+    violations_vanishing += o.violations_vanishing;
+    violations_separability += o.violations_separability;
+    violations_gradient += o.violations_gradient;
+    rows_seen += o.rows_seen;
+  }
+};
+
+struct ProbeResults : ProbeCounters {
   int layers = 0, heads = 0, windows = 0, max_len = 0;
   std::vector<LengthPlan> plans;
   // [plan][entry][layer][head][window], flattened by sums_index().
@@ -55,14 +78,9 @@ struct ProbeResults {
   std::vector<double> gradient_sums;
   std::vector<int64_t> gradient_rows;
   std::vector<float> logit_std;
-  // Invariant checks: how many were checked and failed, and the first failures.
-  int64_t checks_d_max = 0, checks_vanishing = 0, checks_separability = 0, checks_gradient = 0;
-  int64_t vanishing_lower_unchecked = 0;  // P1 rows whose lower bound is below float32 (upper still checked)
-  int64_t violations_d_max = 0, violations_vanishing = 0, violations_separability = 0, violations_gradient = 0;
-  std::vector<ViolationRecord> first_violations;
-  int64_t rows_seen = 0;
-
-  int64_t violations() const { return violations_d_max + violations_vanishing + violations_separability + violations_gradient; }
+  // A probe's own values, under its name, for a probe that keeps none of the above (sized by its setup hook).
+  std::map<std::string, std::vector<double>> own;
+  std::vector<ViolationRecord> first_violations;  // the first failures of the checks counted above
   std::size_t sums_index(int entry, int layer, int head, int window) const {
     return ((static_cast<std::size_t>(entry) * layers + layer) * heads + head) * windows + window;
   }

@@ -20,6 +20,35 @@ void say(std::ostream& progress, int length_index, const std::vector<int>& lengt
            << " s" << std::endl;
 }
 
+// The first L rows of each head of x [H, max_len, D], packed as out [H, L, D].
+void first_rows(const std::vector<float>& x, int H, int max_len, int L, int D, std::vector<float>& out) {
+  out.resize(static_cast<std::size_t>(H) * L * D);
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < L; ++t)
+      for (int i = 0; i < D; ++i)
+        out[(static_cast<std::size_t>(h) * L + t) * D + i] = x[(static_cast<std::size_t>(h) * max_len + t) * D + i];
+}
+
+// weights [H, L, L]: the zoo's own softmax rows (no scratch) of the causal logits q . k * scale.
+void causal_softmax(const std::vector<float>& q, const std::vector<float>& k, int H, int L, int D, float scale,
+                    std::vector<float>& weights) {
+  const SoftmaxNormalizer softmax;
+  std::vector<double> row(static_cast<std::size_t>(L)), probs(row.size());
+  weights.assign(static_cast<std::size_t>(H) * L * L, 0.0f);
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < L; ++t) {
+      for (int s = 0; s <= t; ++s) {
+        double l = 0.0;
+        for (int i = 0; i < D; ++i)
+          l += static_cast<double>(q[(static_cast<std::size_t>(h) * L + t) * D + i]) * k[(static_cast<std::size_t>(h) * L + s) * D + i];
+        row[static_cast<std::size_t>(s)] = static_cast<double>(static_cast<float>(l) * scale);
+      }
+      softmax.forward_row_f64(row.data(), probs.data(), RowSpec{t, t + 1, L, h}, nullptr, nullptr);
+      for (int s = 0; s <= t; ++s)
+        weights[(static_cast<std::size_t>(h) * L + t) * L + s] = static_cast<float>(probs[static_cast<std::size_t>(s)]);
+    }
+}
+
 }  // namespace
 
 ProbeResults probe_model(const ProbeWindows& source, const ProbeSettings& settings, const std::vector<int>& lengths,
@@ -59,8 +88,6 @@ ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<in
   std::vector<float> q(static_cast<std::size_t>(H) * max_len * D), k(q.size()), v(q.size());
   std::vector<float> inputs(static_cast<std::size_t>(max_len) * C);
   std::vector<float> q_l, k_l, v_l, weights;
-  std::vector<double> row(static_cast<std::size_t>(max_len)), probs(row.size());
-  const SoftmaxNormalizer softmax;  // the zoo's own softmax rows (no scratch)
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t li = 0; li < lengths.size(); ++li) {
     const int L = lengths[li];
@@ -73,30 +100,10 @@ ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<in
         rng.fill_normal(v, 0.0f, 1.0f);
         rng.fill_normal(inputs, 0.0f, 1.0f);
         // The first L rows of each head, packed as [H, 1, L, D], and causal softmax weights [H, 1, L, L].
-        q_l.resize(static_cast<std::size_t>(H) * L * D);
-        k_l.resize(q_l.size());
-        v_l.resize(q_l.size());
-        weights.assign(static_cast<std::size_t>(H) * L * L, 0.0f);
-        for (int h = 0; h < H; ++h)
-          for (int t = 0; t < L; ++t)
-            for (int i = 0; i < D; ++i) {
-              const std::size_t from = (static_cast<std::size_t>(h) * max_len + t) * D + i, to = (static_cast<std::size_t>(h) * L + t) * D + i;
-              q_l[to] = q[from];
-              k_l[to] = k[from];
-              v_l[to] = v[from];
-            }
-        for (int h = 0; h < H; ++h)
-          for (int t = 0; t < L; ++t) {
-            for (int s = 0; s <= t; ++s) {
-              double l = 0.0;
-              for (int i = 0; i < D; ++i)
-                l += static_cast<double>(q_l[(static_cast<std::size_t>(h) * L + t) * D + i]) * k_l[(static_cast<std::size_t>(h) * L + s) * D + i];
-              row[static_cast<std::size_t>(s)] = static_cast<double>(static_cast<float>(l) * scale);
-            }
-            softmax.forward_row_f64(row.data(), probs.data(), RowSpec{t, t + 1, L, h}, nullptr, nullptr);
-            for (int s = 0; s <= t; ++s)
-              weights[(static_cast<std::size_t>(h) * L + t) * L + s] = static_cast<float>(probs[static_cast<std::size_t>(s)]);
-          }
+        first_rows(q, H, max_len, L, D, q_l);
+        first_rows(k, H, max_len, L, D, k_l);
+        first_rows(v, H, max_len, L, D, v_l);
+        causal_softmax(q_l, k_l, H, L, D, scale, weights);
         AttentionView view{layer, 1, H, L, weights.data(), nullptr, AttentionBlockLayout::head_major(1, L)};
         view.queries = q_l.data();
         view.keys = k_l.data();
