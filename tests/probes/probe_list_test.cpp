@@ -1,5 +1,6 @@
 // `sinklab probe --list` prints every registered probe (id, name, doc line), one line each, and
-// nothing else; combined with a probe source it is one clear message with exit status 2.
+// nothing else; combined with a probe source it is one clear message with exit status 2. The same list
+// is a table in docs/normalization-probes.md.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -8,6 +9,7 @@
 
 #include "probes/probe_registry.h"
 #include "tests/apps/cli_process.h"
+#include "tests/support/docs_embed.h"
 
 namespace sinklab::normlimits {
 namespace {
@@ -32,6 +34,16 @@ TEST(ProbeList, PrintsEveryRegistration) {
 
 TEST(ProbeList, RegistrationsHaveTheirOutputHook) {
   for (const ProbeRegistration& p : probe_registry()) EXPECT_NE(p.write, nullptr) << p.id << " writes nothing";
+}
+
+TEST(ProbeList, DocsListEveryRegistration) {
+  std::string table = "| id | name | what it measures |\n|---|---|---|\n";
+  for (const ProbeRegistration& p : probe_registry()) {
+    std::string doc;
+    for (const char c : p.doc) doc += c == '|' ? std::string("\\|") : std::string(1, c);  // a pipe would end the cell
+    table += "| " + p.id + " | " + p.name + " | " + doc + " |\n";
+  }
+  testing::expect_docs_embed("docs/normalization-probes.md", table, "probe_list.md");
 }
 
 TEST(ProbeList, RunsNothingElse) {
