@@ -6,6 +6,7 @@
 #include "probes/p4_separability.h"
 #include "probes/p5_temperature_gradient.h"
 #include "probes/p6_head_coverage.h"
+#include "probes/p7_first_key_weight.h"
 
 namespace sinklab::normlimits {
 
@@ -17,6 +18,7 @@ const std::vector<ProbeRegistration>& probe_registry() {
       separability_probe(),
       temperature_gradient_probe(),
       head_coverage_probe(),
+      first_key_weight_probe(),
   };
   return probes;
 }
