@@ -1,9 +1,10 @@
 // `sinklab probe RUN_DIR --out DIR [flags]` (or `--gpt2 MODEL.safetensors --tokens IDS.npy`, or
-// `--synthetic`): the normalization-limit probes P1-P6 of analysis/normlimits on a trained token model
-// and its own validation windows (or a GPT-2 and the user's token windows): vanishing bounds,
-// distance vs L and N with its bound and expectation, critical N by the KS test, separability, gradient
-// sensitivity vs temperature and head coverage. Reads the run folder only; writes the CSVs, figures and
-// probes.md to --out. A violated invariant is listed in probes.md and ends the command with status 3.
+// `--synthetic`): the registered normalization-limit probes (probes/probe_registry.cpp; `--list` prints
+// them) on a trained token model and its own validation windows (or a GPT-2 and the user's token
+// windows): P1-P6 are vanishing bounds, distance vs L and N with its bound and expectation, critical N
+// by the KS test, separability, gradient sensitivity vs temperature and head coverage. Reads the run
+// folder only; writes the CSVs, figures and probes.md to --out. A violated invariant is listed in
+// probes.md and ends the command with status 3.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,8 +19,9 @@
 #include <omp.h>
 #endif
 
-#include "analysis/normlimits/probe_outputs.h"
-#include "analysis/normlimits/probe_run.h"
+#include "probes/probe_outputs.h"
+#include "probes/probe_registry.h"
+#include "probes/probe_run.h"
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
 #include "models/gpt2_loader.h"
@@ -40,6 +42,7 @@ struct ProbeArgs {
   std::string gpt2, tokens;  // --gpt2 MODEL.safetensors --tokens IDS.npy
   int heads = 0;             // --heads, for a GPT-2 of a width without a known head count
   bool synthetic = false;
+  bool list = false;  // --list: print the registered probes and stop
   ProbeFlagTexts flags;
 };
 
@@ -118,7 +121,16 @@ ProbeSource synthetic_source(const ProbeSettings& settings) {
   return src;
 }
 
+// One line per registered probe: id, name, doc line.
+void list_probes(const ProbeArgs& a) {
+  if (!a.run.empty() || !a.gpt2.empty() || a.synthetic || !a.out.empty())
+    throw std::invalid_argument("probe: --list runs nothing; give it alone");
+  for (const ProbeRegistration& p : probe_registry())
+    std::printf("%-4s %-14s %s\n", p.id.c_str(), p.name.c_str(), p.doc.c_str());
+}
+
 void run_probe(const ProbeArgs& a) {
+  if (a.list) return list_probes(a);
   const ProbeSettings settings = parse_probe_settings(a.flags);  // before anything is read
   if (a.out.empty()) throw std::invalid_argument("probe: give an output folder with --out DIR");
   const int sources = int(a.synthetic) + int(!a.run.empty()) + int(!a.gpt2.empty());
@@ -172,7 +184,8 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--gpt2", a->gpt2, "A Hugging Face GPT-2 model.safetensors instead of a run (docs/gpt2.md)");
   cmd->add_option("--tokens", a->tokens, "With --gpt2: token ids [windows, L] as a .npy file (int32 or int64)");
   cmd->add_option("--heads", a->heads, "With --gpt2: attention heads, when neither config.json nor the width tells");
-  cmd->add_option("--out", a->out, "Output folder for the CSVs, figures/ and probes.md")->required();
+  cmd->add_option("--out", a->out, "Output folder for the CSVs, figures/ and probes.md (required unless --list)");
+  cmd->add_flag("--list", a->list, "Print every registered probe (id, name, what it measures) and exit");
   cmd->add_flag("--synthetic", a->synthetic, "Random rows instead of a model (2 layers x 4 heads, seeded by --seed)");
   cmd->add_option("--L", a->flags.lengths,
                   "Lengths, ascending (a,b,...,c continues the ratio); default 32,64,... up to the model's length");

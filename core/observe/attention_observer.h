@@ -25,7 +25,7 @@ struct AttentionView {
                                          // per unit weight; only when an observer wants_value_norms()
   const float* value_norms_v = nullptr;  // ||W_V^h x_k||, the same without W_O
   const float* head_params = nullptr;  // [H, P]: the normalizer's learned parameters per head, or null
-  // Only when an observer wants_qkv() (the normalization-limit probes, analysis/normlimits): each head's
+  // Only when an observer wants_qkv() (the normalization-limit probes, probes/): each head's
   // queries, keys and values [H, B, T, D] head-major (after rope, before the logit scale), the
   // attention input [B, T, C] (after the block's pre-norm), and the scale the logits q.k are multiplied by.
   const float* queries = nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 // What a normalizer plug-in registers, in one place next to its code: its name, one doc line, its
-// options and its factory. The config schema and docs/config.md are generated from the options
+// options, its factory and the facts about its rows that the probes rely on. The config schema and docs/config.md are generated from the options
 // (config_loading/plugin_fields.cpp); normalizer_registry.cpp holds the one list of registrations.
 #include <memory>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "core/options/option_spec.h"
 #include "layers/normalizers/normalizer.h"
+#include "layers/normalizers/normalizer_row_facts.h"
 
 namespace sinklab {
 
@@ -17,6 +18,8 @@ struct NormalizerRegistration {
   std::vector<OptionSpec> options;
   // Builds the normalizer from its resolved options (defaults filled in for unset keys).
   std::unique_ptr<Normalizer> (*make)(const PluginOptions& options) = nullptr;
+  // What the probes may assume of its rows (default: nothing beyond what the normalizer reports).
+  NormalizerRowFacts row_facts{};
 };
 
 }  // namespace sinklab

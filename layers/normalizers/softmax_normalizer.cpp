@@ -123,7 +123,8 @@ NormalizerRegistration softmax_normalizer_registration() {
                               "softmax of logits / temperature")},
           [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
             return std::make_unique<SoftmaxNormalizer>(o.number("temperature"));
-          }};
+          },
+          {.softmax_of_scaled_logits = true, .temperature_option = "temperature", .lipschitz = LogitLipschitz::softmax}};
 }
 
 }  // namespace sinklab

@@ -72,7 +72,8 @@ SINKLAB_ROW_MATH(SparsemaxNormalizer)
 
 NormalizerRegistration sparsemax_normalizer_registration() {
   return {"sparsemax", "sparsemax: max(s - tau, 0) with tau so that the row sums to 1 (exact zeros)", {},
-          [](const PluginOptions&) -> std::unique_ptr<Normalizer> { return std::make_unique<SparsemaxNormalizer>(); }};
+          [](const PluginOptions&) -> std::unique_ptr<Normalizer> { return std::make_unique<SparsemaxNormalizer>(); },
+          {.softmax_of_scaled_logits = false, .temperature_option = "", .lipschitz = LogitLipschitz::projection}};
 }
 
 }  // namespace sinklab

@@ -120,7 +120,8 @@ NormalizerRegistration ssmax_normalizer_registration() {
                               "implementations' default)")},
           [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
             return std::make_unique<SsmaxNormalizer>(o.number("init_scale"));
-          }};
+          },
+          {.softmax_of_scaled_logits = false, .temperature_option = "", .lipschitz = LogitLipschitz::log_keys_softmax}};
 }
 
 }  // namespace sinklab

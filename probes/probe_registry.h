@@ -1,0 +1,11 @@
+#pragma once
+// The one list of probe plug-ins, in the order their rows appear in probes.md (probe_registry.cpp).
+#include <vector>
+
+#include "probes/probe_registration.h"
+
+namespace sinklab::normlimits {
+
+const std::vector<ProbeRegistration>& probe_registry();
+
+}  // namespace sinklab::normlimits
