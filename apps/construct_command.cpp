@@ -16,13 +16,10 @@
 #include <utility>
 #include <vector>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
 #include "core/io/file_write.h"
+#include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -149,9 +146,7 @@ void run_construct(const ConstructArgs& a) {
   const fs::path dir = a.out.empty() ? fs::path("runs") / config.name : fs::path(a.out);
   check_can_write(a, base, config, dir);
   const std::unique_ptr<Model> model = build_construction(config, kind, a.params);
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(config.threads);  // the run's thread count, as the trainer and `inspect --eval` set it
-#endif
+  set_thread_count(config.threads);  // the run's thread count, as the trainer and `inspect --eval` set it
 
   RunFolderLock lock(dir);
   check_can_write(a, base, config, dir);

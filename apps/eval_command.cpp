@@ -15,15 +15,12 @@
 #include <string>
 #include <vector>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
 #include "config_loading/memory_estimate.h"
 #include "core/io/file_write.h"
+#include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "models/evaluation.h"
@@ -286,9 +283,7 @@ void run_eval(const EvalFlags& f) {
   if (shape.input_dim != model->shape().input_dim || shape.output_dim != model->shape().output_dim)
     throw std::invalid_argument("the task's widths changed with" + evaluation_flags_text(f));
   model = model_for_length(std::move(model), shape.seq_len);
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(c.threads);  // the run's thread count: the same bits as its own evaluation
-#endif
+  set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
   const EvalSet set(*task, t);
   const Evaluation base = evaluate(*model, set, AttentionAblation());
   const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, set, ablation);

@@ -10,11 +10,8 @@
 #include <memory>
 #include <string>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "apps/commands.h"
+#include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "models/evaluation.h"
@@ -54,9 +51,7 @@ void print_parameters(const Model& model) {
 // The evaluation the trainer runs at the end, on the loaded weights.
 RunSummary evaluate(Model& model) {
   const RunConfig& c = model.config();
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(c.threads);  // the run's thread count: the same bits as its own evaluation
-#endif
+  set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
   const auto task = make_task(c.task, c.model.residual);
   const EvalSet set(*task, c.task);
   const TaskObjective objective(task->shape());

@@ -15,15 +15,12 @@
 #include <stdexcept>
 #include <string>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "probes/probe_outputs.h"
 #include "probes/probe_registry.h"
 #include "probes/probe_run.h"
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
+#include "core/thread_count.h"
 #include "models/gpt2_loader.h"
 #include "models/model_loader.h"
 #include "models/token_windows.h"
@@ -150,9 +147,7 @@ void run_probe(const ProbeArgs& a) {
   context.rows = src.rows;
   const std::vector<int>& lengths = src.lengths;
   const int threads = src.threads;
-#ifdef SINKLAB_HAVE_OPENMP
-  if (threads > 0) omp_set_num_threads(threads);
-#endif
+  if (threads > 0) set_thread_count(threads);
   const auto start = std::chrono::steady_clock::now();
   const ProbeResults results = a.synthetic ? probe_synthetic(settings, lengths, SyntheticShape{}, std::cerr)
                                            : probe_model(*src.windows, settings, lengths, std::cerr);

@@ -10,12 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
+#include "core/thread_count.h"
 #include "data/task_registry.h"
 #include "data/text_lm_task.h"
 #include "layers/normalizers/normalizer_registry.h"
@@ -88,9 +85,7 @@ void run_sample(const SampleFlags& f) {
   const fs::path checkpoint = f.checkpoint.empty() ? dir / "checkpoint.bin" : fs::path(f.checkpoint);
   if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint.string() + ": no such checkpoint file");
   const std::unique_ptr<Model> model = load_model(checkpoint, config);
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(config.threads);  // the run's thread count
-#endif
+  set_thread_count(config.threads);  // the run's thread count
   SamplingSettings with_context = settings;
   // The last position of a training window has no target, so predicting from it was never trained (a
   // learned position embedding of it gets no gradient): predict from positions 0 .. seq_len - 2 only.

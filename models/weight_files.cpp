@@ -5,13 +5,10 @@
 #include <string>
 #include <unordered_map>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "config_loading/config_writer.h"
 #include "core/graph.h"
 #include "core/io/file_read.h"
+#include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "run_files/npz_file.h"
@@ -65,9 +62,7 @@ std::vector<NamedTensor> evaluation_tensors(Model& model, int samples) {
   if (samples < 1 || samples > c.task.eval_samples)
     throw std::invalid_argument("evaluation samples: " + std::to_string(samples) + " is outside 1 .. task.eval_samples (" +
                                 std::to_string(c.task.eval_samples) + ")");
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(c.threads);  // the run's thread count: the bits of its own evaluation
-#endif
+  set_thread_count(c.threads);  // the run's thread count: the bits of its own evaluation
   const EvalSet set(*task, c.task);
   const ConstBatchView v = set.view(0, samples);
   const int64_t n = samples, t = shape.seq_len;

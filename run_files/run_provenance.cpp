@@ -34,7 +34,7 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
       {"started_utc", when},
       {"host", host},
       {"compiler", __VERSION__},
-      // Bit-identical results need the same kernel path too (README, "Reproducibility").
+      // Bit-identical results need the same kernel path too (docs/reproducibility.md).
       {"cpu",
        {{"model", cpu.model},
         {"features", cpu.features},

@@ -12,7 +12,7 @@ path=$(./build/sinklab --version | sed -n 's/^kernel path: \([^ ]*\).*/\1/p')
 if [[ "$path" != "$readme_path" ]]; then
   echo "note: this machine runs kernel path $path; the README's table is from $readme_path." >&2
   echo "      Step counts and the last digits may differ; the sink pattern (softmax heads on BOS, relu heads" >&2
-  echo "      without mass on non-trigger rows) is what holds on every path (README, 'Reproducibility')." >&2
+  echo "      without mass on non-trigger rows) is what holds on every path (docs/reproducibility.md)." >&2
 fi
 out="${OUT:-runs/paper-reproduction}"
 exec ./build/sinklab compare configs/paper/reproduce.yaml --jobs "$(nproc)" --out "$out" "$@"

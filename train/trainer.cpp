@@ -1,9 +1,5 @@
 #include "train/trainer.h"
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +12,7 @@
 #include "core/io/file_read.h"  // FileReadError
 #include "core/io/file_write.h"
 #include "core/kernels/finite_check.h"
+#include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "models/model_loader.h"
@@ -52,9 +49,7 @@ Trainer::Trainer(const RunConfig& config)
       batch_(task_->shape(), config.train.batch_size) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
   // (Initialization above draws from one Rng on one thread, so setting it after is the same.)
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(config.threads);
-#endif
+  set_thread_count(config.threads);
   optimizer_ = make_optimizer(config.optimizer);
 
   eval_set_ = std::make_unique<EvalSet>(*eval_task_, config.task.eval_samples, config.task.eval_seed);

@@ -9,11 +9,8 @@
 #include "core/ops/losses.h"
 #include "core/ops/normalization.h"
 #include "core/ops/unary.h"
+#include "core/thread_count.h"
 #include "tests/core/test_arrays.h"
-
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 namespace sinklab {
 namespace {
@@ -71,10 +68,9 @@ TEST(Determinism, LargeGraphSameBitsAcrossRunsAndThreadCounts) {
   const Result a = run(9, 4, 32, 64), b = run(9, 4, 32, 64);
   expect_identical(a, b);
 #ifdef SINKLAB_HAVE_OPENMP
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
+  const int threads = set_thread_count(1);
   const Result single = run(9, 4, 32, 64);
-  omp_set_num_threads(threads);
+  set_thread_count(threads);
   // Every kernel reduces per row in a fixed order, so even the thread count does not change a bit.
   expect_identical(a, single);
 #endif

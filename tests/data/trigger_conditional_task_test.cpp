@@ -4,16 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include <cstring>
 #include <set>
 #include <vector>
 
 #include "core/cpu/isa_level.h"
 #include "core/observe/position_roles.h"
+#include "core/thread_count.h"
 #include "tests/data/allocation_counter.h"
 
 namespace sinklab {
@@ -265,12 +262,11 @@ TEST(TriggerConditionalTask, SameBitsOnOneAndTwoThreads) {
   // 300 samples: more than one chunk of seeds, groups run in parallel on two threads.
   const TriggerConditionalTask task(config(), true);
 #ifdef SINKLAB_HAVE_OPENMP
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
+  const int threads = set_thread_count(1);
   const Batch one = sample(task, 300, 77, Split::train);
-  omp_set_num_threads(2);
+  set_thread_count(2);
   const Batch two = sample(task, 300, 77, Split::train);
-  omp_set_num_threads(threads);
+  set_thread_count(threads);
   EXPECT_EQ(0, std::memcmp(one.inputs.data(), two.inputs.data(), one.inputs.size() * sizeof(float)));
   EXPECT_EQ(0, std::memcmp(one.targets.data(), two.targets.data(), one.targets.size() * sizeof(float)));
   EXPECT_EQ(one.triggers, two.triggers);

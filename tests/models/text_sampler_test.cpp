@@ -10,12 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#ifdef SINKLAB_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "config_loading/config_loader.h"
 #include "core/graph.h"
+#include "core/thread_count.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "models/model_loader.h"
@@ -27,9 +24,7 @@ constexpr int kVocab = 7, kSeqLen = 8;
 
 // A random 2-layer token model (init_std 0.5: logits far enough apart for a clear arg-max).
 std::unique_ptr<Model> random_model() {
-#ifdef SINKLAB_HAVE_OPENMP
-  omp_set_num_threads(1);  // thousands of tiny forward passes: threads would only wait for each other
-#endif
+  set_thread_count(1);  // thousands of tiny forward passes: threads would only wait for each other
   const ConfigVocabulary vocab = registered_vocabulary();
   const RunConfig c = parse_run_config(
       "model: {d_model: 16, layers: 2, heads: 2, residual: true, norm: layer_norm, input: tokens, vocab_size: 7,\n"
