@@ -3,6 +3,7 @@
 #include "data/bigram_backcopy_task.h"
 #include "data/copy_task.h"
 #include "data/induction_task.h"
+#include "data/reverse_task.h"
 #include "data/text_lm_task.h"
 #include "data/trigger_conditional_task.h"
 
@@ -16,6 +17,7 @@ const std::vector<TaskRegistration>& task_registrations() {
       text_lm_task_registration(),
       bigram_backcopy_task_registration(),
       induction_task_registration(),
+      reverse_task_registration(),
   };
   return tasks;
 }

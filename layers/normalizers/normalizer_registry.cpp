@@ -12,6 +12,7 @@
 #include "layers/normalizers/sink_logit_normalizer.h"
 #include "layers/normalizers/softmax_n_normalizer.h"
 #include "layers/normalizers/softmax_normalizer.h"
+#include "layers/normalizers/softplus_normalizer.h"
 #include "layers/normalizers/softpick_normalizer.h"
 #include "layers/normalizers/sparsemax_normalizer.h"
 #include "layers/normalizers/ssmax_normalizer.h"
@@ -69,6 +70,7 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(sparsemax_normalizer_registration());
   registry.add(entmax15_normalizer_registration());
   registry.add(gated_softmax_normalizer_registration());
+  registry.add(softplus_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

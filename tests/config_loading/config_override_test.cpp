@@ -48,7 +48,7 @@ TEST(ConfigOverride, FillsAnEmptyFileSection) {
   EXPECT_EQ(resolved_head_dim(c.model), 8);
   const auto e = parse_error("seed: 1\nmodel:\n", {"model.attention.normalizer.divisor=seq_len"});
   EXPECT_TRUE(contains(e.what(), "--set model.attention.normalizer.divisor=seq_len: "
-                                 "model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid' only"))
+                                 "model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid', 'softplus' only"))
       << e.what();
 }
 

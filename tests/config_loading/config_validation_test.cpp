@@ -183,7 +183,7 @@ TEST(ConfigValidation, NormalizerMapFormAndOptionsThatDoNotBelong) {
   EXPECT_EQ(relu.model.attention.normalizer.options.get<std::string>("divisor"), "seq_len");
   auto e = parse_error("model:\n  attention:\n    normalizer:\n      name: softmax\n      divisor: visible\n");
   EXPECT_STREQ(e.what(),
-               "configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid' only, "
+               "configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid', 'softplus' only, "
                "but the normalizer is 'softmax'");
   e = parse_error("model:\n  attention:\n    normalizer:\n      temperature: 2.0\n      name: relu\n");
   EXPECT_EQ(e.line(), 4);

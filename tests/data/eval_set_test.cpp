@@ -66,7 +66,7 @@ TEST(EvalSet, ViewsAreSubRanges) {
 }
 
 TEST(TaskFactory, BuildsByNameAndListsNamesOnError) {
-  EXPECT_EQ(task_names(), (std::vector<std::string>{"trigger_conditional", "copy", "text_lm", "bigram_backcopy", "induction"}));
+  EXPECT_EQ(task_names(), (std::vector<std::string>{"trigger_conditional", "copy", "text_lm", "bigram_backcopy", "induction", "reverse"}));
   TaskConfig c = small_config();
   EXPECT_EQ(make_task(c, false)->name(), "trigger_conditional");
   c.name = std::string("no_such_task");
@@ -74,7 +74,7 @@ TEST(TaskFactory, BuildsByNameAndListsNamesOnError) {
     make_task(c, false);
     FAIL() << "no error";
   } catch (const TaskError& e) {
-    EXPECT_STREQ(e.what(), "unknown task 'no_such_task'; known tasks: trigger_conditional, copy, text_lm, bigram_backcopy, induction");
+    EXPECT_STREQ(e.what(), "unknown task 'no_such_task'; known tasks: trigger_conditional, copy, text_lm, bigram_backcopy, induction, reverse");
   }
 }
 

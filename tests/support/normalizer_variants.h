@@ -50,6 +50,8 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("entmax15", "entmax15"),
       variant("gated_softmax_per_head", "gated_softmax", {{"gate", std::string("per_head")}}),
       variant("gated_softmax_elementwise", "gated_softmax", {{"gate", std::string("elementwise")}}),
+      variant("softplus", "softplus"),  // divisor visible_non_bos
+      variant("softplus_row_sum", "softplus", {{"divisor", std::string("row_sum")}}),
   };
   return variants;
 }
