@@ -9,6 +9,7 @@ namespace {
 using testing::contains;
 using testing::parse;
 using testing::parse_error;
+using testing::quoted_owners_of;
 
 constexpr const char* kBase = "seed: 1\nmodel:\n  heads: 1\n  attention:\n    normalizer: relu\n";
 
@@ -48,7 +49,7 @@ TEST(ConfigOverride, FillsAnEmptyFileSection) {
   EXPECT_EQ(resolved_head_dim(c.model), 8);
   const auto e = parse_error("seed: 1\nmodel:\n", {"model.attention.normalizer.divisor=seq_len"});
   EXPECT_TRUE(contains(e.what(), "--set model.attention.normalizer.divisor=seq_len: "
-                                 "model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid', 'softplus' only"))
+                                 "model.attention.normalizer.divisor: is an option of normalizers " + quoted_owners_of("divisor") + " only"))
       << e.what();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config_loading/config_loader.h"
+#include "layers/normalizers/normalizer_registry.h"
 
 namespace sinklab::testing {
 
@@ -24,6 +25,16 @@ inline ConfigError parse_error(const std::string& yaml, const std::vector<std::s
   }
   ADD_FAILURE() << "expected a ConfigError for:\n" << yaml;
   return ConfigError("", 0, "", "");
+}
+
+// The normalizers that declare option `key`, in registration order, as messages list them: "'relu', 'relu2'"
+// (a new normalizer sharing the key needs no edit here).
+inline std::string quoted_owners_of(const std::string& key, const char* quote = "'") {
+  std::string out;
+  for (const auto& r : normalizer_registry().registrations())
+    for (const auto& option : r.options)
+      if (option.key == key) out += (out.empty() ? "" : ", ") + std::string(quote) + r.name + quote;
+  return out;
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -20,6 +20,7 @@ namespace {
 using testing::contains;
 using testing::parse;
 using testing::parse_error;
+using testing::quoted_owners_of;
 
 TEST(ConfigValidation, UnknownNestedKeySuggestsTheClosestKey) {
   const auto e = parse_error("seed: 1\nmodel:\n  attention:\n    normalizr: relu\n");
@@ -183,8 +184,8 @@ TEST(ConfigValidation, NormalizerMapFormAndOptionsThatDoNotBelong) {
   EXPECT_EQ(relu.model.attention.normalizer.options.get<std::string>("divisor"), "seq_len");
   auto e = parse_error("model:\n  attention:\n    normalizer:\n      name: softmax\n      divisor: visible\n");
   EXPECT_STREQ(e.what(),
-               "configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers 'relu', 'relu2', 'sigmoid', 'softplus' only, "
-               "but the normalizer is 'softmax'");
+               ("configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers " + quoted_owners_of("divisor") +
+                " only, but the normalizer is 'softmax'").c_str());
   e = parse_error("model:\n  attention:\n    normalizer:\n      temperature: 2.0\n      name: relu\n");
   EXPECT_EQ(e.line(), 4);
   EXPECT_TRUE(contains(e.what(), "option of normalizer 'softmax' only, but the normalizer is 'relu'")) << e.what();
