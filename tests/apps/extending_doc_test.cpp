@@ -39,8 +39,10 @@ TEST(ExtendingDoc, EveryFileItNamesExists) {
   ASSERT_FALSE(doc.empty()) << "docs/extending.md is missing";
   const std::set<std::string> files = named_files(doc);
   EXPECT_GE(files.size(), 20u) << "the page names fewer files than its worked examples touch: did the format change?";
-  for (const std::string& f : files)
+  for (const std::string& f : files) {
+    if (f.rfind("build/", 0) == 0) continue;  // written by a build (e.g. build/config_reference.md), not in a clone
     EXPECT_TRUE(fs::exists(fs::path(SINKLAB_SOURCE_DIR) / f)) << "docs/extending.md names " << f << ", which does not exist";
+  }
 }
 
 TEST(ExtendingDoc, HasAWorkedExampleOfEachKind) {
