@@ -47,6 +47,13 @@ void check_model(const ModelConfig& m, const KeyLocations& where) {
   }
 }
 
+// A task's message may start with its key ("task.corpus: ..."), which the location prefix names already.
+std::string without_key_prefix(const std::string& message, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys)
+    if (message.rfind(key + ": ", 0) == 0) return message.substr(key.size() + 2);
+  return message;
+}
+
 // Builds the task (its own checks name their keys) and checks that the model can read its inputs and
 // produce its outputs, before anything big is allocated.
 void check_task(const RunConfig& c, const KeyLocations& where) {
@@ -57,7 +64,7 @@ void check_task(const RunConfig& c, const KeyLocations& where) {
     s = task_shape_of(t, m.residual);
   } catch (const TaskError& e) {
     if (e.keys().empty()) throw where.error("task.name", e.what());
-    throw where.error_at_first_set(e.keys(), e.what());
+    throw where.error_at_first_set(e.keys(), without_key_prefix(e.what(), e.keys()));
   }
   const std::string& width = s.width_key;
   if (s.input == TaskInput::vectors && m.input == InputKind::tokens) {

@@ -63,6 +63,7 @@ TEST(TextLmConfig, AMissingCorpusIsAnErrorAtTaskCorpus) {
   const ConfigError e = load_error(text_lm_yaml(64, "", "/nonexistent/corpus.txt"));
   EXPECT_EQ(e.key(), "task.corpus");
   EXPECT_TRUE(contains(e.what(), "/nonexistent/corpus.txt: not found")) << e.what();
+  EXPECT_FALSE(contains(e.what(), "task.corpus: task.corpus:")) << "the key is named twice: " << e.what();
 }
 
 }  // namespace
