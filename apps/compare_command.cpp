@@ -1,9 +1,10 @@
-// sinklab compare SWEEP.yaml [--jobs N] [--out DIR] [--dry-run]
+// sinklab compare SWEEP.yaml [--set KEY=VALUE]... [--jobs N] [--out DIR] [--dry-run]
 //                 [--mpi [--threads N] [--worker-timeout S] [--no-shared-fs [--scratch DIR]]]  (docs/cluster.md)
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "apps/commands.h"
 #include "sweep/compare_sweep.h"
@@ -19,6 +20,7 @@ namespace {
 struct CompareArgs {
   std::string sweep_file;
   std::string out;
+  std::vector<std::string> sets;
   int jobs = 0;
   bool dry_run = false;
   bool mpi = false;  // the MPI runner (cluster/); the flags below need it
@@ -51,6 +53,7 @@ void run_compare(const CompareArgs& a) {
   sweep::CompareOptions options;
   options.sweep_file = a.sweep_file;
   options.out_dir = a.out;
+  options.sets = a.sets;
   options.jobs = a.jobs;
   options.dry_run = a.dry_run;
   options.vocab = registered_vocabulary();
@@ -75,10 +78,14 @@ void add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "Run a grid of trainings (variants x seeds x values; parallel, resumable) and report them");
   cmd->add_option("sweep", args->sweep_file, "Sweep YAML file (see docs/compare.md)")->required();
+  cmd->add_option("--set", args->sets,
+                  "Override a config key in every run: --set train.max_steps=200 (repeatable; not a key the "
+                  "sweep varies or sets)");
   cmd->add_option("--jobs,-j", args->jobs, "Trainings at once (default: number of cores)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--out", args->out, "Output folder (default runs/<sweep name>)");
-  cmd->add_flag("--dry-run", args->dry_run, "List the runs and which are finished; start nothing");
+  cmd->add_option("--out", args->out, "Output folder (default runs/<sweep name>, then -key=value per --set)");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "List the runs, the complete command of each and which are finished; start nothing");
   CLI::Option* mpi = cmd->add_flag("--mpi", args->mpi,
                                    "Run on the ranks of an MPI job: rank 0 plans, the others train (docs/cluster.md)");
   mpi->excludes(cmd->get_option("--jobs"));

@@ -1,4 +1,4 @@
-// sinklab train CONFIG [--set k=v]... [--out DIR] [--seed N] [--threads N] [--quiet] [--force]
+// sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet] [--force]
 // sinklab train --resume RUN_DIR [--quiet]
 #include <cstdio>
 #include <filesystem>
@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "config_loading/changed_overrides.h"
 #include "config_loading/config_loader.h"
+#include "config_loading/run_name.h"
+#include "config_loading/utf8.h"
 #include "core/io/file_write.h"
 #include "run_files/head_table.h"
 #include "train/interrupt.h"
@@ -19,6 +22,7 @@
 #include "run_files/run_folder.h"
 #include "run_files/run_folder_lock.h"
 #include "run_files/run_provenance.h"
+#include "sweep/run_naming.h"
 #include "train/trainer.h"
 
 namespace sinklab::apps {
@@ -31,6 +35,7 @@ struct TrainArgs {
   std::string resume;
   std::optional<std::string> seed;  // as typed: the loader checks it like --set seed=N (the full uint64 range)
   std::optional<std::string> threads;  // as typed, checked by the loader like --set threads=N
+  std::optional<std::string> name;     // the run name; default: the config's name and what the flags change
   bool quiet = false;
   bool force = false;
 };
@@ -38,13 +43,45 @@ struct TrainArgs {
 namespace fs = std::filesystem;
 
 
-bool flags_shape_config(const TrainArgs& a) { return !a.config.empty() || !a.sets.empty() || a.seed || a.threads; }
+bool flags_shape_config(const TrainArgs& a) {
+  return !a.config.empty() || !a.sets.empty() || a.seed || a.threads || a.name;
+}
+
+// The run name given on the command line (--name or --set name=...), if any.
+bool name_given(const TrainArgs& a) {
+  if (a.name) return true;
+  for (const auto& o : a.sets)
+    if (split_override(o).first == "name") return true;
+  return false;
+}
+
+void check_name_flag(const std::string& name) {
+  std::string problem = utf8_problem(name);
+  if (problem.empty()) problem = run_name_problem(name);
+  if (!problem.empty()) throw std::invalid_argument("--name: the run name " + problem);
+}
+
+// Unless named, a run is called after what it runs: the config's name plus every flag that changes a
+// value of the file ("1x1_softmax-normalizer=relu"); the seed goes into the folder name instead.
+std::string derived_name(const TrainArgs& a, const RunConfig& config, const std::vector<std::string>& overrides) {
+  std::vector<sweep::KeyValue> parts;
+  for (auto& kv : changed_overrides(a.config, overrides, config))
+    if (kv.first != "seed") parts.push_back(std::move(kv));
+  return sweep::name_with_overrides(config.name, parts);
+}
 
 RunConfig config_from_flags(const TrainArgs& a) {
+  if (a.name) check_name_flag(*a.name);
   std::vector<std::string> overrides = a.sets;
   if (a.seed) overrides.push_back("seed=" + *a.seed);
   if (a.threads) overrides.push_back("threads=" + *a.threads);
-  return load_run_config(a.config, overrides);  // validates before anything is written
+  RunConfig config = load_run_config(a.config, overrides);  // validates before anything is written
+  if (a.name) {
+    config.name = *a.name;
+  } else if (!name_given(a)) {
+    config.name = derived_name(a, config, overrides);
+  }
+  return config;
 }
 
 // "key: a" vs "key: b" for the first line where two resolved configs differ.
@@ -85,7 +122,10 @@ RunConfig resumed_config(const TrainArgs& a, const Resumption& r) {
   if (flags_shape_config(a)) {
     TrainArgs from_flags = a;
     if (from_flags.config.empty()) from_flags.config = own.string();
-    const std::string diff = first_difference(to_yaml(config), to_yaml(config_from_flags(from_flags)));
+    RunConfig flags_config = config_from_flags(from_flags);
+    // A derived name is no part of what runs (and runs started before names were derived have another).
+    if (!name_given(a)) flags_config.name = config.name;
+    const std::string diff = first_difference(to_yaml(config), to_yaml(flags_config));
     if (!diff.empty())
       throw std::invalid_argument("--resume " + a.resume + ": the config or flags given differ from the run's own " + own.string() +
                                   " (" + diff + "); a resumed run keeps its config: leave them out");
@@ -173,6 +213,9 @@ void add_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("train", "Train one model from a YAML config and measure its attention sinks");
   cmd->add_option("config", args->config, "YAML config file (see docs/config.md); not needed with --resume");
   cmd->add_option("--set", args->sets, "Override a config key: --set model.attention.normalizer=relu (repeatable)");
+  cmd->add_option("--name", args->name,
+                  "Run name (default: the config's name, then each --set/--threads that changes the file's "
+                  "value, e.g. 1x1_softmax-normalizer=relu)");
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>-seed<seed>)");
   cmd->add_option("--seed", args->seed, "Seed, 0 .. 2^64-1 (same as --set seed=N)");
   cmd->add_option("--threads", args->threads, "OpenMP threads, 1 .. 256 (same as --set threads=N)");

@@ -5,29 +5,57 @@
 
 #include "report/report.h"
 #include "run_files/run_folder_lock.h"
+#include "sweep/compare_sets.h"
+#include "sweep/run_naming.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_manifest.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_validation.h"
+#include "sweep/train_arguments.h"
 
 namespace sinklab::sweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string command_text(const PlannedRun& run) {
-  std::string text = "train " + run.config.string();
-  for (const auto& o : override_strings(run)) text += " --set " + o;
+// An argument as a POSIX shell reads it back: as is when plain, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                              "0123456789._-=+/:,@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command the runner would start for `run`, complete enough to paste into a shell.
+std::string command_text(const fs::path& executable, const PlannedRun& run, const fs::path& dir, int jobs) {
+  const RunStart start = run_finished(dir) ? RunStart::fresh : choose_run_start(dir);
+  std::string text = shell_word(executable.string());
+  for (const auto& arg : train_arguments(run, dir, jobs, start)) text += " " + shell_word(arg);
   return text;
 }
 
-void list_runs(const std::vector<PlannedRun>& runs, const fs::path& out_dir, std::ostream& out) {
+// The sinklab binary for the listing: the one compare would start, or plain "sinklab" when it is
+// missing (a dry run only shows the commands).
+fs::path listed_executable(const fs::path& executable) {
+  try {
+    return resolve_executable(executable);
+  } catch (const SweepError&) {
+    return "sinklab";
+  }
+}
+
+void list_runs(const PlannedSweep& plan, std::ostream& out) {
+  const std::vector<PlannedRun>& runs = plan.runs;
+  const fs::path executable = listed_executable(plan.executable);
   std::size_t finished = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const bool done = run_finished(run_dir(out_dir, runs[i]));  // diverged runs are finished too
+    const fs::path dir = run_dir(plan.out_dir, runs[i]);
+    const bool done = run_finished(dir);  // diverged runs are finished too
     finished += done;
     out << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].id << (done ? "  (finished)" : "") << "\n    "
-        << command_text(runs[i]) << "\n";
+        << command_text(executable, runs[i], dir, plan.jobs) << "\n";
   }
   out << runs.size() - finished << " of " << runs.size() << " runs to do; dry run, nothing started\n";
 }
@@ -57,8 +85,15 @@ PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
   PlannedSweep plan;
   plan.spec = load_sweep_spec(options.sweep_file);
   plan.runs = expand_sweep(plan.spec);
-  validate_sweep(plan.spec, plan.runs, options.vocab, options.jobs > 0 ? options.jobs : default_jobs());
-  plan.out_dir = options.out_dir.empty() ? fs::path("runs") / plan.spec.name : options.out_dir;
+  const std::vector<Override> sets = parse_compare_sets(options.sets, plan.spec);
+  apply_compare_sets(sets, plan.runs);
+  plan.jobs = options.jobs > 0 ? options.jobs : default_jobs();
+  validate_sweep(plan.spec, plan.runs, options.vocab, plan.jobs);
+  plan.compare_sets = options.sets;
+  plan.executable = options.executable;
+  std::vector<KeyValue> named;  // the folder says what the --set values changed, as a run's name does
+  for (const auto& o : sets) named.emplace_back(o.key, o.value);
+  plan.out_dir = options.out_dir.empty() ? fs::path("runs") / name_with_overrides(plan.spec.name, named) : options.out_dir;
   const std::size_t points = plan.runs.size() / plan.spec.variants.size();
   out << "sweep " << plan.spec.name << ": " << plan.runs.size() << (plan.runs.size() == 1 ? " run" : " runs") << " ("
       << plan.spec.variants.size() << (plan.spec.variants.size() == 1 ? " variant" : " variants") << " x " << points
@@ -66,12 +101,17 @@ PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
   return plan;
 }
 
-void list_planned_runs(const PlannedSweep& plan, std::ostream& out) { list_runs(plan.runs, plan.out_dir, out); }
+void list_planned_runs(const PlannedSweep& plan, std::ostream& out) {
+  if (const auto previous = read_sweep_manifest(plan.out_dir))
+    check_same_compare_sets(*previous, plan.compare_sets, plan.out_dir);
+  list_runs(plan, out);
+}
 
 void prepare_sweep_folder(const PlannedSweep& plan, std::ostream& out) {
   // Results of a run whose overrides changed since the last invocation answer a different question.
-  const nlohmann::json manifest = sweep_manifest(plan.spec, plan.runs);
+  const nlohmann::json manifest = sweep_manifest(plan.spec, plan.runs, plan.compare_sets);
   if (const auto previous = read_sweep_manifest(plan.out_dir)) {
+    check_same_compare_sets(*previous, plan.compare_sets, plan.out_dir);
     for (const auto& id : changed_runs(*previous, manifest)) {
       out << "note: " << id << " changed since the last invocation (overrides or config); redoing it\n";
       std::error_code ec;
@@ -79,7 +119,7 @@ void prepare_sweep_folder(const PlannedSweep& plan, std::ostream& out) {
       if (ec) throw SweepError("cannot clear '" + (plan.out_dir / "runs" / id).string() + "': " + ec.message());
     }
   }
-  write_sweep_manifest(plan.out_dir, plan.spec, plan.runs);
+  write_sweep_manifest(plan.out_dir, plan.spec, plan.runs, plan.compare_sets);
 }
 
 int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const CompareOptions& options,
@@ -107,6 +147,8 @@ int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream
   runner.executable = options.executable;
   runner.jobs = options.jobs;
   runner.progress = [&out](const std::string& line) { out << line << std::endl; };
+  runner.status = [&err](const std::string& line) { err << line << std::endl; };
+  if (options.status_interval) runner.status_interval = *options.status_interval;
   const SweepOutcome outcome = run_sweep(plan.runs, plan.out_dir, runner);
   return finish_sweep(plan, outcome, options, out, err);
 }

@@ -3,6 +3,8 @@
 // safe as folder names on any filesystem and in a shell.
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sinklab::sweep {
 
@@ -19,5 +21,15 @@ std::string compact_value(const std::string& text);
 
 // Replaces every character that is not is_safe_path_char by '-'.
 std::string sanitize_for_path(const std::string& text);
+
+// A config key and the value an override gives it, as typed: {"model.attention.normalizer", "relu"}.
+using KeyValue = std::pair<std::string, std::string>;
+
+// "1x1_softmax-normalizer=relu-lr=3e-4": `base`, then "-label=value" per override, in order. A label is
+// the key's last component ("normalizer"), with more of the path where two keys would read alike
+// (attention.dropout / embedding.dropout) or where the last one says little ("normalizer.name"); values
+// are compact_value'd and sanitize_for_path'd. A result longer than kMaxNameBytes is cut and ends in
+// "-h" + 8 hex digits of a hash of the whole list, so that two long lists still get different names.
+std::string name_with_overrides(const std::string& base, const std::vector<KeyValue>& overrides);
 
 }  // namespace sinklab::sweep

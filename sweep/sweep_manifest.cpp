@@ -9,6 +9,7 @@
 #include "core/io/file_write.h"
 #include "run_files/json_fields.h"
 #include "run_files/run_summary.h"
+#include "sweep/compare_sets.h"
 #include "sweep/sweep_error.h"
 
 namespace sinklab::sweep {
@@ -28,7 +29,8 @@ nlohmann::json typed_value(const std::string& text) {
   return text;
 }
 
-nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs) {
+nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs,
+                              const std::vector<std::string>& compare_sets) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& run : runs) {
     nlohmann::json overrides = nlohmann::json::object();
@@ -46,6 +48,7 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
   return {{"name", spec.name},
           {"title", spec.title},
           {"source", fs::absolute(spec.source).lexically_normal().string()},
+          {"set", compare_sets},
           {"runs", list}};
 }
 
@@ -54,6 +57,12 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
 void check_manifest_fields(const nlohmann::json& j) {
   using namespace json_fields;
   get_string(j, "name", "");
+  if (j.contains("set")) {  // sweep.json files written before compare had --set have none
+    const nlohmann::json& sets = get_array(j, "set", "");
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (!sets[i].is_string())
+        throw JsonFieldError("set[" + std::to_string(i) + "]: expected a string, got " + sets[i].type_name());
+  }
   const nlohmann::json& runs = get_array(j, "runs", "");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "runs[" + std::to_string(i) + "]";
@@ -109,12 +118,25 @@ std::vector<std::string> changed_runs(const nlohmann::json& previous, const nloh
   return changed;
 }
 
-void write_sweep_manifest(const fs::path& out_dir, const SweepSpec& spec, const std::vector<PlannedRun>& runs) {
+void check_same_compare_sets(const nlohmann::json& previous, const std::vector<std::string>& compare_sets,
+                             const fs::path& out_dir) {
+  std::vector<std::string> before;
+  if (const auto it = previous.find("set"); it != previous.end() && it->is_array())
+    for (const auto& s : *it)
+      if (s.is_string()) before.push_back(s.get<std::string>());
+  if (before == compare_sets) return;
+  throw SweepError(out_dir.string() + " holds this sweep run with " + describe_compare_sets(before) +
+                   " (its sweep.json), and this compare has " + describe_compare_sets(compare_sets) +
+                   ": its runs answer another question. Give the same --set values to resume it, or another --out");
+}
+
+void write_sweep_manifest(const fs::path& out_dir, const SweepSpec& spec, const std::vector<PlannedRun>& runs,
+                          const std::vector<std::string>& compare_sets) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw SweepError("cannot create sweep output folder '" + out_dir.string() + "': " + ec.message());
   try {
-    write_file_atomically(out_dir / "sweep.json", sweep_manifest(spec, runs).dump(2) + "\n");
+    write_file_atomically(out_dir / "sweep.json", sweep_manifest(spec, runs, compare_sets).dump(2) + "\n");
   } catch (const FileWriteError& e) {
     throw SweepError(e.what());  // already names the file and the OS error
   }

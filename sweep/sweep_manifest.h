@@ -12,16 +12,24 @@
 
 namespace sinklab::sweep {
 
-// {"name", "title", "source", "runs": [{"id", "variant", "seed", "dir": "runs/<id>", "overrides": {...},
-// "config", "class", "predicted"}]}; "title" heads the report (SweepSpec::title), "variant" is the
-// aggregation label, override values keep their YAML type (numbers stay numbers), "seed" is null when
-// neither the grid nor the variant sets it; "class" and "predicted" only when the variant gives them.
-nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs);
+// {"name", "title", "source", "set": ["k=v", ...], "runs": [{"id", "variant", "seed", "dir": "runs/<id>",
+// "overrides": {...}, "config", "class", "predicted"}]}; "title" heads the report (SweepSpec::title),
+// "set" is the `compare --set` list as typed (part of the sweep's identity: check_same_compare_sets),
+// "variant" is the aggregation label, override values keep their YAML type (numbers stay numbers) and
+// include the --set ones, "seed" is null when neither the grid nor the variant sets it; "class" and
+// "predicted" only when the variant gives them.
+nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRun>& runs,
+                              const std::vector<std::string>& compare_sets = {});
 
 // Writes sweep_manifest() to <out_dir>/sweep.json atomically (core/io/file_write.h). Throws SweepError
 // naming the file and the OS error.
 void write_sweep_manifest(const std::filesystem::path& out_dir, const SweepSpec& spec,
-                          const std::vector<PlannedRun>& runs);
+                          const std::vector<PlannedRun>& runs, const std::vector<std::string>& compare_sets = {});
+
+// The runs in a sweep folder answer the question its --set list asked: resuming it with another list
+// (a sweep.json without "set" had none) throws SweepError naming both lists and the way out.
+void check_same_compare_sets(const nlohmann::json& previous, const std::vector<std::string>& compare_sets,
+                             const std::filesystem::path& out_dir);
 
 // The sweep.json already in `out_dir`, or nothing when there is none. One that does not parse or has a
 // missing or mistyped field throws SweepError naming the file and the field.

@@ -17,9 +17,10 @@ struct PlannedRun {
                              // sweep has one variant
   std::string variant_name;  // the sweep variant it comes from
   std::optional<std::int64_t> seed;  // from the grid or the variant's set; empty if neither sets it
-  std::vector<Override> overrides;   // the variant's set, then one value per grid axis
+  std::vector<Override> overrides;   // the variant's set, then one value per grid axis, then compare --set
   std::filesystem::path config;
   std::string sink_class, predicted;  // the variant's (empty when it gives none)
+  int max_steps = 0;                  // train.max_steps of its config (validate_sweep); 0 = not known
 };
 
 // The most runs one sweep may expand to (variants x product of grid sizes). A grid beyond it is a

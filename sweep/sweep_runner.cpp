@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "run_files/run_summary.h"
+#include "sweep/run_status.h"
 #include "sweep/stop_signals.h"
 #include "sweep/sweep_error.h"
 #include "sweep/train_arguments.h"
@@ -107,7 +108,23 @@ struct Running {
   ChildProcess child;
   Clock::time_point start;
   bool resumed;
+  std::optional<std::pair<long long, Clock::time_point>> first_step;  // first logged step seen, for the ETA
 };
+
+// The status line of the running children, from what their run folders have logged so far.
+std::string status_line(std::vector<Running>& running, const std::vector<PlannedRun>& runs, const fs::path& out_dir,
+                        std::size_t finished, std::size_t total) {
+  const Clock::time_point now = Clock::now();
+  std::vector<RunningRun> shown;
+  for (Running& r : running) {
+    const PlannedRun& run = runs[r.index];
+    RunningRun s{run.id, logged_step(run_dir(out_dir, run)), run.max_steps, std::nullopt};
+    if (s.step && !r.first_step) r.first_step = std::make_pair(*s.step, now);
+    if (s.step) s.seconds_left = seconds_left(r.first_step->first, r.first_step->second, *s.step, now, run.max_steps);
+    shown.push_back(std::move(s));
+  }
+  return format_status_line(shown, finished, total);
+}
 
 }  // namespace
 
@@ -239,7 +256,12 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
   std::size_t finished = outcome.skipped.size();
   const StopSignals stop;
   std::vector<Running> running;  // destroying it terminates leftover children if we throw
+  Clock::time_point next_status = Clock::now() + options.status_interval;
   while (!pending.empty() || !running.empty()) {
+    if (options.status && !running.empty() && Clock::now() >= next_status) {
+      options.status(status_line(running, runs, out_dir, finished, total));
+      next_status = Clock::now() + options.status_interval;
+    }
     if (const int sig = stop.received()) {
       const std::size_t stopped = running.size();
       running.clear();  // SIGTERM and reap each child
@@ -256,7 +278,7 @@ SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const fs::path& out_
       const RunStart start = choose_run_start(dir);
       running.push_back(Running{pending.front(),
                                 ChildProcess::spawn(train_command(executable, run, dir, jobs, start)), Clock::now(),
-                                start == RunStart::resume});
+                                start == RunStart::resume, std::nullopt});
       pending.pop_front();
       outcome.max_parallel = std::max(outcome.max_parallel, static_cast<int>(running.size()));
     }

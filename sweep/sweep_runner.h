@@ -21,6 +21,10 @@ struct RunnerOptions {
   std::size_t log_tail_lines = 15;   // lines of train.log quoted for a failed run
   // Receives one line per finished run (and one for skipped runs); empty = print to stdout.
   std::function<void(const std::string&)> progress;
+  // Receives, every status_interval while trainings go, which are going with their step and ETA and
+  // how many runs are finished (run_status.h); empty = none.
+  std::function<void(const std::string&)> status;
+  std::chrono::milliseconds status_interval{10000};
 };
 
 struct RunFailure {

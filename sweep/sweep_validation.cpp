@@ -30,9 +30,10 @@ std::string config_error_message(const SweepSpec& spec, const PlannedRun& run, c
   // The loader names an override by its origin "--set key=value"; map it back to the sweep file line.
   for (const auto& o : run.overrides) {
     if (e.source() != "--set " + o.key + "=" + o.value) continue;
+    const std::string detail = " for " + variant + ": " + (e.key().empty() ? "" : e.key() + ": ") + e.detail();
+    if (o.line == 0) return "--set " + o.key + "=" + o.value + detail;  // from the command line (compare_sets.h)
     const OverrideOrigin origin = origin_of(spec, o);
-    return spec.source.string() + ":" + std::to_string(origin.line) + ": " + origin.what + " for " + variant + ": " +
-           (e.key().empty() ? "" : e.key() + ": ") + e.detail();
+    return spec.source.string() + ":" + std::to_string(origin.line) + ": " + origin.what + detail;
   }
   // The config file itself (or a default) is at fault: its own location is in e.what().
   const Variant* v = nullptr;
@@ -55,6 +56,7 @@ void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const 
     try {
       const RunConfig config = load_run_config(run.config, override_strings(run), vocab);
       if (!run.seed) run.seed = static_cast<std::int64_t>(config.seed);
+      run.max_steps = config.train.max_steps;
       estimates.push_back(estimate_memory(config).total());
     } catch (const ConfigError& e) {
       throw SweepError(config_error_message(spec, run, e));

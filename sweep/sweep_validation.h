@@ -13,7 +13,8 @@ namespace sinklab::sweep {
 std::vector<std::string> override_strings(const PlannedRun& run);
 
 // Loads each run's config with its overrides. The first ConfigError becomes a SweepError prefixed with
-// the sweep file, the line of the offending key and the variant, keeping the loader's did-you-mean.
+// the sweep file, the line of the offending key and the variant (or the `compare --set` it came from),
+// keeping the loader's did-you-mean.
 // Runs whose seed no override sets get the config's seed. `vocab` as in load_run_config (an empty
 // list is not checked). With `jobs` runs at a time, the `jobs` largest memory estimates together must
 // fit in the available memory (config_loading/memory_estimate.h), else a SweepError names --jobs and the sizes.

@@ -142,6 +142,34 @@ TEST_F(TrainCommand, NameThatIsNotOneFolderNameIsRejected) {
   expect_user_error("train " + c.string() + " --set name=/tmp/abs", {"name", "single folder name"});
 }
 
+TEST_F(TrainCommand, NameFlagThatIsNotOneFolderNameIsOneClearError) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  expect_user_error("train " + c.string() + " --name a/b", {"--name: the run name must be a single folder name"});
+  expect_user_error("train " + c.string() + " --name=-x", {"--name: the run name must not start with '-'"});
+}
+
+// Without --out, the run is named after what ran: the config's name, each flag that changes a value of
+// the file, and the seed; the same name titles its summary.
+TEST_F(TrainCommand, DefaultRunNameSaysWhatTheFlagsChanged) {
+  write("1x1_softmax.yaml", std::string("model: {attention: {normalizer: softmax}}\n") + kTinyRun);
+  const auto train_here = [&](const std::string& flags) {
+    return sinklab::testing::run_sinklab_in(dir_.string(), "train 1x1_softmax.yaml --quiet " + flags);
+  };
+  Result r = train_here("--set model.attention.normalizer=relu --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const fs::path relu = dir_ / "runs/1x1_softmax-normalizer=relu-seed3";
+  ASSERT_TRUE(fs::exists(relu / "summary.json")) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(relu / "summary.json"))["name"], "1x1_softmax-normalizer=relu");
+  // An override that gives the file's own value changes nothing, so it names nothing.
+  r = train_here("--set model.attention.normalizer=softmax --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir_ / "runs/1x1_softmax-seed3/summary.json")) << r.output;
+  // --name names it outright.
+  r = train_here("--set model.attention.normalizer=relu --seed 3 --name mine");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir_ / "runs/mine-seed3/summary.json"))["name"], "mine");
+}
+
 TEST_F(TrainCommand, ConfigTooLargeForMemoryIsRefusedBeforeAllocating) {
   const fs::path c = write("c.yaml", kTinyRun);
   expect_user_error("train " + c.string() + " --set train.batch_size=1000000 --set task.seq_len=4096",

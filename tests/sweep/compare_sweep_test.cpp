@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "run_files/run_summary.h"
 #include "sweep/sweep_error.h"
@@ -35,10 +39,13 @@ class CompareSweepTest : public ::testing::Test {
                "      optimizer.lr: " + relu_lr + "\n"
                "grid:\n  seed: [0, 1]\n");
   }
-  int compare(const FakeTrainOptions& fake, bool dry_run = false, bool report = false) {
+  int compare(const FakeTrainOptions& fake, bool dry_run = false, bool report = false,
+              const std::vector<std::string>& sets = {}) {
     CompareOptions options;
     options.sweep_file = dir / sweep_file_name;
     options.out_dir = dir / "out";
+    options.sets = sets;
+    options.status_interval = status_interval;
     options.jobs = 2;
     options.dry_run = dry_run;
     options.executable = write_fake_train(dir / "fake_train.sh", fake);
@@ -68,6 +75,7 @@ class CompareSweepTest : public ::testing::Test {
   }
   ScratchDir dir;
   std::string sweep_file_name = "s.yaml";
+  std::chrono::milliseconds status_interval{10000};
   std::ostringstream out, err;
 };
 
@@ -78,6 +86,13 @@ TEST_F(CompareSweepTest, DryRunListsRunsAndStartsNothing) {
   EXPECT_NE(text.find("sweep demo: 4 runs (2 variants x 2 grid points)"), std::string::npos) << text;
   EXPECT_NE(text.find("[4/4] relu_seed=1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("--set model.attention.normalizer=relu --set optimizer.lr=1e-3 --set seed=1"),
+            std::string::npos)
+      << text;
+  // Each command is complete: the binary, its folder and the thread count the runner would give it.
+  const std::string fake_train = (dir / "fake_train.sh").string();
+  EXPECT_NE(text.find("    " + fake_train + " train " + (dir / "a.yaml").string() +
+                      " --set model.attention.normalizer=relu --set optimizer.lr=1e-3 --set seed=1 --out " +
+                      (dir / "out/runs/relu_seed=1").string() + " --threads 1\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("4 of 4 runs to do"), std::string::npos) << text;
@@ -314,6 +329,85 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
   } catch (const SweepError& e) {
     EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": is a directory"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(CompareSweepTest, SetAppliesToEveryRunAndIsPartOfTheSweepsIdentity) {
+  ASSERT_EQ(compare({}, false, false, {"train.max_steps=7"}), 0) << err.str();
+  for (const char* id : {"soft_seed=0", "soft_seed=1", "relu_seed=0", "relu_seed=1"})
+    EXPECT_NE(read_file(dir / "out/runs" / id / "args.txt").find("--set train.max_steps=7"), std::string::npos) << id;
+  const auto manifest = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
+  EXPECT_EQ(manifest["set"], nlohmann::json::array({"train.max_steps=7"}));
+  EXPECT_EQ(manifest["runs"][0]["overrides"]["train.max_steps"], 7);
+  // The same --set resumes; another, or none, is refused before anything changes, naming both.
+  ASSERT_EQ(compare({}, false, false, {"train.max_steps=7"}), 0);
+  EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << out.str();
+  for (const std::vector<std::string>& other : {std::vector<std::string>{"train.max_steps=9"}, std::vector<std::string>{}}) {
+    try {
+      compare({}, false, false, other);
+      ADD_FAILURE() << "a resume with other --set values must be refused";
+    } catch (const SweepError& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find("with --set train.max_steps=7 (its sweep.json)"), std::string::npos) << text;
+      EXPECT_NE(text.find(other.empty() ? "this compare has no --set" : "this compare has --set train.max_steps=9"),
+                std::string::npos)
+          << text;
+      EXPECT_NE(text.find("another --out"), std::string::npos) << text;
+    }
+    EXPECT_THROW(compare({}, /*dry_run=*/true, false, other), SweepError);
+  }
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out/sweep.json"))["set"], nlohmann::json::array({"train.max_steps=7"}));
+}
+
+TEST_F(CompareSweepTest, SetIsShownInTheDryRunCommands) {
+  ASSERT_EQ(compare({}, /*dry_run=*/true, false, {"train.max_steps=7", "name=my run"}), 0);
+  EXPECT_NE(out.str().find("--set seed=1 --set train.max_steps=7 --set 'name=my run' --out "), std::string::npos)
+      << out.str();
+}
+
+TEST_F(CompareSweepTest, SetOnAKeyTheSweepGivesIsRefusedNamingIt) {
+  try {
+    compare({}, false, false, {"optimizer.lr=0.5"});
+    ADD_FAILURE() << "expected a SweepError";
+  } catch (const SweepError& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("--set optimizer.lr=0.5: the sweep itself gives optimizer.lr (set by variant 'relu' at "),
+              std::string::npos)
+        << text;
+  }
+  try {
+    compare({}, false, false, {"seed=4"});
+    ADD_FAILURE() << "expected a SweepError";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("the sweep itself gives seed (grid key at "), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_F(CompareSweepTest, SetWithAnUnknownKeyOrNoValueIsRefusedBeforeAnythingRuns) {
+  try {
+    compare({}, false, false, {"train.max_stesp=7"});
+    ADD_FAILURE() << "expected a SweepError";
+  } catch (const SweepError& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("--set train.max_stesp=7 for variant 'soft'"), std::string::npos) << text;
+    EXPECT_NE(text.find("max_steps"), std::string::npos) << "the loader's did-you-mean: " << text;
+  }
+  EXPECT_THROW(compare({}, false, false, {"train.max_steps"}), SweepError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_F(CompareSweepTest, StatusLinesOnErrSayWhichRunsGoWithTheirStepAndTheFinishedCount) {
+  FakeTrainOptions fake;
+  fake.logged_step = 7;
+  fake.sleep_seconds = 0.6;
+  status_interval = std::chrono::milliseconds(50);
+  ASSERT_EQ(compare(fake, false, false, {"train.max_steps=20"}), 0) << err.str();
+  const std::string text = err.str();
+  EXPECT_NE(text.find("0/4 finished; running: soft_seed=0 step 7/20, soft_seed=1 step 7/20\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2/4 finished; running: relu_seed=0 step 7/20, relu_seed=1 step 7/20\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(out.str().find("running:"), std::string::npos) << "status lines go to stderr, results to stdout";
 }
 
 }  // namespace

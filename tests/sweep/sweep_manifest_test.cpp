@@ -104,6 +104,8 @@ TEST(SweepManifest, MistypedFieldsAreNamedWithTheFile) {
       {R"({"name": "s", "runs": [{"id": "a", "variant": "a", "seed": "0", "dir": "runs/a", "overrides": {}, "config": "x"}]})",
        "runs[0].seed: expected"},
       {R"({"name": 1, "runs": []})", "name: expected a string"},
+      {R"({"name": "s", "set": "a=1", "runs": []})", "set: expected an array"},
+      {R"({"name": "s", "set": [3], "runs": []})", "set[0]: expected a string, got number"},
       {R"({"name": "s", "runs": {}})", "runs: expected an array"},
       {R"([1, 2])", "expected an object"},
       {R"({"name": "s", "runs": [)", "invalid JSON"},

@@ -65,6 +65,7 @@ struct FakeTrainOptions {
   std::filesystem::path summary_file;  // if set: copied as summary.json, its "seed":0 made the run's --set seed (instead of {"steps": 42})
   std::string interrupt_when_out_contains;  // this run sends SIGTERM to the runner as it starts
   std::string diverge_when_out_contains;    // this run writes a diverged summary.json and exits 3
+  long long logged_step = -1;               // if >= 0: a metrics.jsonl line with this step, before sleeping
 };
 
 // Writes an executable sh script that behaves like `sinklab train` towards the runner: it parses
@@ -88,6 +89,8 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
   }
   if (!o.interrupt_when_out_contains.empty())
     s << "case \"$out\" in *'" << o.interrupt_when_out_contains << "'*) kill -TERM $PPID;; esac\n";
+  if (o.logged_step >= 0)
+    s << "printf '{\"step\": " << o.logged_step << ", \"loss\": 1.0}\\n' >> \"$out/metrics.jsonl\"\n";
   // Sleep in a child that dies with the script, so a terminated run leaves no stray process behind.
   if (o.sleep_seconds > 0)
     s << "sleep " << o.sleep_seconds << " & child=$!\n"
