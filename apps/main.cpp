@@ -8,6 +8,7 @@
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
+#include "core/text/shell_quote.h"
 #include "run_files/run_provenance.h"
 
 namespace sinklab::apps {
@@ -15,6 +16,12 @@ namespace {
 std::vector<std::string> g_command_line;
 }
 const std::vector<std::string>& command_line() { return g_command_line; }
+
+std::string sinklab_command(const std::vector<std::string>& args) {
+  std::vector<std::string> words{g_command_line.empty() ? std::string("sinklab") : g_command_line.front()};
+  words.insert(words.end(), args.begin(), args.end());
+  return shell_command(words);
+}
 
 // `sinklab --version`: the build and the kernel path this machine runs (bit-identical results need both).
 std::string version_text() {
