@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "apps/commands.h"
+#include "apps/unknown_arguments.h"
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
@@ -45,7 +46,14 @@ int main(int argc, char** argv) {
     sinklab::kernel_isa_level();  // a bad SINKLAB_MAX_ISA is refused before anything runs
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);  // usage errors: message and exit code from CLI11 (non-zero)
+    // A misspelled command or flag gets a suggestion and exit status 2, as a misspelled config key does.
+    if (e.get_exit_code() != 0) {
+      if (const auto message = sinklab::apps::unknown_argument_message(app)) {
+        std::fprintf(stderr, "sinklab: error: %s\n", message->c_str());
+        return 2;
+      }
+    }
+    return app.exit(e);  // other usage errors: message and exit code from CLI11 (non-zero)
   } catch (const std::exception& e) {
     return sinklab::apps::report_exception(e);
   }
