@@ -20,4 +20,8 @@ const std::vector<CommandRegistration>& commands();
 // The process's own command line, recorded in run.json (set by main).
 const std::vector<std::string>& command_line();
 
+// A sinklab command to print for the user to paste: this binary as it was invoked (argv[0], e.g.
+// build/sinklab) and then `args`, every word quoted for a POSIX shell (core/text/shell_quote.h).
+std::string sinklab_command(const std::vector<std::string>& args);
+
 }  // namespace sinklab::apps

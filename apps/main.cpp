@@ -5,9 +5,11 @@
 #include <exception>
 
 #include "apps/commands.h"
+#include "apps/unknown_arguments.h"
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
+#include "core/text/shell_quote.h"
 #include "run_files/run_provenance.h"
 
 namespace sinklab::apps {
@@ -15,6 +17,12 @@ namespace {
 std::vector<std::string> g_command_line;
 }
 const std::vector<std::string>& command_line() { return g_command_line; }
+
+std::string sinklab_command(const std::vector<std::string>& args) {
+  std::vector<std::string> words{g_command_line.empty() ? std::string("sinklab") : g_command_line.front()};
+  words.insert(words.end(), args.begin(), args.end());
+  return shell_command(words);
+}
 
 // `sinklab --version`: the build and the kernel path this machine runs (bit-identical results need both).
 std::string version_text() {
@@ -38,7 +46,14 @@ int main(int argc, char** argv) {
     sinklab::kernel_isa_level();  // a bad SINKLAB_MAX_ISA is refused before anything runs
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);  // usage errors: message and exit code from CLI11 (non-zero)
+    // A misspelled command or flag gets a suggestion and exit status 2, as a misspelled config key does.
+    if (e.get_exit_code() != 0) {
+      if (const auto message = sinklab::apps::unknown_argument_message(app)) {
+        std::fprintf(stderr, "sinklab: error: %s\n", message->c_str());
+        return 2;
+      }
+    }
+    return app.exit(e);  // other usage errors: message and exit code from CLI11 (non-zero)
   } catch (const std::exception& e) {
     return sinklab::apps::report_exception(e);
   }

@@ -139,21 +139,21 @@ void check_can_resume(const Resumption& r) {
     throw std::invalid_argument("--resume: " + dir + " holds a finished run (summary.json); nothing to resume");
   if (!fs::exists(r.checkpoint))
     throw std::invalid_argument("--resume: " + r.checkpoint.string() +
-                                " is missing: the run was stopped before its first checkpoint; start it over with "
-                                "`sinklab train CONFIG --out " + dir + " --force`");
+                                " is missing: the run was stopped before its first checkpoint; start it over with `" +
+                                sinklab_command({"train", "CONFIG", "--out", dir, "--force"}) + "`");
 }
 
 // A fresh run may not overwrite a run (or the user's own config file) without --force.
 void check_can_start(const TrainArgs& a, const RunConfig& config, const fs::path& dir) {
   check_new_run_folder(dir, a.config, to_yaml(config), a.force,
-                       "continue it with `sinklab train --resume " + dir.string() + "`, or pass --force to start over");
+                       "continue it with `" + sinklab_command({"train", "--resume", dir.string()}) + "`, or pass --force to start over");
 }
 
 void report_end(const RunSummary& summary, const fs::path& dir) {
   switch (outcome_of(summary)) {
     case RunOutcome::interrupted:
-      std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: sinklab train --resume %s\n",
-                   static_cast<long long>(summary.steps), dir.c_str());
+      std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: %s\n", static_cast<long long>(summary.steps),
+                   sinklab_command({"train", "--resume", dir.string()}).c_str());
       throw CLI::RuntimeError(128 + interrupt_signal());
     case RunOutcome::diverged:
       std::fprintf(stderr, "sinklab: diverged: %s; summary with null metrics in %s\n", summary.non_finite.c_str(),

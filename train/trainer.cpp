@@ -133,6 +133,7 @@ struct Trainer::LoopState {
   double loss = 0;         // the last step's training loss
   std::string non_finite;  // what went non-finite and when; non-empty = diverged
   bool interrupted = false;
+  ProgressEvaluation last_eval;  // for the progress line; not checkpointed (a resumed run shows its next one)
 };
 
 // metrics.jsonl, or nothing when the run writes no folder. Checkpoints count its lines rather than
@@ -256,6 +257,7 @@ void Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_p
       r.eval_loss = e.loss;
       r.eval_accuracy = e.accuracy;
     }
+    state.last_eval = {step, tokens ? e.loss : e.mse, tokens ? 1.0 - e.accuracy : e.max_abs_error};
     const double checked = objective_.shape().loss == TaskLoss::mse ? e.mse : e.loss;
     if (state.non_finite.empty() && !std::isfinite(checked))
       state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
@@ -270,6 +272,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
   auto window_start = Clock::now(), last_checkpoint = Clock::now();
   int64_t window_steps = 0;
   double steps_per_second = 0;
+  const int64_t first_step = state.step;  // its window holds the warm-up (first allocations)
   for (; state.stop == StopRule::none && state.step < tc.max_steps; ++state.step) {
     const int64_t step = state.step;
     if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested()) {
@@ -284,14 +287,19 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     state.non_finite = non_finite_after_step(step, state.loss);
     if (log_now || state.stop != StopRule::none) {
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
-      if (secs > 0 && window_steps > 1) steps_per_second = static_cast<double>(window_steps) / secs;
+      if (secs > 0 && (window_steps > 1 || step > first_step)) steps_per_second = static_cast<double>(window_steps) / secs;
       window_start = Clock::now();
       window_steps = 0;
     }
     if (log_now) {
       log_step(step, duties.evaluate, state.loss, steps_per_second, log, state);
-      progress.update({step, tc.max_steps, state.loss, last_error_, steps_per_second,
-                       objective_.shape().loss == TaskLoss::cross_entropy});
+      progress.update({.step = step,
+                       .max_steps = tc.max_steps,
+                       .loss = state.loss,
+                       .max_abs_error = last_error_,
+                       .steps_per_second = steps_per_second,
+                       .token_error = objective_.shape().loss == TaskLoss::cross_entropy,
+                       .evaluation = state.last_eval});
     }
     if (!state.non_finite.empty()) return;
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).

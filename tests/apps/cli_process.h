@@ -41,11 +41,10 @@ inline CliResult run_sinklab_in(const std::string& working_dir, const std::strin
   return run_command("cd " + working_dir + " && " + sinklab_binary() + " " + args + " 2>&1");
 }
 
-// Starts sinklab with args (split on spaces), stdout and stderr appended to log; returns the pid.
-inline pid_t start_sinklab(const std::string& args, const std::filesystem::path& log) {
+// Starts sinklab with these arguments, stdout and stderr appended to log; returns the pid.
+inline pid_t start_sinklab(const std::vector<std::string>& args, const std::filesystem::path& log) {
   std::vector<std::string> words{sinklab_binary()};
-  std::istringstream in(args);
-  for (std::string w; in >> w;) words.push_back(w);
+  words.insert(words.end(), args.begin(), args.end());
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -58,6 +57,14 @@ inline pid_t start_sinklab(const std::string& args, const std::filesystem::path&
     ::_exit(127);
   }
   return pid;
+}
+
+// The same with args split on spaces.
+inline pid_t start_sinklab(const std::string& args, const std::filesystem::path& log) {
+  std::vector<std::string> words;
+  std::istringstream in(args);
+  for (std::string w; in >> w;) words.push_back(w);
+  return start_sinklab(words, log);
 }
 
 // -1 when killed by a signal.

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text/shell_quote.h"
 #include "tests/apps/cli_process.h"
 #include "tests/support/run_files_without_timing.h"
 #include "tests/support/small_tmpfs.h"
@@ -117,21 +118,24 @@ TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
     EXPECT_NE(e.path().extension(), ".tmp") << "left behind: " << e.path();
 }
 
+// The printed command names this very binary (as it was started) and quotes a folder a shell would
+// split or run (a space, a `;`), so it pastes into a shell as printed.
 TEST_F(TrainReliability, TheResumeCommandPrintedOnCtrlCWorksAsPrinted) {
   const fs::path config = small_config();
-  const fs::path out = dir_ / "run", log = dir_ / "log.txt";
-  const pid_t pid = testing::start_sinklab("train " + config.string() + " --out " + out.string() +
-                                               " --seed 5 --threads 1 --set train.log_every=7",
+  const fs::path out = dir_ / "my run; x", log = dir_ / "log.txt";
+  const pid_t pid = testing::start_sinklab({"train", config.string(), "--out", out.string(), "--seed", "5", "--threads", "1",
+                                            "--set", "train.log_every=7"},
                                            log);
   ASSERT_TRUE(wait_for_lines(out / "metrics.jsonl", 3, 60)) << slurp(log);
   ::kill(pid, SIGINT);
   EXPECT_EQ(testing::wait_exit_code(pid), 128 + SIGINT);
   const std::string printed = slurp(log);
-  const std::string marker = "continue with: sinklab ";
+  const std::string marker = "continue with: ";
   const size_t at = printed.find(marker);
   ASSERT_NE(at, std::string::npos) << printed;
   const std::string command = printed.substr(at + marker.size(), printed.find('\n', at) - at - marker.size());
-  const auto resumed = run_sinklab(command + " --quiet");
+  EXPECT_EQ(command, testing::sinklab_binary() + " train --resume '" + out.string() + "'");
+  const auto resumed = testing::run_command(command + " --quiet 2>&1");
   ASSERT_EQ(resumed.exit_code, 0) << command << "\n" << resumed.output;
   const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out / "summary.json"));
   EXPECT_EQ(summary["seed"], 5);
@@ -161,7 +165,9 @@ TEST_F(TrainReliability, AnUnfinishedRunIsNotOverwrittenWithoutForce) {
   const std::string metrics = slurp(out / "metrics.jsonl");
   const auto again = run_sinklab("train " + config.string() + " --out " + out.string());
   EXPECT_EQ(again.exit_code, 2) << again.output;
-  EXPECT_NE(again.output.find("--resume " + out.string()), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("continue it with `" + testing::sinklab_binary() + " train --resume " + out.string() + "`"),
+            std::string::npos)
+      << again.output;
   EXPECT_EQ(slurp(out / "metrics.jsonl"), metrics) << "the refused run touched the log";
   const auto changed = run_sinklab("train --resume " + out.string() + " --set seed=9");
   EXPECT_EQ(changed.exit_code, 2) << changed.output;
@@ -196,6 +202,23 @@ TEST_F(TrainReliability, ResumeNeedsARunFolderAndSaysSo) {
   const auto device = run_sinklab("train --resume /dev/zero");
   EXPECT_EQ(device.exit_code, 2) << device.output;
   EXPECT_EQ(device.output.find("underflow"), std::string::npos) << device.output;
+}
+
+// A run stopped before its first checkpoint cannot resume: the message gives the command that starts
+// it over, this binary's path first and the folder quoted for the shell.
+TEST_F(TrainReliability, ResumeWithoutACheckpointGivesAPastableCommandToStartOver) {
+  const fs::path config = write("c.yaml", "train: {max_steps: 5, log_every: 5, eval_every: 0}\ntask: {eval_samples: 8}\n"
+                                          "analysis: {eval_attention_samples: 8}\n");
+  const fs::path out = dir_ / "it's a run";
+  ASSERT_EQ(run_sinklab("train " + shell_quote(config.string()) + " --out " + shell_quote(out.string()) + " --quiet").exit_code, 0);
+  fs::remove(out / "summary.json");
+  fs::remove(out / "checkpoint.bin");
+  const auto r = run_sinklab("train --resume " + shell_quote(out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("start it over with `" + testing::sinklab_binary() + " train CONFIG --out '" + dir_.string() +
+                          "/it'\\''s a run' --force`"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(TrainReliability, ACorruptCheckpointInARunFolderIsRejectedBeforeAnythingIsWritten) {

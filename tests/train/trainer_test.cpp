@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <string>
 
 #include "config_loading/config_loader.h"
 #include "core/kernels/matmul.h"
@@ -153,6 +154,40 @@ TEST(Trainer, LoggedStepsOnLongRowsHoldNoQuadraticGradients) {
   const size_t logged = t.graph().arena().high_water();
   const size_t one_tt_array = size_t{2} * 8 * 512 * 512;  // [H, B, T, T] floats
   EXPECT_LT(logged, unlogged + one_tt_array) << "unlogged " << unlogged << " floats, logged " << logged;
+}
+
+// Evaluations (steps 0, 20, 40) are rarer than progress lines (every 10 steps): each line carries the
+// last one, so a log shows how the run is doing on the fixed set without the metrics file.
+TEST(Trainer, ProgressLinesCarryTheLastEvaluation) {
+  Trainer trainer(small_config("softmax", 1));
+  TrainOptions options;
+  ::testing::internal::CaptureStderr();
+  trainer.run(options);
+  const std::string progress = ::testing::internal::GetCapturedStderr();
+  const auto line_of = [&](const std::string& start) {
+    const size_t at = progress.find(start);
+    return at == std::string::npos ? std::string() : progress.substr(at, progress.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("step 10/60 ").find("| eval@0 loss "), std::string::npos) << progress;
+  EXPECT_NE(line_of("step 30/60 ").find("| eval@20 loss "), std::string::npos) << progress;
+  EXPECT_NE(line_of("step 50/60 ").find("| eval@40 loss "), std::string::npos) << progress;
+}
+
+// With a line every step each speed window is one step: only the first (the warm-up) goes unmeasured.
+TEST(Trainer, LoggingEveryStepStillMeasuresTheSpeed) {
+  RunConfig config = small_config("softmax", 1);
+  config.train.max_steps = 4;
+  config.train.log_every = 1;
+  Trainer trainer(config);
+  ::testing::internal::CaptureStderr();
+  trainer.run(TrainOptions{});
+  const std::string progress = ::testing::internal::GetCapturedStderr();
+  const size_t at = progress.find("step 3/4 ");
+  ASSERT_NE(at, std::string::npos) << progress;
+  const std::string last = progress.substr(at, progress.find('\n', at) - at);
+  EXPECT_EQ(last.find("-- steps/s"), std::string::npos) << last;
+  EXPECT_EQ(last.find(" 0 steps/s"), std::string::npos) << last;
+  EXPECT_EQ(last.find("ETA --"), std::string::npos) << last;
 }
 
 TEST(Checkpoint, CorruptOrForeignFilesAreRejected) {
