@@ -27,7 +27,9 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--gnuplot", flags->gnuplot, "gnuplot program to render the figures with")->capture_default_str();
   cmd->add_option("--seed", flags->seed,
                   "Draw the attention maps and BOS-vs-step curves of this seed's runs (default: each variant's lowest seed)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : v + " is not a seed (a whole number >= 0)"; },
+          "SEED"));
   cmd->add_flag("--no-render", flags->no_render, "Write figure data and gnuplot scripts without rendering");
   cmd->callback([flags] {
     ReportOptions options;
