@@ -1,7 +1,9 @@
 // `sinklab report DIR`: regenerates the tables, plots and index.html of a run or sweep directory
 // from what is saved on disk, prints the per-variant table and where the page is.
+#include <cstdint>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -16,12 +18,18 @@ void add_report_command(CLI::App& app) {
     std::string out;
     std::string gnuplot = "gnuplot";
     bool no_render = false;
+    std::optional<uint64_t> seed;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("report", "Regenerate tables, plots and index.html for a run or sweep directory");
   cmd->add_option("DIR", flags->dir, "A run directory (summary.json) or a sweep directory (sweep.json)")->required();
   cmd->add_option("--out", flags->out, "Output directory (default: DIR/report)");
   cmd->add_option("--gnuplot", flags->gnuplot, "gnuplot program to render the figures with")->capture_default_str();
+  cmd->add_option("--seed", flags->seed,
+                  "Draw the attention maps and BOS-vs-step curves of this seed's runs (default: each variant's lowest seed)")
+      ->check(CLI::Validator(
+          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : v + " is not a seed (a whole number >= 0)"; },
+          "SEED"));
   cmd->add_flag("--no-render", flags->no_render, "Write figure data and gnuplot scripts without rendering");
   cmd->callback([flags] {
     ReportOptions options;
@@ -29,6 +37,7 @@ void add_report_command(CLI::App& app) {
     options.gnuplot = flags->gnuplot;
     options.render = !flags->no_render;
     options.log = &std::cerr;
+    options.seed = flags->seed;
     try {
       const ReportRuns runs = load_report_runs(flags->dir);  // fails early, naming DIR, when it is neither kind
       write_report(flags->dir, options);

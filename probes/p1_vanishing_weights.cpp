@@ -82,7 +82,7 @@ ProbeSection write(const ProbeOutput& o) {
   section.files = {"vanishing.csv"};
   section.figures = {{"vanishing", gnuplot_header(o.figures / "vanishing.png",
                                                   "P1: median n max a and n min a per n-bin (" + o.context.model_name + ")") +
-                                       "set logscale xy\nset xlabel 'n (visible keys, bin start)'\nplot " + o.csv("vanishing.csv") +
+                                       "set logscale xy\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'n x attention weight (median per bin)'\nplot " + o.csv("vanishing.csv") +
                                        " using 3:6 smooth unique with linespoints title 'n max a (mean over heads)', " +
                                        o.csv("vanishing.csv") + " using 3:7 smooth unique with linespoints title 'n min a'\n"}};
   std::ostringstream claims, invariants;

@@ -83,12 +83,12 @@ Distances write_csvs(const ProbeOutput& o) {
 std::vector<std::pair<std::string, std::string>> figures(const ProbeOutput& o) {
   const std::string vectors = o.vectors();
   return {{"distance_vs_L", gnuplot_header(o.figures / "distance_vs_L.png", "P2: distance vs L at N = 5, " + vectors + " vectors") +
-                                "set xlabel 'L'\nset logscale y\nplot " + o.csv("distance_vs_L.csv") +
+                                "set xlabel 'L'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset logscale y\nplot " + o.csv("distance_vs_L.csv") +
                                 " using 3:5 smooth unique with linespoints title 'd_true', '' using 3:8 smooth unique with "
                                 "linespoints title 'E_main', '' using 3:9 smooth unique with linespoints title 'E_up', '' using "
                                 "3:7 smooth unique with linespoints title 'd_max'\n"},
           {"distance_vs_N", gnuplot_header(o.figures / "distance_vs_N.png", "P2: distance vs N at L = " + std::to_string(o.r.max_len)) +
-                                "set xlabel 'N'\nset logscale xy\nplot " + o.csv("distance_vs_N.csv") +
+                                "set xlabel 'N'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset logscale xy\nplot " + o.csv("distance_vs_N.csv") +
                                 " using 4:5 smooth unique with linespoints title 'd_true', '' using 4:8 smooth unique with "
                                 "linespoints title 'E_main', '' using 4:10 smooth unique with linespoints title 'E_mc', '' using "
                                 "4:7 smooth unique with linespoints title 'd_max'\n"}};

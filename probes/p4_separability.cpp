@@ -70,7 +70,7 @@ ProbeSection write(const ProbeOutput& o) {
          << ", unit-normalized " << o.vectors() << " |\n";
   invariants << "| separability 1 at N = 1 (r > 0) | " << o.r.checks_separability << " | " << o.r.violations_separability << " |\n";
   const std::string figure = gnuplot_header(o.figures / "separability.png", "P4: N_s / N per head at L = " + std::to_string(o.r.max_len)) +
-                             "set xlabel 'N'\nset logscale x\nset yrange [0:1.05]\nplot " + o.csv("separability.csv") +
+                             "set xlabel 'N'\nset ylabel 'N_s / N (separable fraction)'\nset logscale x\nset yrange [0:1.05]\nplot " + o.csv("separability.csv") +
                              " using 4:5 with points pt 7 ps 0.6 title 'heads', '' using 4:5 smooth unique with lines lw 2 "
                              "title 'mean', 0.7 dt 2 title 'paper 0.70-0.85', 0.85 dt 2 notitle\n";
   return {{"separability.csv"}, {{"separability", figure}}, claims.str(), invariants.str()};

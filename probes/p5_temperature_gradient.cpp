@@ -123,7 +123,7 @@ std::string figure(const ProbeOutput& o) {
   std::string eps_list;
   for (const double e : o.s.eps) eps_list += (eps_list.empty() ? "" : " ") + num(e);
   return gnuplot_header(o.figures / "gradient.png", "P5: max over heads of the mean g vs T") +
-         "set logscale xy\nset xlabel 'T'\nset key top right\nplot for [e in '" + eps_list + "'] " + o.csv("gradient.csv") +
+         "set logscale xy\nset xlabel 'T'\nset ylabel 'g = |N(l + eps v) - N(l)| / eps (max over heads of the mean)'\nset key top right\nplot for [e in '" + eps_list + "'] " + o.csv("gradient.csv") +
          " using 1:($2 == e ? $3 : 1/0) with linespoints title 'eps '.e, '' using 1:5 with lines dt 2 title "
          "'1/(2T)', '' using 1:6 with lines dt 3 title 'min(1/(4T), sqrt 2)'\n";
 }

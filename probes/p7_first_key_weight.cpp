@@ -78,7 +78,7 @@ ProbeSection write(const ProbeOutput& o) {
          << o.context.model_name << " |\n";
   const std::string figure =
       gnuplot_header(o.figures / "sink.png", "P7: first-key weight and effective keys per n-bin (" + o.context.model_name + ")") +
-      "set logscale x\nset key center right\nset xlabel 'n (visible keys, bin start)'\nset yrange [0:1.05]\nplot " + o.csv("sink.csv") +
+      "set logscale x\nset key center right\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'a_0 (first-key weight), exp(H)/n (effective keys / n)'\nset yrange [0:1.05]\nplot " + o.csv("sink.csv") +
       " using 3:6 smooth unique with linespoints title 'a_0 (mean over heads)', '' using 3:7 smooth unique with linespoints "
       "title 'exp(H)/n'\n";
   return {{"sink.csv"}, {{"sink", figure}}, claims.str(), ""};

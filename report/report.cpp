@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -35,20 +36,59 @@ std::optional<std::vector<MetricsRecord>> load_metrics(const ReportRun& run, std
 // The T a run's maps were kept at; 0 (draw them cell by cell) when its summary is unreadable.
 int map_seq_len(const ReportRun& run) { return run.ok() ? run.summary->seq_len : 0; }
 
-// One run's maps of one kind in (layer, head) order, titled L{l}H{h}.
-std::vector<HeatmapPanel> run_panels(const ReportRun& run, AttentionMapKind kind) {
-  std::vector<HeatmapPanel> panels;
-  for (const auto& [l, h] : find_attention_maps(run.dir, kind))
-    panels.push_back({head_label(l, h), attention_map_path(run.dir / "attention", l, h, kind)});
-  return panels;
-}
-
 // The first logged step whose loss or gradient norm is non-finite; the summary's step count when the
 // log stops before one (the check after the step that diverged ends the run before its line).
 int64_t diverged_step(const std::vector<MetricsRecord>& metrics, int64_t summary_steps) {
   for (const auto& m : metrics)
     if (!std::isfinite(m.loss) || !std::isfinite(m.grad_norm)) return m.step;
   return summary_steps;
+}
+
+// Mean and sample maps are distributions for most normalizers (their rows decide the scale); a std map
+// is scaled to itself.
+HeatmapScale scale_of(AttentionMapKind kind) {
+  return kind == AttentionMapKind::stddev ? HeatmapScale::panel_max : HeatmapScale::rows_decide;
+}
+
+// "seed 3" when every member is the same seed, else "softmax seed 0, relu seed 2".
+std::string seeds_text(const std::vector<const ReportRun*>& members) {
+  bool same = true;
+  for (const auto* r : members) same = same && r->seed == members.front()->seed;
+  if (same) return "seed " + std::to_string(members.front()->seed);
+  std::string out;
+  for (const auto* r : members) out += (out.empty() ? "" : ", ") + r->variant + " seed " + std::to_string(r->seed);
+  return out;
+}
+
+// The run of `variant` whose maps and BOS curve are drawn: a usable run of the chosen seed, else of its
+// lowest seed, that passes `has`; nullptr when there is none.
+template <typename Has>
+const ReportRun* chosen_run(const ReportRuns& runs, const std::string& variant, std::optional<uint64_t> seed, Has has) {
+  const ReportRun* best = nullptr;
+  for (const auto& r : runs.runs)
+    if (r.variant == variant && r.usable() && (!seed || r.seed == *seed) && (!best || r.seed < best->seed) && has(r)) best = &r;
+  return best;
+}
+
+bool has_maps(const ReportRun& r) { return !find_attention_maps(r.dir, AttentionMapKind::mean).empty(); }
+
+// --seed N must name a seed some run has: a typo would otherwise draw no maps at all, silently.
+void check_seed_present(const ReportRuns& runs, std::optional<uint64_t> seed, const std::filesystem::path& dir) {
+  if (!seed) return;
+  std::string present;
+  for (const auto& r : runs.runs) {
+    if (r.seed == *seed) return;
+    const std::string text = std::to_string(r.seed);
+    if ((", " + present + ", ").find(", " + text + ", ") == std::string::npos) present += (present.empty() ? "" : ", ") + text;
+  }
+  throw ReportError("--seed " + std::to_string(*seed) + ": no run in " + dir.string() + " has this seed (seeds there: " +
+                    (present.empty() ? std::string("none") : present) + ")");
+}
+
+std::string percent_text(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g%%", 100 * ratio);
+  return buf;
 }
 
 class ReportBuilder {
@@ -76,17 +116,57 @@ class ReportBuilder {
   std::ostream& log() { return log_; }
   const ReportRuns& runs() const { return runs_; }
 
-  void heatmap_grid(const ReportRun& run, AttentionMapKind kind, const std::string& what) {
-    const auto panels = run_panels(run, kind);
-    if (panels.empty()) return;
-    int layers = 0, heads = 0;
-    for (const auto& [l, h] : find_attention_maps(run.dir, kind)) {
-      layers = std::max(layers, l + 1);
-      heads = std::max(heads, h + 1);
+  // One figure per layer and map kind: the members' heads as panels, a member's heads in a row (one
+  // head per member: the members side by side), wrapped at kMaxHeatmapColumns. A layer's std figure
+  // is drawn only when some head's std map says something (kStdMapShownFrom); otherwise the mean
+  // figure's caption says so. stem: figure names are <stem>[_L<l>]_<kind>.
+  void layer_heatmaps(const std::string& stem, const std::string& shape_text, int layers, int heads, int seq_len,
+                      const std::vector<const ReportRun*>& members, const std::vector<AttentionMapKind>& kinds) {
+    const std::string seeds = seeds_text(members);
+    const bool variant_titles = members.size() > 1;
+    for (int l = 0; l < layers; ++l) {
+      double std_ratio = 0;
+      std::string std_where;
+      for (const auto* r : members)
+        for (int h = 0; h < heads; ++h) {
+          const auto att = r->dir / "attention";
+          const double ratio = std_to_mean_ratio(attention_map_path(att, l, h, AttentionMapKind::mean),
+                                                 attention_map_path(att, l, h, AttentionMapKind::stddev));
+          if (ratio >= std_ratio) {
+            std_ratio = ratio;
+            std_where = (variant_titles ? r->variant + " " : std::string()) + head_label(l, h);
+          }
+        }
+      const bool draw_std = std_ratio >= kStdMapShownFrom;
+      for (const auto kind : kinds) {
+        if (kind == AttentionMapKind::stddev && !draw_std) continue;
+        std::vector<HeatmapPanel> panels;
+        for (const auto* r : members)
+          for (int h = 0; h < heads; ++h)
+            panels.push_back({!variant_titles ? head_label(l, h) : layers * heads > 1 ? r->variant + " " + head_label(l, h) : r->variant,
+                              attention_map_path(r->dir / "attention", l, h, kind), scale_of(kind)});
+        const int count = static_cast<int>(panels.size());
+        const int cols = std::min(kMaxHeatmapColumns, heads == 1 ? count : heads);
+        const int rows = (count + cols - 1) / cols;
+        const std::string layer_text = layers > 1 ? ", layer " + std::to_string(l) : std::string();
+        const std::string kind_name = attention_map_kind_name(kind);
+        const std::string name = stem + (layers > 1 ? "_L" + std::to_string(l) : std::string()) + "_" + kind_name;
+        const std::string what = kind == AttentionMapKind::mean      ? "Mean attention over the evaluation inputs"
+                                 : kind == AttentionMapKind::stddev ? "Std of attention over the evaluation inputs"
+                                                                     : "Attention on one evaluation input";
+        HeatmapScales scales;
+        const bool written = write_heatmap_figure(fig_dir(), name, what + ", " + shape_text + layer_text + " (" + seeds + ")",
+                                                  rows, cols, panels, seq_len, log_, &scales);
+        std::string caption = what + layer_text + ", " + seeds + " (query rows x key columns); one panel per " +
+                              (variant_titles ? std::string("variant and head") : std::string("head")) + ". " +
+                              heatmap_scale_caption(scales);
+        if (kind == AttentionMapKind::mean && !draw_std && std::count(kinds.begin(), kinds.end(), AttentionMapKind::stddev))
+          caption += " Std maps not drawn: in every head the largest std over the evaluation inputs is below " +
+                     percent_text(kStdMapShownFrom) + " of the mean map's largest value (at most " + percent_text(std_ratio) +
+                     (std_where.empty() ? std::string() : ", " + std_where) + ").";
+        add_figure(written, name, caption);
+      }
     }
-    const std::string name = std::string("attention_") + attention_map_kind_name(kind);
-    add_figure(write_heatmap_figure(fig_dir(), name, run.variant + ": " + what, layers, heads, panels, map_seq_len(run), log_), name,
-               what + ", layer x head grid (rows: layers, columns: heads); colour scale [0, 1].");
   }
 
   // `leading` tables (the zoo comparison) come before the per-variant and per-head ones.
@@ -162,23 +242,37 @@ std::filesystem::path report_output_dir(const std::filesystem::path& dir, const 
 void write_run_report(const std::filesystem::path& run_dir, ReportOptions options) {
   if (detect_report_dir(run_dir) != ReportDirKind::run)
     throw ReportError(run_dir.string() + ": is a sweep directory (has sweep.json), not a run directory");
-  ReportBuilder b(run_dir, options, load_run_dir(run_dir));
+  ReportRuns loaded = load_run_dir(run_dir);
+  check_seed_present(loaded, options.seed, run_dir);
+  ReportBuilder b(run_dir, options, std::move(loaded));
   const ReportRun& run = b.runs().runs.front();
 
   const auto means = find_attention_maps(run.dir, AttentionMapKind::mean);
-  if (means.size() == 1) {  // the paper's single-layer figure: mean and std side by side
+  if (means.size() == 1) {  // the paper's single-layer figure: mean and (when it says something) std side by side
     const auto [l, h] = means.front();
     const auto att = run.dir / "attention";
-    std::vector<HeatmapPanel> panels = {{"mean", attention_map_path(att, l, h, AttentionMapKind::mean)}};
-    if (!find_attention_maps(run.dir, AttentionMapKind::stddev).empty())
-      panels.push_back({"std", attention_map_path(att, l, h, AttentionMapKind::stddev)});
-    b.add_figure(write_heatmap_figure(b.fig_dir(), "attention", run.variant + ": attention over evaluation inputs", 1,
-                                      static_cast<int>(panels.size()), panels, map_seq_len(run), b.log()),
-                 "attention", "Attention (query rows x key columns), mean and std over the evaluation inputs; colour scale [0, 1].");
+    const auto mean = attention_map_path(att, l, h, AttentionMapKind::mean), std_map = attention_map_path(att, l, h, AttentionMapKind::stddev);
+    std::vector<HeatmapPanel> panels = {{"mean", mean, HeatmapScale::rows_decide}};
+    const double std_ratio = find_attention_maps(run.dir, AttentionMapKind::stddev).empty() ? 0.0 : std_to_mean_ratio(mean, std_map);
+    if (std_ratio >= kStdMapShownFrom) panels.push_back({"std", std_map, HeatmapScale::panel_max});
+    HeatmapScales scales;
+    const bool written = write_heatmap_figure(b.fig_dir(), "attention", run.variant + ": attention over evaluation inputs (seed " +
+                                              std::to_string(run.seed) + ")", 1, static_cast<int>(panels.size()), panels,
+                                              map_seq_len(run), b.log(), &scales);
+    std::string caption = "Attention (query rows x key columns), mean" + std::string(panels.size() > 1 ? " and std" : "") +
+                          " over the evaluation inputs, seed " + std::to_string(run.seed) + ". " + heatmap_scale_caption(scales);
+    if (panels.size() == 1)
+      caption += " Std map not drawn: its largest value is " + percent_text(std_ratio) + " of the mean map's largest (drawn from " +
+                 percent_text(kStdMapShownFrom) + ").";
+    b.add_figure(written, "attention", caption);
   } else if (!means.empty()) {
-    b.heatmap_grid(run, AttentionMapKind::mean, "mean attention over evaluation inputs");
-    b.heatmap_grid(run, AttentionMapKind::stddev, "std of attention over evaluation inputs");
-    b.heatmap_grid(run, AttentionMapKind::sample0, "attention on one evaluation input");
+    int layers = 0, heads = 0;
+    for (const auto& [l, h] : means) {
+      layers = std::max(layers, l + 1);
+      heads = std::max(heads, h + 1);
+    }
+    b.layer_heatmaps("attention", run.variant, layers, heads, map_seq_len(run), {&run},
+                     {AttentionMapKind::mean, AttentionMapKind::stddev, AttentionMapKind::sample0});
   }
   if (const auto metrics = load_metrics(run, b.log())) {
     LossSeries loss{"train loss", 1, *metrics};
@@ -228,55 +322,49 @@ std::vector<Table> add_zoo_section(ReportBuilder& b, const ReportRuns& runs) {
 
 using ShapeKey = std::tuple<int, int, int>;  // layers, heads per layer, seq_len
 
-// One representative run per variant (its first readable run with attention maps), grouped by model
-// shape in order of first appearance, so a softmax variant sits next to the relu variant of its shape.
-std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_by_shape(const ReportRuns& runs) {
+// One representative run per variant (chosen_run: the chosen seed, else its lowest, with attention maps),
+// grouped by model shape in order of first appearance, so a softmax variant sits next to the relu
+// variant of its shape.
+std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_by_shape(ReportBuilder& b, std::optional<uint64_t> seed) {
+  const ReportRuns& runs = b.runs();
   std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> groups;
-  for (const auto& variant : runs.variants)
-    for (const auto& r : runs.runs)
-      if (r.variant == variant && r.usable() && !find_attention_maps(r.dir, AttentionMapKind::mean).empty()) {
-        const ShapeKey key{r.summary->layers, r.summary->heads_per_layer, r.summary->seq_len};
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-        if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
-        it->second.push_back(&r);
-        break;
-      }
+  for (const auto& variant : runs.variants) {
+    const ReportRun* r = chosen_run(runs, variant, seed, has_maps);
+    if (!r) {
+      if (seed) b.log() << "variant " << variant << " has no finished run of seed " << *seed << " with attention maps: its maps are not drawn\n";
+      continue;
+    }
+    const ShapeKey key{r->summary->layers, r->summary->heads_per_layer, r->summary->seq_len};
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(r);
+  }
   return groups;
 }
 
-// Mean and std attention of one shape's representatives: rows are layers, columns variant x head.
+// Mean and std attention of one shape's representatives, a figure per layer (ReportBuilder::layer_heatmaps).
 void add_shape_figures(ReportBuilder& b, const ShapeKey& shape_key, const std::vector<const ReportRun*>& members) {
   const auto [layers, heads, seq_len] = shape_key;
   const std::string shape = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
-  std::string seeds;
-  for (const auto* r : members) seeds += (seeds.empty() ? "" : ", ") + r->variant + " seed " + std::to_string(r->seed);
-  for (const auto kind : {AttentionMapKind::mean, AttentionMapKind::stddev}) {
-    std::vector<HeatmapPanel> panels;
-    for (int l = 0; l < layers; ++l)
-      for (const auto* r : members)
-        for (int h = 0; h < heads; ++h)
-          panels.push_back({(heads * layers > 1 ? r->variant + " " + head_label(l, h) : r->variant),
-                            attention_map_path(r->dir / "attention", l, h, kind)});
-    const std::string name = "attention_" + shape + "_" + attention_map_kind_name(kind);
-    b.add_figure(write_heatmap_figure(b.fig_dir(), name, std::string("attention ") + attention_map_kind_name(kind) + ", " + shape,
-                                      layers, static_cast<int>(members.size()) * heads, panels, seq_len, b.log()),
-                 name, std::string("Attention ") + attention_map_kind_name(kind) + " over evaluation inputs (" + seeds +
-                           "); rows: layers, columns: variant x head; colour scale [0, 1].");
-  }
+  b.layer_heatmaps("attention_" + shape, shape, layers, heads, seq_len, members, {AttentionMapKind::mean, AttentionMapKind::stddev});
 }
 
-// The loss of every seed, one colour per variant; the BOS-vs-step figure of each variant's first seed
-// with a metrics log; the evaluation BOS dots.
-void add_training_figures(ReportBuilder& b, const ReportRuns& runs) {
+// The loss of every seed, one colour per variant; the BOS-vs-step figure of each variant's chosen seed
+// (chosen_run) with a metrics log; the evaluation BOS dots.
+void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optional<uint64_t> seed) {
   std::vector<LossSeries> loss;
   for (size_t v = 0; v < runs.variants.size(); ++v) {
+    const ReportRun* shown = chosen_run(runs, runs.variants[v], seed, [](const ReportRun& r) {
+      std::error_code ec;
+      return std::filesystem::exists(r.dir / "metrics.jsonl", ec);
+    });
     bool first = true;
     for (const auto& r : runs.runs) {
       if (r.variant != runs.variants[v] || !r.usable()) continue;
       const auto metrics = load_metrics(r, b.log());
       if (!metrics) continue;
       loss.push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
-      if (first) {
+      if (&r == shown) {
         const std::string name = "bos_vs_step_" + file_stem(r.variant);
         b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on non-trigger rows", *metrics),
                      name, "BOS mass on non-trigger rows during training, " + r.variant + " seed " + std::to_string(r.seed) + ", one line per layer/head.");
@@ -306,14 +394,16 @@ std::vector<std::string> sweep_facts(const std::filesystem::path& sweep_dir, con
 void write_sweep_report(const std::filesystem::path& sweep_dir, ReportOptions options) {
   if (detect_report_dir(sweep_dir) != ReportDirKind::sweep)
     throw ReportError(sweep_dir.string() + ": not a sweep directory (no sweep.json)");
-  ReportBuilder b(sweep_dir, options, load_sweep_dir(sweep_dir));
+  ReportRuns loaded = load_sweep_dir(sweep_dir);
+  check_seed_present(loaded, options.seed, sweep_dir);
+  ReportBuilder b(sweep_dir, options, std::move(loaded));
   const ReportRuns& runs = b.runs();
   warn_about_quarantined_files(b, sweep_dir);
   const bool zoo = has_sink_classes(runs);
   const std::vector<Table> leading = zoo ? add_zoo_section(b, runs) : std::vector<Table>{};
   if (!zoo)
-    for (const auto& [shape, members] : representatives_by_shape(runs)) add_shape_figures(b, shape, members);
-  add_training_figures(b, runs);
+    for (const auto& [shape, members] : representatives_by_shape(b, options.seed)) add_shape_figures(b, shape, members);
+  add_training_figures(b, runs, options.seed);
   b.finish(runs.title, sweep_facts(sweep_dir, runs), leading);
 }
 

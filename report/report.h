@@ -6,7 +6,9 @@
 //   index.html    self-contained page with the tables and every figure
 //   figures/      <name>.dat + <name>.gp for each figure, rendered to <name>.png and .svg
 // A run whose summary.json is missing or corrupt is listed as failed (which run, why), never fatal.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -19,6 +21,9 @@ struct ReportOptions {
   std::string gnuplot = "gnuplot";   // program name searched on PATH, or a path
   bool render = true;                // false: write data and scripts only
   std::ostream* log = nullptr;       // warnings and progress; nullptr = std::cerr
+  // Whose attention maps and BOS-vs-step curve are drawn: this seed's run of every variant; empty: each
+  // variant's lowest seed that finished. A seed no run has is a ReportError naming the seeds there are.
+  std::optional<uint64_t> seed = std::nullopt;
 };
 
 std::filesystem::path report_output_dir(const std::filesystem::path& dir, const ReportOptions& options);

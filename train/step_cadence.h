@@ -9,11 +9,21 @@
 
 namespace sinklab {
 
+// A coarse log_every (>= this) logs its first kEarlyLogWindows * log_every steps ten times as densely,
+// every log_every / 10 steps: sinks form early (a 1x1 paper run stops after ~700-900 steps), and at
+// log_every 100 they would get ~9 points of the BOS-vs-step curve. A smaller log_every is dense already.
+inline constexpr int kDenseEarlyLogFrom = 50;
+inline constexpr int kEarlyLogWindows = 5;
+
 struct StepCadence {
   bool evaluate = false;    // step % eval_every == 0 (eval_every > 0)
-  bool log = false;         // step % log_every == 0, or an evaluation runs: its numbers go on a line
+  bool log = false;         // step % log_spacing_at(step) == 0, or an evaluation runs: its numbers go on a line
   bool checkpoint = false;  // step + 1 steps are done and that is a multiple of checkpoint_every (> 0)
 };
+
+// Steps between metrics lines around `step`: log_every / 10 in the early window of a coarse
+// log_every (see kDenseEarlyLogFrom), log_every otherwise.
+int64_t log_spacing_at(const TrainConfig& train, int64_t step);
 
 // `step` counts from 0; the duties run after that step's update.
 StepCadence cadence_at(const TrainConfig& train, int64_t step);

@@ -18,7 +18,7 @@ namespace {
 // One attention tensor [batch, heads, T, T] in the style of the normalizer.
 std::vector<float> fake_probs(const FakeRunSpec& spec, int batch, const std::vector<int32_t>& trigger, std::mt19937& gen) {
   const int T = spec.seq_len, H = spec.heads;
-  std::uniform_real_distribution<float> jitter(0.0f, 0.05f);
+  std::uniform_real_distribution<float> jitter(0.0f, spec.jitter);
   std::vector<float> p(static_cast<size_t>(batch) * H * T * T, 0.0f);
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < H; ++h)

@@ -16,6 +16,8 @@ struct FakeRunSpec {
   uint64_t seed = 0;
   int64_t steps = 300;
   bool with_metrics = true;
+  // Softmax-like non-trigger rows put U(0, jitter) of their mass off BOS: the spread the std maps show.
+  float jitter = 0.05f;
   // A run whose loss went non-finite: summary.json with stop_reason non_finite, null metrics and no
   // heads, metrics.jsonl ending in a null loss, no attention maps.
   bool diverged = false;

@@ -57,16 +57,19 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
 
   const auto out = dir / "run" / "report";
   for (const char* f : {"summary.csv", "summary.md", "index.html"}) EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
-  for (const char* fig : {"attention_mean", "attention_std", "attention_sample0", "loss_vs_step", "bos_vs_step"}) {
+  // One heatmap figure per layer and kind; the fake softmax maps barely vary over the inputs, so no std figure.
+  for (const char* fig : {"attention_L0_mean", "attention_L1_mean", "attention_L0_sample0", "attention_L1_sample0",
+                          "loss_vs_step", "bos_vs_step"}) {
     EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".gp"))) << fig;
     EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".dat"))) << fig;
   }
+  EXPECT_FALSE(std::filesystem::exists(out / "figures" / "attention_L0_std.gp"));
   const std::string md = read_text(out / "summary.md");
   EXPECT_TRUE(contains(md, "| 2x2_softmax | 1/1 | 300 (n=1) |")) << md;
   EXPECT_TRUE(contains(md, "L1H1 BOS@non-trigger")) << md;
   EXPECT_TRUE(contains(md, "eps = 0.3; T = 16 (uniform-causal baseline alpha_0 = H_T/T = 0.2113)")) << md;
   const std::string html = read_text(out / "index.html");
-  EXPECT_TRUE(contains(html, "src=\"figures/attention_mean.png\"")) << html;
+  EXPECT_TRUE(contains(html, "src=\"figures/attention_L0_mean.png\"")) << html;
   EXPECT_TRUE(contains(html, "figures/bos_vs_step.svg"));
   EXPECT_FALSE(contains(html, "http"));  // self-contained
   const std::string csv = read_text(out / "summary.csv");
@@ -76,16 +79,41 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
   EXPECT_TRUE(contains(csv, "L1H1_sink_score"));
 }
 
+// A softmax run whose attention varies over the inputs (up to half a row off BOS): mean on [0, 1], its
+// rows being distributions, and std beside it on its own scale.
 TEST(Report, SingleHeadRunShowsMeanAndStdSideBySide) {
+  const auto dir = fresh_test_dir();
+  FakeRunSpec s = spec("softmax", 1, 1, 0);
+  s.jitter = 0.5f;
+  write_fake_run(dir / "run", s);
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = dir / "out", .gnuplot = "gnuplot", .render = false, .log = &log});
+  const std::string gp = read_text(dir / "out" / "figures" / "attention.gp");
+  EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
+  EXPECT_TRUE(contains(gp, "set cbrange [0:1]\n  set title \"mean\"")) << gp;
+  EXPECT_TRUE(contains(gp, "set title \"std [0, ")) << gp;
+  EXPECT_FALSE(contains(gp, "set cbrange [0:1]\n  set title \"std")) << gp;
+  EXPECT_TRUE(contains(gp, "set terminal pngcairo"));
+  EXPECT_TRUE(contains(gp, "set terminal svg"));
+  EXPECT_TRUE(contains(read_text(dir / "out" / "summary.md"), "mean and std over the evaluation inputs, seed 0."));
+}
+
+// relu-like rows do not sum to 1 (non-trigger rows 0, the trigger row 1/8 per key): the panel gets
+// [0, its largest value], said in its title and the caption, so it is not drawn dark on a [0, 1] scale;
+// its std is 0 everywhere (every evaluation input has the same trigger), so only a caption line says so.
+TEST(Report, RowsThatDoNotSumToOneGetTheirOwnScaleAndAFlatStdMapIsNotDrawn) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "run", spec("relu", 1, 1, 0));
   std::ostringstream log;
   write_run_report(dir / "run", {.output_dir = dir / "out", .gnuplot = "gnuplot", .render = false, .log = &log});
   const std::string gp = read_text(dir / "out" / "figures" / "attention.gp");
-  EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
-  EXPECT_TRUE(contains(gp, "set cbrange [0:1]"));
-  EXPECT_TRUE(contains(gp, "set terminal pngcairo"));
-  EXPECT_TRUE(contains(gp, "set terminal svg"));
+  EXPECT_TRUE(contains(gp, "set multiplot layout 1,1")) << gp;
+  EXPECT_TRUE(contains(gp, "set cbrange [0:0.125]\n  set title \"mean [0, 0.125]\"")) << gp;
+  EXPECT_FALSE(contains(gp, "[0:1]")) << gp;
+  const std::string md = read_text(dir / "out" / "summary.md");
+  EXPECT_TRUE(contains(md, "Colour scale per panel, [0, largest value of the panel] (the bracket in its title): the rows do not sum to 1."))
+      << md;
+  EXPECT_TRUE(contains(md, "Std map not drawn: its largest value is 0% of the mean map's largest (drawn from 5%).")) << md;
 }
 
 TEST(Report, LongRowMapsAreDrawnAtTheirPositionsAndAMapOfAnotherSizeIsSkipped) {
@@ -140,7 +168,7 @@ TEST(Report, SweepReportAggregatesSeedsAndListsFailedRuns) {
   EXPECT_TRUE(contains(csv, "re2,1x1_relu,2,failed,"));
 
   const std::string html = read_text(out / "index.html");
-  for (const char* fig : {"attention_1x1_T16_mean", "attention_1x1_T16_std", "loss_vs_step", "bos_dots",
+  for (const char* fig : {"attention_1x1_T16_mean", "loss_vs_step", "bos_dots",
                           "bos_vs_step_1x1_softmax", "bos_vs_step_1x1_relu"}) {
     EXPECT_TRUE(contains(html, std::string("figures/") + fig + ".png")) << fig;
     EXPECT_TRUE(std::filesystem::exists(out / "figures" / (std::string(fig) + ".gp"))) << fig;
@@ -149,7 +177,11 @@ TEST(Report, SweepReportAggregatesSeedsAndListsFailedRuns) {
   // softmax and relu of the same shape share one heatmap figure, side by side.
   const std::string gp = read_text(out / "figures" / "attention_1x1_T16_mean.gp");
   EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
-  EXPECT_TRUE(contains(gp, "\"1x1_softmax\"") && contains(gp, "\"1x1_relu\""));
+  EXPECT_TRUE(contains(gp, "\"1x1_softmax\"") && contains(gp, "\"1x1_relu [0, 0.125]\"")) << gp;
+  // Neither variant's attention varies over the inputs enough for a std map: one caption line instead.
+  EXPECT_FALSE(std::filesystem::exists(out / "figures" / "attention_1x1_T16_std.gp"));
+  EXPECT_TRUE(contains(md, "Std maps not drawn: in every head the largest std over the evaluation inputs is below 5% of the mean "
+                           "map's largest value")) << md;
 
   const std::string text = variant_table_text(dir);
   EXPECT_TRUE(contains(text, "1x1_softmax  2/2")) << text;
@@ -191,9 +223,9 @@ TEST(Report, MissingGnuplotLeavesScriptsAndSaysHowToRenderOnce) {
   const auto figs = dir / "run" / "report" / "figures";
   const std::string expected = "gnuplot not found: render with `gnuplot " + (figs / "*.gp").string() + "`\n";
   EXPECT_EQ(log.str(), expected);  // exactly once, although there are five figures
-  EXPECT_TRUE(std::filesystem::exists(figs / "attention_mean.gp"));
-  EXPECT_TRUE(std::filesystem::exists(figs / "attention_mean.dat"));
-  EXPECT_FALSE(std::filesystem::exists(figs / "attention_mean.png"));
+  EXPECT_TRUE(std::filesystem::exists(figs / "attention_L0_mean.gp"));
+  EXPECT_TRUE(std::filesystem::exists(figs / "attention_L0_mean.dat"));
+  EXPECT_FALSE(std::filesystem::exists(figs / "attention_L0_mean.png"));
   EXPECT_TRUE(contains(read_text(dir / "run" / "report" / "index.html"), "gnuplot was not found"));
 }
 
@@ -465,6 +497,116 @@ TEST(Report, MapWhoseHeaderClaimsHugeShapeIsSkippedNotAllocated) {
   write_run_report(dir / "run", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
   EXPECT_TRUE(contains(log.str(), "skipped")) << log.str();
   EXPECT_TRUE(contains(log.str(), "the shape needs more than the 16 float32 values the file holds")) << log.str();
+}
+
+
+// A 4x4 sweep used to put its 32 panels (2 variants x 16 heads) into one 8-wide figure, squeezed to
+// page width. Now: one figure per layer, a variant's 4 heads in a row, each panel 300 x 280 px.
+TEST(Report, MultiLayerMapsAreOneFigurePerLayerWithLegiblePanels) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir, "paper", {{"sm0", spec("softmax", 4, 4, 0)}, {"re0", spec("relu", 4, 4, 0)}});
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto figs = dir / "report" / "figures";
+  EXPECT_FALSE(std::filesystem::exists(figs / "attention_4x4_T16_mean.gp"));
+  for (int l = 0; l < 4; ++l) {
+    const std::string name = "attention_4x4_T16_L" + std::to_string(l) + "_mean";
+    ASSERT_TRUE(std::filesystem::exists(figs / (name + ".gp"))) << name;
+    const std::string gp = read_text(figs / (name + ".gp"));
+    EXPECT_TRUE(contains(gp, "set multiplot layout 2,4")) << gp;
+    EXPECT_TRUE(contains(gp, "size 1200,600 ")) << "4 columns x 300 px, 2 rows x 280 px + the title: " << gp;
+    const std::string layer = "L" + std::to_string(l);
+    for (int h = 0; h < 4; ++h) {
+      const std::string head = layer + "H" + std::to_string(h);
+      // softmax rows sum to 1: the paper's [0, 1]; relu rows do not: [0, largest value of the panel].
+      EXPECT_TRUE(contains(gp, "set cbrange [0:1]\n  set title \"4x4_softmax " + head + "\"")) << head << "\n" << gp;
+      EXPECT_TRUE(contains(gp, "set cbrange [0:0.125]\n  set title \"4x4_relu " + head + " [0, 0.125]\"")) << head << "\n" << gp;
+    }
+    EXPECT_TRUE(contains(gp, "(seed 0)")) << gp;
+  }
+  const std::string md = read_text(dir / "report" / "summary.md");
+  EXPECT_TRUE(contains(md, "Colour scale [0, 1] on panels whose rows sum to 1; per panel, [0, largest value of the panel] (the "
+                           "bracket in its title), on the others, whose rows do not.")) << md;
+}
+
+// Std maps where the evaluation inputs do move the attention: drawn, one per layer, each panel on its own scale.
+TEST(Report, StdMapsThatVaryAreDrawnOnTheirOwnScale) {
+  const auto dir = fresh_test_dir();
+  FakeRunSpec s = spec("softmax", 2, 2, 0);
+  s.jitter = 0.5f;
+  write_fake_sweep(dir, "paper", {{"sm0", s}});
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto figs = dir / "report" / "figures";
+  for (const char* name : {"attention_2x2_T16_L0_std", "attention_2x2_T16_L1_std"}) {
+    ASSERT_TRUE(std::filesystem::exists(figs / (std::string(name) + ".gp"))) << name;
+    const std::string gp = read_text(figs / (std::string(name) + ".gp"));
+    EXPECT_FALSE(contains(gp, "[0:1]")) << gp;
+    EXPECT_TRUE(contains(gp, "set multiplot layout 1,2")) << gp;
+  }
+  const std::string md = read_text(dir / "report" / "summary.md");
+  EXPECT_TRUE(contains(md, "Colour scale per panel, [0, largest std of the panel] (the bracket in its title).")) << md;
+  EXPECT_FALSE(contains(md, "Std maps not drawn")) << md;
+}
+
+// --seed N: whose maps and BOS curve are drawn; by default each variant's lowest seed (here listed last).
+TEST(Report, SeedChoosesWhoseMapsAreDrawn) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir, "paper", {{"sm2", spec("softmax", 2, 2, 2)}, {"sm1", spec("softmax", 2, 2, 1)},
+                                  {"re2", spec("relu", 2, 2, 2)}, {"re1", spec("relu", 2, 2, 1)}});
+  const auto figs = dir / "report" / "figures";
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  EXPECT_TRUE(contains(read_text(figs / "attention_2x2_T16_L0_mean.gp"), "layer 0 (seed 1)\""));
+  EXPECT_TRUE(contains(read_text(figs / "bos_vs_step_2x2_relu.gp"), "seed 1"));
+  EXPECT_TRUE(contains(read_text(dir / "report" / "summary.md"), "Mean attention over the evaluation inputs, layer 0, seed 1 "));
+  const std::string seed1_data = read_text(figs / "attention_2x2_T16_L0_mean.dat");
+
+  ReportOptions options{.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log};
+  options.seed = 2;
+  write_sweep_report(dir, options);
+  EXPECT_TRUE(contains(read_text(figs / "attention_2x2_T16_L1_mean.gp"), "layer 1 (seed 2)\""));
+  EXPECT_TRUE(contains(read_text(figs / "bos_vs_step_2x2_softmax.gp"), "seed 2"));
+  EXPECT_NE(read_text(figs / "attention_2x2_T16_L0_mean.dat"), seed1_data) << "the maps of seed 2, not of seed 1";
+
+  options.seed = 7;
+  try {
+    write_sweep_report(dir, options);
+    ADD_FAILURE() << "a seed no run has was accepted";
+  } catch (const ReportError& e) {
+    EXPECT_TRUE(contains(e.what(), "--seed 7: no run in ")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "(seeds there: 2, 1)")) << e.what();
+  }
+  options.seed = 1;  // a run folder: the seed must be its own
+  EXPECT_THROW(write_run_report(dir / "runs" / "re2", options), ReportError);
+  options.seed = 2;
+  EXPECT_NO_THROW(write_run_report(dir / "runs" / "re2", options));
+}
+
+// Every figure a report writes names what its x and y axes show (an axis whose tics are named, like the
+// variants of the BOS dots, is labelled by its tics).
+TEST(Report, EveryFigureScriptLabelsBothAxes) {
+  const auto dir = fresh_test_dir();
+  write_fake_sweep(dir / "sweep", "paper", {{"sm0", spec("softmax", 1, 1, 0)}, {"re0", spec("relu", 1, 1, 0)},
+                                            {"sm4", spec("softmax", 2, 2, 0)}, {"re4", spec("relu", 2, 2, 0)}});
+  FakeRunSpec varied = spec("softmax", 1, 1, 0);
+  varied.jitter = 0.5f;
+  write_fake_run(dir / "one", varied);
+  write_fake_run(dir / "grid", spec("relu", 2, 2, 0));
+  std::ostringstream log;
+  write_sweep_report(dir / "sweep", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  write_run_report(dir / "one", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  write_run_report(dir / "grid", {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  int scripts = 0;
+  for (const auto& report : {dir / "sweep" / "report", dir / "one" / "report", dir / "grid" / "report"})
+    for (const auto& f : std::filesystem::directory_iterator(report / "figures")) {
+      if (f.path().extension() != ".gp") continue;
+      ++scripts;
+      const std::string gp = read_text(f.path());
+      EXPECT_TRUE(contains(gp, "set xlabel \"") || contains(gp, "set xtics (")) << f.path();
+      EXPECT_TRUE(contains(gp, "set ylabel \"")) << f.path();
+    }
+  EXPECT_GE(scripts, 12);
 }
 
 }  // namespace

@@ -32,15 +32,40 @@ TEST(StepCadence, EvaluatesEveryEvalEveryStepsWhetherOrNotTheStepIsLogged) {
   t.eval_every = 250;
   t.checkpoint_every = 300;
   EXPECT_EQ(steps_where(t, &StepCadence::evaluate), (std::set<int64_t>{0, 250, 500, 750}));
-  EXPECT_EQ(steps_where(t, &StepCadence::log),
-            (std::set<int64_t>{0, 100, 200, 250, 300, 400, 500, 600, 700, 750, 800, 900}));
+  // The first 5 * 100 steps log every 10 steps (the dense early window), then every 100, plus step 750's evaluation.
+  std::set<int64_t> logged = {500, 600, 700, 750, 800, 900};
+  for (int64_t s = 0; s < 500; s += 10) logged.insert(s);
+  EXPECT_EQ(steps_where(t, &StepCadence::log), logged);
   // After 300, 600 and 900 steps are done: steps 299, 599, 899.
   EXPECT_EQ(steps_where(t, &StepCadence::checkpoint), (std::set<int64_t>{299, 599, 899}));
   t.eval_every = 0;
   t.checkpoint_every = 0;
   EXPECT_TRUE(steps_where(t, &StepCadence::evaluate).empty()) << "eval_every 0: only the final evaluation";
   EXPECT_TRUE(steps_where(t, &StepCadence::checkpoint).empty()) << "checkpoint_every 0: by wall time only";
-  EXPECT_EQ(steps_where(t, &StepCadence::log).size(), 10u);
+  EXPECT_EQ(steps_where(t, &StepCadence::log).size(), 55u);
+}
+
+// A coarse log_every logs its first 5 * log_every steps every log_every / 10 steps, so a paper 1x1 run
+// (default log_every 100, stops after ~700-900 steps) has ~50 points of its BOS-vs-step curve, not ~9.
+TEST(StepCadence, ACoarseLogEveryLogsItsFirstStepsTenTimesAsDensely) {
+  TrainConfig t;
+  t.max_steps = 800;
+  t.eval_every = 0;
+  t.log_every = 100;
+  EXPECT_EQ(log_spacing_at(t, 0), 10);
+  EXPECT_EQ(log_spacing_at(t, 499), 10);
+  EXPECT_EQ(log_spacing_at(t, 500), 100);
+  EXPECT_EQ(steps_where(t, &StepCadence::log).size(), 53u);  // 0, 10, ..., 490, then 500, 600, 700
+  t.log_every = 1000;  // the window scales with log_every
+  t.max_steps = 6000;
+  EXPECT_EQ(steps_where(t, &StepCadence::log).size(), 51u);  // 0, 100, ..., 4900, then 5000
+  // A log_every below 50 is dense already: every log_every-th step exactly, as before.
+  t.log_every = 49;
+  t.max_steps = 490;
+  std::set<int64_t> every_49;
+  for (int64_t s = 0; s < 490; s += 49) every_49.insert(s);
+  EXPECT_EQ(steps_where(t, &StepCadence::log), every_49);
+  EXPECT_EQ(log_spacing_at(t, 0), 49);
 }
 
 // The trainer follows the cadence: metrics.jsonl has a line at every logged step and evaluation
