@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <numbers>
 #include <optional>
 
 #include "report/gnuplot_script.h"
@@ -40,12 +42,23 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
   std::string plots;
   int block = 0;
   bool any = false;
+  double low = std::numeric_limits<double>::infinity(), high = -low;  // of what is drawn
   for (const auto& s : series) {
     std::string loss_block, eval_block;
     for (const auto& m : s.metrics) {
-      if (plottable(m.loss)) loss_block += std::to_string(m.step) + " " + num(m.loss) + "\n";
+      if (plottable(m.loss)) {
+        loss_block += std::to_string(m.step) + " " + num(m.loss) + "\n";
+        low = std::min(low, m.loss);
+        high = std::max(high, m.loss);
+      }
       const std::optional<double>& eval = mse ? m.eval_mse : m.eval_loss;
-      if (eval && plottable(*eval)) eval_block += std::to_string(m.step) + " " + num(*eval) + "\n";
+      if (eval && plottable(*eval)) {
+        eval_block += std::to_string(m.step) + " " + num(*eval) + "\n";
+        if (show_eval) {
+          low = std::min(low, *eval);
+          high = std::max(high, *eval);
+        }
+      }
     }
     // gnuplot cannot plot an empty block, so a series without points gets none in the script.
     data += "# " + (s.title.empty() ? std::string("(same variant)") : s.title) + ": loss\n" +
@@ -86,9 +99,14 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
   }
   if (mse) {
     body += "  set logscale y\n  set format y \"%.0e\"\n  set xlabel \"step\"\n  set ylabel \"MSE\"\n";
-  } else {  // bits per token on the right: language models are usually compared in bits
+  } else {
+    // Bits per token on the right (language models are usually compared in bits): both ranges are
+    // set from the data, so the axes line up exactly (gnuplot's linked axes place odd ticks).
+    const double pad = std::max(0.05 * (high - low), 1e-3);
+    const double bottom = std::max(0.0, low - pad), top = high + pad;
     body += "  set xlabel \"step\"\n  set ylabel \"cross-entropy (nats)\"\n  set y2label \"cross-entropy (bits)\"\n";
-    body += "  set link y2 via y/log(2) inverse y*log(2)\n  set y2tics\n  set ytics nomirror\n";
+    body += "  set yrange [" + num(bottom) + ":" + num(top) + "]\n  set y2range [" + num(bottom / std::numbers::ln2) + ":" +
+            num(top / std::numbers::ln2) + "]\n  set ytics nomirror\n  set y2tics\n";
   }
   body += "  set key outside right top\n  set grid\n";
   body += "  plot " + plots + "\n";

@@ -298,8 +298,8 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
   if (c.mse) t.header.push_back("eval_mse");
   if (c.tokens) t.header.insert(t.header.end(), {"eval loss (nats)", "accuracy"});
   t.header.push_back("sink rate");
-  const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all) rows" : c.no_op_heads ? c.no_op_name + " rows" : "all rows";
-  t.header.push_back("BOS mass on " + rows + " per head (layers split by /)");
+  const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all rows)" : c.no_op_heads ? c.no_op_name : "all rows";
+  t.header.push_back("BOS@" + rows + " per head (layers split by /)");
   for (const auto& v : variants) {
     std::vector<std::string> layers;
     int current = -1;

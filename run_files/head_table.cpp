@@ -161,13 +161,20 @@ std::string number_or_dash(const std::optional<double>& v, const char* format) {
   return text;
 }
 
-// A token task's metrics over its active and no-op rows, and the task's own baselines (one line).
+bool defined(const std::optional<double>& v) { return v && !std::isnan(*v); }
+
+// A token task's metrics over the active and no-op rows it scores (a role it scores none of, e.g. any
+// of text_lm, is left out), and the task's own baselines (one line).
 std::string role_metrics(const RunSummary& s) {
-  if (!s.eval_active_loss && !s.eval_no_op_loss) return {};
-  std::string out = "active rows: loss " + number_or_dash(s.eval_active_loss, "%.4f") + " nats  accuracy " +
-                    number_or_dash(s.eval_active_accuracy, "%.4f") + "; no-op rows: loss " +
-                    number_or_dash(s.eval_no_op_loss, "%.4f") + " nats  accuracy " +
-                    number_or_dash(s.eval_no_op_accuracy, "%.4f");
+  std::string out;
+  const auto role = [&](const char* rows, const std::optional<double>& loss, const std::optional<double>& accuracy) {
+    if (!defined(loss) && !defined(accuracy)) return;
+    out += std::string(out.empty() ? "" : "; ") + rows + ": loss " + number_or_dash(loss, "%.4f") + " nats  accuracy " +
+           number_or_dash(accuracy, "%.4f");
+  };
+  role("active rows", s.eval_active_loss, s.eval_active_accuracy);
+  role("no-op rows", s.eval_no_op_loss, s.eval_no_op_accuracy);
+  if (out.empty()) return {};
   for (const auto& [name, value] : s.task_baselines) out += "; " + name + " " + number_or_dash(value, "%.4f");
   return out + "\n";
 }

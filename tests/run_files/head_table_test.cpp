@@ -123,11 +123,13 @@ TEST(HeadTable, ALanguageModelRunShowsOnlyItsAllRowStatisticsWithoutTriggerWords
   RunSummary s = summary_with_rows(-1, false, false);  // text_lm: a sink key and nothing else flagged
   s.eval_loss = 1.5;
   s.eval_accuracy = 0.5;
+  s.eval_active_loss = s.eval_active_accuracy = s.eval_no_op_loss = s.eval_no_op_accuracy = std::nan("");
   expect_narrow_with_legend(s);
   const std::string table = format_head_table(s);
   const std::vector<std::string> shown = headings(table);
   EXPECT_EQ(shown, (std::vector<std::string>{"alpha_0", "sink", "BOS@all", "mass@all", "entropy@all"})) << table;
   EXPECT_EQ(table.find("trig"), std::string::npos) << table;
+  EXPECT_EQ(table.find("rows: loss"), std::string::npos) << "no role it scores, no line of dashes:\n" << table;
   EXPECT_EQ(table.find("--wide"), std::string::npos) << "all of it fits:\n" << table;
   EXPECT_EQ(headings(format_head_table(s, HeadTableWidth::wide)), shown);
 }
