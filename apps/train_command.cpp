@@ -1,5 +1,5 @@
 // sinklab train CONFIG [--set k=v]... [--out DIR] [--seed N] [--threads N] [--quiet] [--force] [--wide]
-// sinklab train --resume RUN_DIR [--quiet]
+// sinklab train --resume RUN_DIR [--quiet] [--wide]
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

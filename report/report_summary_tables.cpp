@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <numbers>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -136,7 +136,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
           mass_all[key].push_back(h.mass_mean);
         }
         score[key].push_back(h.sink_score);
-        auto [it, fresh] = v.heads.try_emplace(key);
+        const auto it = v.heads.try_emplace(key).first;
         if (measures.no_op_rows && !std::isnan(h.bos_mass_nontrigger_min))
           it->second.bos_min = std::isnan(it->second.bos_min) ? h.bos_mass_nontrigger_min
                                                               : std::min(it->second.bos_min, h.bos_mass_nontrigger_min);
