@@ -143,16 +143,16 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
         if (h.sink_head) ++it->second.sink_seeds;
       }
     }
-    v.steps = mean_ci95(steps);
-    v.eval_mse = mean_ci95(mse);
-    v.eval_max_abs_error = mean_ci95(max_err);
-    v.wall_seconds = mean_ci95(wall);
     v.eval_loss = mean_ci95(loss);
     v.eval_accuracy = mean_ci95(accuracy);
     v.eval_active_loss = mean_ci95(active_loss);
     v.eval_active_accuracy = mean_ci95(active_accuracy);
     v.eval_no_op_loss = mean_ci95(no_op_loss);
     v.eval_no_op_accuracy = mean_ci95(no_op_accuracy);
+    v.steps = mean_ci95(steps);
+    v.eval_mse = mean_ci95(mse);
+    v.eval_max_abs_error = mean_ci95(max_err);
+    v.wall_seconds = mean_ci95(wall);
     v.sink_rate = mean_ci95(rate);
     for (auto& [key, agg] : v.heads) {
       agg.bos = mean_ci95(bos[key]);
