@@ -90,11 +90,13 @@ void add_inspect_command(CLI::App& app) {
   struct Flags {
     std::string run;
     bool eval = false;
+    bool wide = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("inspect", "Load a trained model (no optimizer, no training) and show its parameters; --eval re-evaluates it");
   cmd->add_option("RUN", flags->run, "A run folder, or a checkpoint file inside one")->required();
   cmd->add_flag("--eval", flags->eval, "Evaluate on the task's fixed evaluation set with sink statistics");
+  cmd->add_flag("--wide", flags->wide, "With --eval: every defined column of the head table (default: those that fit 120 characters)");
   cmd->callback([flags] {
     const std::unique_ptr<Model> model = load_model(flags->run);
     const RunConfig& c = model->config();
@@ -119,7 +121,7 @@ void add_inspect_command(CLI::App& app) {
       differs = !equals_summary(s, recorded);
       verdict = differs ? "differs from summary.json (other weights or build?)" : "equals summary.json bit for bit";
     }
-    std::printf("%s%s\n", format_head_table(s).c_str(), verdict.c_str());
+    std::printf("%s%s\n", format_head_table(s, flags->wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str(), verdict.c_str());
     std::fflush(stdout);
     if (differs) throw CLI::RuntimeError(1);  // like cmp: a script can tell
   });

@@ -1,5 +1,5 @@
-// sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet] [--force]
-// sinklab train --resume RUN_DIR [--quiet]
+// sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet] [--force] [--wide]
+// sinklab train --resume RUN_DIR [--quiet] [--wide]
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +38,7 @@ struct TrainArgs {
   std::optional<std::string> name;     // the run name; default: the config's name and what the flags change
   bool quiet = false;
   bool force = false;
+  bool wide = false;  // the head table with every defined column, past 120 characters
 };
 
 namespace fs = std::filesystem;
@@ -149,7 +150,7 @@ void check_can_start(const TrainArgs& a, const RunConfig& config, const fs::path
                        "continue it with `" + sinklab_command({"train", "--resume", dir.string()}) + "`, or pass --force to start over");
 }
 
-void report_end(const RunSummary& summary, const fs::path& dir) {
+void report_end(const RunSummary& summary, const fs::path& dir, HeadTableWidth width) {
   switch (outcome_of(summary)) {
     case RunOutcome::interrupted:
       std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: %s\n", static_cast<long long>(summary.steps),
@@ -160,7 +161,7 @@ void report_end(const RunSummary& summary, const fs::path& dir) {
                    (dir / "summary.json").c_str());
       throw CLI::RuntimeError(kTrainExitDiverged);
     case RunOutcome::finished:
-      std::printf("%s", format_head_table(summary).c_str());
+      std::printf("%s", format_head_table(summary, width).c_str());
       std::printf("run directory: %s\n", dir.c_str());
       return;
   }
@@ -203,7 +204,7 @@ void run_train(const TrainArgs& a) {
     write_provenance(dir, info);
   }
   install_interrupt_handlers();
-  report_end(trainer.run(options), dir);
+  report_end(trainer.run(options), dir, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow);
 }
 
 }  // namespace
@@ -223,6 +224,7 @@ void add_train_command(CLI::App& app) {
                   "Continue an unfinished run bit-identically: RUN_DIR (or RUN_DIR/checkpoint.bin); the run's own config.yaml is used");
   cmd->add_flag("--quiet", args->quiet, "No progress output");
   cmd->add_flag("--force", args->force, "Start over in --out, replacing a finished or unfinished run");
+  cmd->add_flag("--wide", args->wide, "Print every defined column of the final head table (default: those that fit 120 characters)");
   cmd->callback([args] { run_train(*args); });
 }
 

@@ -36,6 +36,30 @@ std::optional<std::vector<MetricsRecord>> load_metrics(const ReportRun& run, std
 // The T a run's maps were kept at; 0 (draw them cell by cell) when its summary is unreadable.
 int map_seq_len(const ReportRun& run) { return run.ok() ? run.summary->seq_len : 0; }
 
+// What a run's task measures: its summary's word (TaskMeasures), completed from its metrics log for a
+// run whose summary has no numbers (diverged): token tasks log accuracy, tasks with no-op rows the BOS
+// mass on them.
+TaskMeasures measures_with_metrics(const ReportRun& run, const std::vector<MetricsRecord>& metrics) {
+  TaskMeasures m = measures_of(run);
+  if (run.usable()) return m;
+  for (const auto& r : metrics) {
+    if (r.accuracy) m.tokens = true;
+    for (const auto& h : r.heads)
+      if (!std::isnan(h.bos_mass_nontrigger_mean)) m.no_op_rows = true;
+  }
+  m.regression = !m.tokens;
+  m.all_rows = !m.no_op_rows;
+  m.trigger_row = run.ok() && run.summary->eval_trigger >= 0;
+  m.other_no_op_rows = m.no_op_rows && !m.trigger_row;
+  return m;
+}
+
+std::string loss_caption(LossKind kind) {
+  return kind == LossKind::mse ? "Training loss (MSE) per logged step (log scale); points: evaluation MSE where it ran."
+                               : "Training loss (next-token cross-entropy, nats on the left axis, bits on the right) per "
+                                 "logged step; points: evaluation loss where it ran.";
+}
+
 // The first logged step whose loss or gradient norm is non-finite; the summary's step count when the
 // log stops before one (the check after the step that diverged ends the run before its line).
 int64_t diverged_step(const std::vector<MetricsRecord>& metrics, int64_t summary_steps) {
@@ -275,18 +299,21 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
                      {AttentionMapKind::mean, AttentionMapKind::stddev, AttentionMapKind::sample0});
   }
   if (const auto metrics = load_metrics(run, b.log())) {
+    const TaskMeasures measures = measures_with_metrics(run, *metrics);
+    const LossKind kind = loss_kind_of(measures);
     LossSeries loss{"train loss", 1, *metrics};
-    std::string caption = "Training loss per logged step (log scale); points: evaluation MSE where it ran.";
+    std::string caption = loss_caption(kind);
     if (run.diverged()) {
       loss.diverged_step = diverged_step(*metrics, run.summary->steps);
       caption += " The run diverged at step " + std::to_string(loss.diverged_step) + " (" + run.summary->non_finite +
-                 "): the dashed red line; the log scale cannot show the non-finite values after it.";
+                 "): the dashed red line; the plot cannot show the non-finite values after it.";
     }
     b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", run.variant + (run.diverged() ? ": loss (diverged)" : ": loss"),
-                                   {loss}, true),
+                                   {loss}, true, kind),
                  "loss_vs_step", caption);
-    b.add_figure(write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on non-trigger rows", *metrics),
-                 "bos_vs_step", "BOS mass on non-trigger rows of the step's training batch, one line per layer/head.");
+    const BosRows rows = bos_rows_of(measures);
+    b.add_figure(write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on " + rows.name, *metrics, rows),
+                 "bos_vs_step", "BOS mass on " + rows.name + " of the step's training batch, one line per layer/head.");
   }
   std::vector<std::string> facts = {"Run directory: " + run_dir.string()};
   if (run.diverged())
@@ -351,8 +378,9 @@ void add_shape_figures(ReportBuilder& b, const ShapeKey& shape_key, const std::v
 
 // The loss of every seed, one colour per variant; the BOS-vs-step figure of each variant's chosen seed
 // (chosen_run) with a metrics log; the evaluation BOS dots.
+// A sweep that mixes regression and token tasks gets one loss figure per kind of loss.
 void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optional<uint64_t> seed) {
-  std::vector<LossSeries> loss;
+  std::vector<LossSeries> mse_loss, token_loss;
   for (size_t v = 0; v < runs.variants.size(); ++v) {
     const ReportRun* shown = chosen_run(runs, runs.variants[v], seed, [](const ReportRun& r) {
       std::error_code ec;
@@ -363,19 +391,31 @@ void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optiona
       if (r.variant != runs.variants[v] || !r.usable()) continue;
       const auto metrics = load_metrics(r, b.log());
       if (!metrics) continue;
-      loss.push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
+      const TaskMeasures measures = measures_of(r);
+      (measures.tokens ? token_loss : mse_loss).push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
       if (&r == shown) {
         const std::string name = "bos_vs_step_" + file_stem(r.variant);
-        b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on non-trigger rows", *metrics),
-                     name, "BOS mass on non-trigger rows during training, " + r.variant + " seed " + std::to_string(r.seed) + ", one line per layer/head.");
+        const BosRows rows = bos_rows_of(measures);
+        b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on " + rows.name,
+                                           *metrics, rows),
+                     name, "BOS mass on " + rows.name + " during training, " + r.variant + " seed " + std::to_string(r.seed) +
+                               ", one line per layer/head.");
       }
       first = false;
     }
   }
-  b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", "training loss per variant", loss, false), "loss_vs_step",
-               "Training loss vs step (log scale), every seed; one colour per variant.");
-  b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", "BOS mass on non-trigger rows (evaluation)", runs, b.variants()),
-               "bos_dots", "Evaluation BOS mass on non-trigger rows per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
+  const bool both = !mse_loss.empty() && !token_loss.empty();
+  b.add_figure(write_loss_figure(b.fig_dir(), both ? "loss_vs_step_mse" : "loss_vs_step", "training loss (MSE) per variant", mse_loss, false,
+                                 LossKind::mse),
+               both ? "loss_vs_step_mse" : "loss_vs_step", "Training loss (MSE) vs step (log scale), every seed; one colour per variant.");
+  b.add_figure(write_loss_figure(b.fig_dir(), both ? "loss_vs_step_cross_entropy" : "loss_vs_step", "training loss (cross-entropy) per variant",
+                                 token_loss, false, LossKind::cross_entropy),
+               both ? "loss_vs_step_cross_entropy" : "loss_vs_step",
+               "Training loss (next-token cross-entropy; nats left, bits right) vs step, every seed; one colour per variant.");
+  const TaskMeasures measures = measures_of(runs);
+  const std::string rows = bos_axis_label(measures);
+  b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", rows + " (evaluation)", runs, b.variants()), "bos_dots",
+               "Evaluation " + rows + " per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
 }
 
 std::vector<std::string> sweep_facts(const std::filesystem::path& sweep_dir, const ReportRuns& runs) {

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <numbers>
+#include <optional>
 
 #include "report/gnuplot_script.h"
 
@@ -18,26 +21,49 @@ std::string num(double v) {
 
 bool log_plottable(double v) { return std::isfinite(v) && v > 0.0; }
 
-
 }  // namespace
 
+LossKind loss_kind_of(const TaskMeasures& m) { return m.tokens ? LossKind::cross_entropy : LossKind::mse; }
+
+BosRows bos_rows_of(const TaskMeasures& m) { return {m.no_op_rows, sink_rows_name(m)}; }
+
+std::string bos_axis_label(const TaskMeasures& m) {
+  if (m.no_op_rows && m.all_rows) return "BOS mass on " + sink_rows_name(m) + " (all rows where a task has none)";
+  return "BOS mass on " + sink_rows_name(m);
+}
+
 bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
-                       const std::vector<LossSeries>& series, bool show_eval) {
-  std::string data = "# " + title + "\n# per series: a block of `step loss`, then a block of `step eval_mse`; "
-                     "blocks separated by two blank lines\n";
+                       const std::vector<LossSeries>& series, bool show_eval, LossKind kind) {
+  const bool mse = kind == LossKind::mse;
+  const std::string eval_key = mse ? "eval_mse" : "eval_loss";
+  const auto plottable = [mse](double v) { return mse ? log_plottable(v) : std::isfinite(v); };
+  std::string data = "# " + title + "\n# per series: a block of `step loss`, then a block of `step " + eval_key +
+                     "`; blocks separated by two blank lines" + (mse ? "" : "; loss in nats") + "\n";
   std::string plots;
   int block = 0;
   bool any = false;
+  double low = std::numeric_limits<double>::infinity(), high = -low;  // of what is drawn
   for (const auto& s : series) {
     std::string loss_block, eval_block;
     for (const auto& m : s.metrics) {
-      if (log_plottable(m.loss)) loss_block += std::to_string(m.step) + " " + num(m.loss) + "\n";
-      if (m.eval_mse && log_plottable(*m.eval_mse)) eval_block += std::to_string(m.step) + " " + num(*m.eval_mse) + "\n";
+      if (plottable(m.loss)) {
+        loss_block += std::to_string(m.step) + " " + num(m.loss) + "\n";
+        low = std::min(low, m.loss);
+        high = std::max(high, m.loss);
+      }
+      const std::optional<double>& eval = mse ? m.eval_mse : m.eval_loss;
+      if (eval && plottable(*eval)) {
+        eval_block += std::to_string(m.step) + " " + num(*eval) + "\n";
+        if (show_eval) {
+          low = std::min(low, *eval);
+          high = std::max(high, *eval);
+        }
+      }
     }
     // gnuplot cannot plot an empty block, so a series without points gets none in the script.
     data += "# " + (s.title.empty() ? std::string("(same variant)") : s.title) + ": loss\n" +
             (loss_block.empty() ? "nan nan\n" : loss_block) + "\n\n";
-    data += "# eval_mse\n" + (eval_block.empty() ? "nan nan\n" : eval_block) + "\n\n";
+    data += "# " + eval_key + "\n" + (eval_block.empty() ? "nan nan\n" : eval_block) + "\n\n";
     const std::string lc = " lc " + std::to_string(s.colour);
     if (!loss_block.empty()) {
       plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
@@ -48,7 +74,9 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
     if (show_eval && !eval_block.empty())
       plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
                std::to_string(block + 1) + " using 1:2 with points pt 7 ps 0.7" + lc + " " +
-               (s.title.empty() ? "notitle" : "title " + gnuplot_quote(series.size() == 1 ? "evaluation MSE" : s.title + " eval MSE"));
+               (s.title.empty() ? "notitle"
+                                : "title " + gnuplot_quote(series.size() == 1 ? (mse ? "evaluation MSE" : "evaluation loss")
+                                                                               : s.title + (mse ? " eval MSE" : " eval loss")));
     block += 2;
   }
   if (!any) return false;
@@ -69,7 +97,17 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
     const int64_t end = std::max(last_step, marked);
     body += "  set xrange [*:" + std::to_string(end + std::max<int64_t>(1, end / 20)) + "]\n";
   }
-  body += "  set logscale y\n  set format y \"%.0e\"\n  set xlabel \"step\"\n  set ylabel \"MSE\"\n";
+  if (mse) {
+    body += "  set logscale y\n  set format y \"%.0e\"\n  set xlabel \"step\"\n  set ylabel \"MSE\"\n";
+  } else {
+    // Bits per token on the right (language models are usually compared in bits): both ranges are
+    // set from the data, so the axes line up exactly (gnuplot's linked axes place odd ticks).
+    const double pad = std::max(0.05 * (high - low), 1e-3);
+    const double bottom = std::max(0.0, low - pad), top = high + pad;
+    body += "  set xlabel \"step\"\n  set ylabel \"cross-entropy (nats)\"\n  set y2label \"cross-entropy (bits)\"\n";
+    body += "  set yrange [" + num(bottom) + ":" + num(top) + "]\n  set y2range [" + num(bottom / std::numbers::ln2) + ":" +
+            num(top / std::numbers::ln2) + "]\n  set ytics nomirror\n  set y2tics\n";
+  }
   body += "  set key outside right top\n  set grid\n";
   body += "  plot " + plots + "\n";
   write_report_file(fig_dir / (name + ".dat"), data);
@@ -78,7 +116,8 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
 }
 
 bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
-                           const std::vector<MetricsRecord>& metrics) {
+                           const std::vector<MetricsRecord>& metrics, const BosRows& rows) {
+  const auto statistic = rows.statistic();
   std::vector<std::pair<int, int>> heads;
   for (const auto& m : metrics)
     for (const auto& h : m.heads)
@@ -90,19 +129,20 @@ bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::stri
     data += ' ';
     data += head_label(l, h);
   }
-  data += "   (bos_mass_nontrigger_mean on the step's training batch; nan = not logged)\n";
+  data += std::string("   (") + (rows.no_op ? "bos_mass_nontrigger_mean" : "bos_mass_mean") +
+          " on the step's training batch; nan = not logged)\n";
   for (const auto& m : metrics) {
     data += std::to_string(m.step);
     for (const auto& key : heads) {
       const auto it = std::find_if(m.heads.begin(), m.heads.end(),
                                    [&](const HeadSinkStats& s) { return s.layer == key.first && s.head == key.second; });
       data += ' ';
-      data += it == m.heads.end() ? std::string("nan") : num(it->bos_mass_nontrigger_mean);
+      data += it == m.heads.end() ? std::string("nan") : num((*it).*statistic);
     }
     data += "\n";
   }
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
-  body += "  set xlabel \"step\"\n  set ylabel \"BOS mass on non-trigger rows\"\n  set yrange [0:1.05]\n";
+  body += "  set xlabel \"step\"\n  set ylabel " + gnuplot_quote("BOS mass on " + rows.name) + "\n  set yrange [0:1.05]\n";
   body += "  set key outside right top\n  set grid\n  plot ";
   for (size_t c = 0; c < heads.size(); ++c)
     body += std::string(c ? ", \\\n       " : "") + "here." + gnuplot_quote(name + ".dat") + " using 1:" +
@@ -117,7 +157,9 @@ bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::stri
 
 bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
                           const ReportRuns& runs, const std::vector<VariantSummary>& variants) {
-  std::string dots = "# x bos_mass_nontrigger_mean seed   (one dot per run and head)\n";
+  std::string dots = "# x bos_mass seed   (one dot per run and head: bos_mass_nontrigger_mean, or bos_mass_mean for a "
+                     "task without no-op rows)\n";
+  TaskMeasures measures;
   std::string means = "# x mean ci_low ci_high   (mean over seeds with its 95% CI)\n";
   std::string xtics;
   bool any = false;
@@ -125,18 +167,24 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
     const auto& heads = variants[v].heads;
     if (heads.empty()) continue;
     const double width = std::min(0.7 / static_cast<double>(heads.size()), 0.2);
+    measures |= variants[v].measures;
+    const bool no_op = variants[v].measures.no_op_rows;
     std::map<std::pair<int, int>, double> slot;
     int index = 0;
     for (const auto& [key, agg] : heads) {
       const double x = static_cast<double>(v) + (index++ - (static_cast<double>(heads.size()) - 1) / 2) * width;
       slot[key] = x;
-      const double half = agg.bos.defined() ? agg.bos.half_width : 0.0;
-      means += num(x) + " " + num(agg.bos.mean) + " " + num(agg.bos.mean - half) + " " + num(agg.bos.mean + half) + "\n";
+      const MeanCi& bos = no_op ? agg.bos : agg.bos_all;
+      if (bos.n == 0) continue;  // a point gnuplot would read as "nan nan nan nan"
+      const double half = bos.defined() ? bos.half_width : 0.0;
+      means += num(x) + " " + num(bos.mean) + " " + num(bos.mean - half) + " " + num(bos.mean + half) + "\n";
     }
     for (const auto& r : runs.runs)
       if (r.variant == variants[v].variant && r.usable())
         for (const auto& h : r.summary->heads) {
-          dots += num(slot[{h.layer, h.head}]) + " " + num(h.bos_mass_nontrigger_mean) + " " + std::to_string(r.seed) + "\n";
+          const double value = no_op ? h.bos_mass_nontrigger_mean : h.bos_mass_mean;
+          if (std::isnan(value)) continue;
+          dots += num(slot[{h.layer, h.head}]) + " " + num(value) + " " + std::to_string(r.seed) + "\n";
           any = true;
         }
     xtics += std::string(xtics.empty() ? "" : ", ") + gnuplot_quote(variants[v].variant) + " " + std::to_string(v);
@@ -144,7 +192,7 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
   if (!any) return false;
   std::string data = "# " + title + "\n" + dots + "\n\n" + means;
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
-  body += "  set ylabel \"BOS mass on non-trigger rows\"\n  set yrange [-0.05:1.05]\n";
+  body += "  set ylabel " + gnuplot_quote(bos_axis_label(measures)) + "\n  set yrange [-0.05:1.05]\n";
   body += "  set xrange [-0.6:" + num(static_cast<double>(variants.size()) - 0.4) + "]\n";
   body += "  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
   body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean ± 95% CI\", \\\n";

@@ -1,6 +1,7 @@
 #include "report/report_runs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -138,6 +139,41 @@ std::string head_label(int layer, int head) {
   s += 'H';
   s += std::to_string(head);
   return s;
+}
+
+TaskMeasures& TaskMeasures::operator|=(const TaskMeasures& o) {
+  regression |= o.regression;
+  tokens |= o.tokens;
+  no_op_rows |= o.no_op_rows;
+  all_rows |= o.all_rows;
+  trigger_row |= o.trigger_row;
+  other_no_op_rows |= o.other_no_op_rows;
+  return *this;
+}
+
+TaskMeasures measures_of(const ReportRun& run) {
+  TaskMeasures m;
+  if (!run.usable()) return m;
+  const RunSummary& s = *run.summary;
+  m.tokens = s.eval_loss.has_value();
+  m.regression = !m.tokens;
+  m.no_op_rows = std::any_of(s.heads.begin(), s.heads.end(),
+                             [](const HeadSinkStats& h) { return !std::isnan(h.bos_mass_nontrigger_mean); });
+  m.all_rows = !m.no_op_rows && !s.heads.empty();
+  m.trigger_row = s.eval_trigger >= 0;
+  m.other_no_op_rows = m.no_op_rows && !m.trigger_row;
+  return m;
+}
+
+TaskMeasures measures_of(const ReportRuns& runs) {
+  TaskMeasures m;
+  for (const auto& r : runs.runs) m |= measures_of(r);
+  return m;
+}
+
+std::string sink_rows_name(const TaskMeasures& m) {
+  if (!m.no_op_rows) return "all rows";
+  return m.other_no_op_rows ? "no-op rows" : "non-trigger rows";
 }
 
 ReportRuns load_report_runs(const std::filesystem::path& dir) {

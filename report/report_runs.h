@@ -57,6 +57,29 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir);
 // Either of the above, by detect_report_dir.
 ReportRuns load_report_runs(const std::filesystem::path& dir);
 
+// What a run's task measures, as its summary records it. The task declares it (data/task.h): its loss
+// (TaskShape::loss) decides whether the evaluation wrote eval_mse or eval_loss and eval_accuracy, its
+// fixed evaluation row (Task::fixed_eval_row: the trigger task's trigger) is eval_trigger, and the
+// roles it gives positions decide which head statistics are null (no no-op rows: every statistic over
+// no-op rows is null). The report picks its columns, axis labels and row names from this, never from
+// task names.
+struct TaskMeasures {
+  bool regression = false;    // mse loss: eval_mse, eval_max_abs_error
+  bool tokens = false;        // cross-entropy: eval_loss (nats; bits = nats / ln 2), eval_accuracy
+  bool no_op_rows = false;    // head statistics over no-op rows are defined
+  bool all_rows = false;      // no no-op rows: the report shows the statistics over all rows instead
+  bool trigger_row = false;   // one fixed active row, the trigger: no-op rows are "non-trigger" rows
+  bool other_no_op_rows = false;  // no-op rows in a run without a trigger row (copy, reverse, ...)
+  TaskMeasures& operator|=(const TaskMeasures& other);
+};
+// Of one finished run that did not diverge; all false for others.
+TaskMeasures measures_of(const ReportRun& run);
+// The union over the usable runs.
+TaskMeasures measures_of(const ReportRuns& runs);
+// How the report names the rows its sink statistics read: "non-trigger rows" when every run with no-op
+// rows has a trigger row, "no-op rows" when others have them too, else "all rows".
+std::string sink_rows_name(const TaskMeasures& m);
+
 // "L0H1": how reports name a (layer, head) pair.
 std::string head_label(int layer, int head);
 

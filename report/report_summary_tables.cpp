@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -31,8 +32,52 @@ std::string reached_text(const VariantSummary& v) {
   return text;
 }
 
+// A variant's number over seeds; empty when none of its runs has it (not defined for its task, or no
+// run finished), so no table shows "nan" or a dash for what cannot exist.
 std::string statistic(const VariantSummary& v, const MeanCi& ci, NumberStyle style, std::string_view pm = "±") {
-  return v.all_diverged() ? kAllDiverged : format_mean_ci(ci, style, pm);
+  if (v.all_diverged()) return kAllDiverged;
+  return ci.n == 0 ? std::string() : format_mean_ci(ci, style, pm);
+}
+
+std::string statistic(const MeanCi& ci, NumberStyle style) { return ci.n == 0 ? std::string() : format_mean_ci(ci, style); }
+
+// Nats to bits: the same interval, divided by ln 2.
+MeanCi in_bits(MeanCi ci) {
+  ci.mean /= std::numbers::ln2;
+  ci.half_width /= std::numbers::ln2;
+  return ci;
+}
+
+void push_defined(std::vector<double>& values, const std::optional<double>& v) {
+  if (v && !std::isnan(*v)) values.push_back(*v);
+}
+
+// The columns a group of variants has a number for; the rest are left out.
+struct VariantColumns {
+  // "reached stop": for a regression task (its max_abs_error rule is on by default), a run that met a
+  // rule, or a variant with runs that failed or diverged.
+  bool stop_rule = false;
+  bool mse = false, tokens = false, active = false, no_op = false;
+  bool no_op_heads = false, all_row_heads = false;
+  std::string no_op_name;  // "non-trigger" or "no-op"
+};
+
+VariantColumns columns_of(const std::vector<const VariantSummary*>& variants) {
+  VariantColumns c;
+  TaskMeasures m;
+  for (const VariantSummary* v : variants) {
+    m |= v->measures;
+    // The column also counts runs that failed or diverged, so it stays wherever a run did not finish.
+    c.stop_rule |= v->measures.regression || v->reached > 0 || v->ok < v->total;
+    c.active |= v->eval_active_loss.n > 0 || v->eval_active_accuracy.n > 0;
+    c.no_op |= v->eval_no_op_loss.n > 0 || v->eval_no_op_accuracy.n > 0;
+  }
+  c.mse = m.regression;
+  c.tokens = m.tokens;
+  c.no_op_heads = m.no_op_rows;
+  c.all_row_heads = m.all_rows;
+  c.no_op_name = sink_rows_name(m) == "non-trigger rows" ? "non-trigger" : "no-op";
+  return c;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -52,7 +97,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
     VariantSummary v;
     v.variant = name;
     std::vector<double> steps, mse, max_err, wall, rate;
-    std::map<std::pair<int, int>, std::vector<double>> bos, mass, score;
+    std::vector<double> loss, accuracy, active_loss, active_accuracy, no_op_loss, no_op_accuracy;
+    std::map<std::pair<int, int>, std::vector<double>> bos, mass, bos_all, mass_all, score;
     for (const auto& r : runs.runs) {
       if (r.variant != name) continue;
       ++v.total;
@@ -64,22 +110,45 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
         continue;
       }
       ++v.ok;
+      const TaskMeasures measures = measures_of(r);
+      v.measures |= measures;
       if (s.reached_stop_rule) ++v.reached;
+      push_defined(loss, s.eval_loss);
+      push_defined(accuracy, s.eval_accuracy);
+      push_defined(active_loss, s.eval_active_loss);
+      push_defined(active_accuracy, s.eval_active_accuracy);
+      push_defined(no_op_loss, s.eval_no_op_loss);
+      push_defined(no_op_accuracy, s.eval_no_op_accuracy);
       steps.push_back(static_cast<double>(s.steps));
-      mse.push_back(s.eval_mse);
-      max_err.push_back(s.eval_max_abs_error);
+      if (measures.regression) {  // a token task's eval_mse is null, not a number to average
+        mse.push_back(s.eval_mse);
+        max_err.push_back(s.eval_max_abs_error);
+      }
       wall.push_back(s.wall_seconds);
       rate.push_back(s.sink_rate);
       for (const auto& h : s.heads) {
         const std::pair<int, int> key{h.layer, h.head};
-        bos[key].push_back(h.bos_mass_nontrigger_mean);
-        mass[key].push_back(h.mass_nontrigger_mean);
+        if (measures.no_op_rows) {
+          bos[key].push_back(h.bos_mass_nontrigger_mean);
+          mass[key].push_back(h.mass_nontrigger_mean);
+        } else {  // the task has no no-op rows: the same statistics over all rows
+          bos_all[key].push_back(h.bos_mass_mean);
+          mass_all[key].push_back(h.mass_mean);
+        }
         score[key].push_back(h.sink_score);
-        auto [it, fresh] = v.heads.try_emplace(key);
-        it->second.bos_min = fresh ? h.bos_mass_nontrigger_min : std::min(it->second.bos_min, h.bos_mass_nontrigger_min);
+        const auto it = v.heads.try_emplace(key).first;
+        if (measures.no_op_rows && !std::isnan(h.bos_mass_nontrigger_min))
+          it->second.bos_min = std::isnan(it->second.bos_min) ? h.bos_mass_nontrigger_min
+                                                              : std::min(it->second.bos_min, h.bos_mass_nontrigger_min);
         if (h.sink_head) ++it->second.sink_seeds;
       }
     }
+    v.eval_loss = mean_ci95(loss);
+    v.eval_accuracy = mean_ci95(accuracy);
+    v.eval_active_loss = mean_ci95(active_loss);
+    v.eval_active_accuracy = mean_ci95(active_accuracy);
+    v.eval_no_op_loss = mean_ci95(no_op_loss);
+    v.eval_no_op_accuracy = mean_ci95(no_op_accuracy);
     v.steps = mean_ci95(steps);
     v.eval_mse = mean_ci95(mse);
     v.eval_max_abs_error = mean_ci95(max_err);
@@ -88,6 +157,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
     for (auto& [key, agg] : v.heads) {
       agg.bos = mean_ci95(bos[key]);
       agg.mass = mean_ci95(mass[key]);
+      agg.bos_all = mean_ci95(bos_all[key]);
+      agg.mass_all = mean_ci95(mass_all[key]);
       agg.sink_score = mean_ci95(score[key]);
     }
     out.push_back(std::move(v));
@@ -96,7 +167,10 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
 }
 
 Table run_table(const ReportRuns& runs) {
-  const std::vector<Column> columns = run_table_columns(head_union(runs));
+  std::vector<Column> columns = run_table_columns(head_union(runs));
+  std::erase_if(columns, [&](const Column& c) {  // a number no run has: not defined for the runs' tasks
+    return c.number && std::all_of(runs.runs.begin(), runs.runs.end(), [&](const ReportRun& r) { return c.value(r).empty(); });
+  });
   Table t;
   for (const Column& c : columns) t.header.push_back(c.name);
   for (const auto& r : runs.runs) {
@@ -132,18 +206,44 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     if (shapes.size() > 1)
       t.title += shapes[g].empty() ? ": variants without a readable run that did not diverge"
                                    : ": " + std::to_string(layers) + " layer(s), " + std::to_string(shapes[g].size()) + " head(s) in all";
-    t.header = {"variant", "reached stop", "steps", "eval_mse", "sink rate"};
+    const VariantColumns c = columns_of(members[g]);
+    t.header = {"variant"};
+    if (c.stop_rule) t.header.push_back("reached stop");
+    t.header.push_back("steps");
+    if (c.mse) t.header.push_back("eval_mse");
+    if (c.tokens) t.header.insert(t.header.end(), {"eval loss (nats)", "eval loss (bits)", "accuracy"});
+    if (c.active) t.header.insert(t.header.end(), {"active loss (nats)", "active accuracy"});
+    if (c.no_op) t.header.insert(t.header.end(), {"no-op loss (nats)", "no-op accuracy"});
+    t.header.push_back("sink rate");
     for (const auto& [l, h] : shapes[g]) {
-      t.header.push_back(head_label(l, h) + " BOS@non-trigger");
-      t.header.push_back(head_label(l, h) + " row mass");
+      if (c.no_op_heads) {
+        t.header.push_back(head_label(l, h) + " BOS@" + c.no_op_name);
+        t.header.push_back(head_label(l, h) + " row mass");
+      }
+      if (c.all_row_heads) {
+        t.header.push_back(head_label(l, h) + " BOS@all rows");
+        t.header.push_back(head_label(l, h) + " row mass@all rows");
+      }
     }
     for (const VariantSummary* v : members[g]) {
-      std::vector<std::string> row = {v->variant, reached_text(*v), statistic(*v, v->steps, NumberStyle::integer),
-                                      statistic(*v, v->eval_mse, NumberStyle::scientific),
-                                      statistic(*v, v->sink_rate, NumberStyle::fixed4)};
+      std::vector<std::string> row = {v->variant};
+      if (c.stop_rule) row.push_back(reached_text(*v));
+      row.push_back(statistic(*v, v->steps, NumberStyle::integer));
+      if (c.mse) row.push_back(statistic(*v, v->eval_mse, NumberStyle::scientific));
+      if (c.tokens)
+        row.insert(row.end(), {statistic(*v, v->eval_loss, NumberStyle::fixed4), statistic(*v, in_bits(v->eval_loss), NumberStyle::fixed4),
+                               statistic(*v, v->eval_accuracy, NumberStyle::fixed4)});
+      if (c.active)
+        row.insert(row.end(), {statistic(*v, v->eval_active_loss, NumberStyle::fixed4),
+                               statistic(*v, v->eval_active_accuracy, NumberStyle::fixed4)});
+      if (c.no_op)
+        row.insert(row.end(), {statistic(*v, v->eval_no_op_loss, NumberStyle::fixed4),
+                               statistic(*v, v->eval_no_op_accuracy, NumberStyle::fixed4)});
+      row.push_back(statistic(*v, v->sink_rate, NumberStyle::fixed4));
       for (const auto& [key, agg] : v->heads) {
-        row.push_back(format_mean_ci(agg.bos, NumberStyle::fixed4));
-        row.push_back(format_mean_ci(agg.mass, NumberStyle::fixed4));
+        if (c.no_op_heads) row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4), statistic(agg.mass, NumberStyle::fixed4)});
+        if (c.all_row_heads)
+          row.insert(row.end(), {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
       }
       t.rows.push_back(std::move(row));
     }
@@ -154,15 +254,27 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
 }
 
 Table head_table(const std::vector<VariantSummary>& variants) {
+  std::vector<const VariantSummary*> all;
+  for (const auto& v : variants) all.push_back(&v);
+  const VariantColumns c = columns_of(all);
   Table t;
   t.title = "Per head (mean ± 95% CI over seeds)";
-  t.header = {"variant", "head", "BOS@non-trigger", "BOS min (any seed)", "row mass", "sink score", "sink head in"};
+  t.header = {"variant", "head"};
+  if (c.no_op_heads) t.header.insert(t.header.end(), {"BOS@" + c.no_op_name, "BOS min (any seed)", "row mass"});
+  if (c.all_row_heads) t.header.insert(t.header.end(), {"BOS@all rows", "row mass@all rows"});
+  t.header.insert(t.header.end(), {"sink score", "sink head in"});
   for (const auto& v : variants)
-    for (const auto& [key, agg] : v.heads)
-      t.rows.push_back({v.variant, head_label(key.first, key.second), format_mean_ci(agg.bos, NumberStyle::fixed4),
-                        format_number(agg.bos_min, NumberStyle::fixed4), format_mean_ci(agg.mass, NumberStyle::fixed4),
-                        format_mean_ci(agg.sink_score, NumberStyle::fixed4),
-                        std::to_string(agg.sink_seeds) + "/" + std::to_string(v.ok) + " seeds"});
+    for (const auto& [key, agg] : v.heads) {
+      std::vector<std::string> row = {v.variant, head_label(key.first, key.second)};
+      if (c.no_op_heads)
+        row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4),
+                               std::isnan(agg.bos_min) ? std::string() : format_number(agg.bos_min, NumberStyle::fixed4),
+                               statistic(agg.mass, NumberStyle::fixed4)});
+      if (c.all_row_heads) row.insert(row.end(), {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
+      row.insert(row.end(), {statistic(agg.sink_score, NumberStyle::fixed4),
+                             std::to_string(agg.sink_seeds) + "/" + std::to_string(v.ok) + " seeds"});
+      t.rows.push_back(std::move(row));
+    }
   return t;
 }
 
@@ -176,8 +288,18 @@ Table failed_runs_table(const ReportRuns& runs) {
 }
 
 Table variant_text_table(const std::vector<VariantSummary>& variants) {
+  std::vector<const VariantSummary*> all;
+  for (const auto& v : variants) all.push_back(&v);
+  const VariantColumns c = columns_of(all);
   Table t;
-  t.header = {"variant", "stop", "steps", "eval_mse", "sink rate", "BOS@non-trigger per head (layers split by /)"};
+  t.header = {"variant"};
+  if (c.stop_rule) t.header.push_back("stop");
+  t.header.push_back("steps");
+  if (c.mse) t.header.push_back("eval_mse");
+  if (c.tokens) t.header.insert(t.header.end(), {"eval loss (nats)", "accuracy"});
+  t.header.push_back("sink rate");
+  const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all rows)" : c.no_op_heads ? c.no_op_name : "all rows";
+  t.header.push_back("BOS@" + rows + " per head (layers split by /)");
   for (const auto& v : variants) {
     std::vector<std::string> layers;
     int current = -1;
@@ -187,14 +309,18 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
         current = key.first;
       }
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f", agg.bos.mean);
+      std::snprintf(buf, sizeof buf, "%.2f", agg.bos.n > 0 ? agg.bos.mean : agg.bos_all.mean);
       if (!layers.back().empty()) layers.back() += ' ';
       layers.back() += buf;
     }
-    t.rows.push_back({v.variant, reached_text(v), statistic(v, v.steps, NumberStyle::integer, "+/-"),
-                      statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"),
-                      statistic(v, v.sink_rate, NumberStyle::fixed4, "+/-"),
-                      v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / ")});
+    std::vector<std::string> row = {v.variant};
+    if (c.stop_rule) row.push_back(reached_text(v));
+    row.push_back(statistic(v, v.steps, NumberStyle::integer, "+/-"));
+    if (c.mse) row.push_back(statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"));
+    if (c.tokens) row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"), statistic(v, v.eval_accuracy, NumberStyle::fixed4, "+/-")});
+    row.push_back(statistic(v, v.sink_rate, NumberStyle::fixed4, "+/-"));
+    row.push_back(v.all_diverged() ? kAllDiverged : join(layers, " / "));
+    t.rows.push_back(std::move(row));
   }
   return t;
 }
@@ -206,7 +332,7 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
     if (r.usable()) {
       eps.insert(r.summary->sink_eps);
       lengths.insert(r.summary->seq_len);
-      triggers.insert(r.summary->eval_trigger);
+      if (r.summary->eval_trigger >= 0) triggers.insert(r.summary->eval_trigger);
     }
   if (lengths.empty()) return {"No run has a readable summary.json of a run that did not diverge."};
   std::vector<std::string> eps_text, t_text, j_text;
@@ -217,9 +343,30 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
     t_text.push_back(buf);
   }
   for (int j : triggers) j_text.push_back(std::to_string(j));
-  return {"Sink head: sink score alpha_0 > eps, eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + ".",
-          "BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
-              join(j_text, ", ") + "); row mass: their row sums (1 for softmax)."};
+  std::vector<std::string> notes = {"Sink head: sink score alpha_0 > eps, eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + "."};
+  // The rows each sink column reads, in the words of the runs' tasks (report_runs.h: TaskMeasures).
+  const TaskMeasures m = measures_of(runs);
+  if (m.no_op_rows && sink_rows_name(m) == "non-trigger rows")
+    notes.push_back("BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
+                    join(j_text, ", ") + "); row mass: their row sums (1 for softmax).");
+  else if (m.no_op_rows)
+    notes.push_back("BOS@no-op: mean attention on the sink keys over the rows the task flags no-op (nothing to do); "
+                    "row mass: their row sums (1 for softmax).");
+  if (m.all_rows)
+    notes.push_back("BOS@all rows: mean attention on the sink keys over every row that is not itself a sink key (the task "
+                    "flags no no-op rows); row mass@all rows: their row sums (1 for softmax).");
+  if (m.tokens)
+    notes.push_back("eval loss: next-token cross-entropy over the scored positions, in nats and in bits (nats / ln 2); "
+                    "accuracy: share of scored positions predicted correctly.");
+  const auto in_some_run = [&](std::optional<double> RunSummary::*number) {
+    return std::any_of(runs.runs.begin(), runs.runs.end(), [&](const ReportRun& r) {
+      return r.usable() && (*r.summary).*number && !std::isnan(*((*r.summary).*number));
+    });
+  };
+  for (const auto& [loss, role] : {std::pair{&RunSummary::eval_active_loss, "active"}, std::pair{&RunSummary::eval_no_op_loss, "no-op"}})
+    if (in_some_run(loss))
+      notes.push_back(std::string(role) + " loss and accuracy: the same over the rows the task flags " + role + ".");
+  return notes;
 }
 
 std::vector<std::string> setting_notes(const ReportRuns& runs) {

@@ -2,6 +2,7 @@
 // The report's tables, built from loaded runs: one row per run (summary.csv), one row per variant
 // with mean +/- 95% CI over seeds (summary.md, index.html, and a compact terminal version), and a
 // long per-head table that stays readable for 4x4 models.
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -13,11 +14,15 @@
 
 namespace sinklab {
 
+// Sink statistics over the rows the task has: no-op rows (bos, mass, bos_min) from runs whose task
+// flags them, all rows (bos_all, mass_all) from runs whose task does not (text_lm); n = 0 where none.
 struct HeadAggregate {
   MeanCi bos;            // bos_mass_nontrigger_mean over seeds
   MeanCi mass;           // mass_nontrigger_mean over seeds
+  MeanCi bos_all;        // bos_mass_mean over seeds
+  MeanCi mass_all;       // mass_mean over seeds
   MeanCi sink_score;     // alpha_0 over seeds
-  double bos_min = 0.0;  // smallest bos_mass_nontrigger_min of any seed
+  double bos_min = std::numeric_limits<double>::quiet_NaN();  // smallest bos_mass_nontrigger_min of any seed
   int sink_seeds = 0;    // seeds in which this head is a sink head
 };
 
@@ -28,7 +33,11 @@ struct VariantSummary {
   // the stop rule, runs that diverged (shown as a count, left out of every statistic)
   int total = 0, ok = 0, reached = 0, diverged = 0;
   bool all_diverged() const { return ok == 0 && diverged > 0; }
+  TaskMeasures measures;  // of its usable runs
   MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds, sink_rate;
+  // Token tasks (n = 0 otherwise): cross-entropy in nats and accuracy, over all scored positions and
+  // over the active and no-op rows.
+  MeanCi eval_loss, eval_accuracy, eval_active_loss, eval_active_accuracy, eval_no_op_loss, eval_no_op_accuracy;
   std::map<std::pair<int, int>, HeadAggregate> heads;  // (layer, head)
 };
 
@@ -40,7 +49,8 @@ Table run_table(const ReportRuns& runs);
 std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<VariantSummary>& variants);
 Table head_table(const std::vector<VariantSummary>& variants);
 Table failed_runs_table(const ReportRuns& runs);  // id, dir, reason; no rows when all are fine
-// The compact terminal table: per-head BOS means on one line per variant ("/" between layers).
+// The compact terminal table: the task's loss, per-head BOS means on one line per variant ("/" between
+// layers).
 Table variant_text_table(const std::vector<VariantSummary>& variants);
 
 // eps, T and the uniform-causal baseline actually found in the runs, for under every table.

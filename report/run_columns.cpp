@@ -8,8 +8,9 @@ namespace sinklab {
 namespace {
 
 // A column of a finished run's summary (diverged runs included; a failed run has none).
-Column summary_column(std::string name, std::function<std::string(const RunSummary&)> text) {
-  return {std::move(name), [text = std::move(text)](const ReportRun& r) { return r.ok() ? text(*r.summary) : std::string(); }};
+Column summary_column(std::string name, std::function<std::string(const RunSummary&)> text, bool number = false) {
+  return {std::move(name), [text = std::move(text)](const ReportRun& r) { return r.ok() ? text(*r.summary) : std::string(); },
+          number};
 }
 
 Column head_column(int layer, int head, const HeadStatistic& stat) {
@@ -18,7 +19,7 @@ Column head_column(int layer, int head, const HeadStatistic& stat) {
                                  [&](const HeadSinkStats& h) { return h.layer == layer && h.head == head; });
     if (it == s.heads.end()) return std::string();
     return stat.is_flag() ? std::string((*it).*stat.flag ? "1" : "0") : exact_number((*it).*stat.number);
-  });
+  }, true);
 }
 
 std::string status_of(const ReportRun& r) { return r.diverged() ? "diverged" : r.ok() ? "ok" : "failed"; }
@@ -43,7 +44,7 @@ std::vector<Column> run_table_columns(const std::set<std::pair<int, int>>& heads
   };
   for (const RunNumber<RunSummary>& n : kRunSummaryNumbers)
     if (n.in_run_table == InRunTable::yes)
-      columns.push_back(summary_column(n.name, [&n](const RunSummary& s) { return exact_number(n.value(s)); }));
+      columns.push_back(summary_column(n.name, [&n](const RunSummary& s) { return exact_number(n.value(s)); }, true));
   for (const auto& [layer, head] : heads)
     for (const HeadStatistic& stat : kHeadStatistics)
       if (stat.in_run_table == InRunTable::yes) columns.push_back(head_column(layer, head, stat));

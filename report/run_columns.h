@@ -18,6 +18,9 @@ struct Column {
   // The cell of one run: the shortest exact decimal of a number, "" when the run has none (failed,
   // diverged, unset or undefined: never "nan").
   std::function<std::string(const ReportRun&)> value;
+  // A number of stats/run_numbers.h or stats/head_statistics.h: the table leaves it out when no run
+  // has it (a number the runs' tasks do not define, e.g. eval_mse of token tasks).
+  bool number = false;
 };
 
 // id, variant, seed, status, steps, stop_reason; the run numbers; per (layer, head) in `heads` the head

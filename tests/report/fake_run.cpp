@@ -36,6 +36,35 @@ std::vector<float> fake_probs(const FakeRunSpec& spec, int batch, const std::vec
   return p;
 }
 
+// The roles of `batch` samples: the trigger task's for the trigger rows given, copy's (first half no-op,
+// second half active) or text_lm's (only BOS flagged).
+std::vector<uint8_t> fake_roles(const FakeRunSpec& spec, const std::vector<int32_t>& trigger) {
+  if (spec.task == FakeTask::trigger) return trigger_roles(trigger, spec.seq_len);
+  const int T = spec.seq_len;
+  std::vector<uint8_t> roles(trigger.size() * static_cast<size_t>(T), 0);
+  for (size_t b = 0; b < trigger.size(); ++b) {
+    uint8_t* row = roles.data() + b * static_cast<size_t>(T);
+    row[0] = position_role::kSinkKey;
+    if (spec.task == FakeTask::copy)
+      for (int i = 1; i < T; ++i) row[i] = i <= T / 2 ? position_role::kNoOpRow : position_role::kActiveRow;
+  }
+  return roles;
+}
+
+// A token task's numbers: cross-entropy in nats and accuracy, over active and no-op rows where the task has them.
+void add_token_metrics(RunSummary& s, const FakeRunSpec& spec) {
+  s.eval_mse = s.eval_max_abs_error = std::nan("");
+  s.eval_loss = 1.25 + 0.01 * static_cast<double>(spec.seed);
+  s.eval_accuracy = 0.625;
+  if (spec.task == FakeTask::copy) {
+    s.eval_active_loss = 0.5;
+    s.eval_active_accuracy = 0.875;
+    s.eval_no_op_loss = s.eval_no_op_accuracy = std::nan("");  // copy scores no no-op row
+  } else {
+    s.eval_active_loss = s.eval_active_accuracy = s.eval_no_op_loss = s.eval_no_op_accuracy = std::nan("");
+  }
+}
+
 }  // namespace
 
 double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec) {
@@ -50,7 +79,7 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
       std::vector<int32_t> trigger(4);
       for (auto& t : trigger) t = pick(gen);
       SinkStatisticsAccumulator acc(spec.layers, spec.heads, spec.seq_len, 0.3);
-      const std::vector<uint8_t> roles = trigger_roles(trigger, spec.seq_len);
+      const std::vector<uint8_t> roles = fake_roles(spec, trigger);
       for (int l = 0; l < spec.layers; ++l) acc.add(l, fake_probs(spec, 4, trigger, gen).data(), 4, roles.data());
       MetricsRecord r;
       r.step = step;
@@ -60,7 +89,14 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
       r.grad_norm = 0.1;
       r.steps_per_second = 150;
       r.heads = acc.finish();
-      if (step % 100 == 0) r.eval_mse = r.loss * 1.1;
+      if (spec.task == FakeTask::trigger) {
+        if (step % 100 == 0) r.eval_mse = r.loss * 1.1;
+      } else {  // cross-entropy in nats; no max_abs_error
+        r.loss = 1.0 + 3.0 / (1.0 + static_cast<double>(step) / 50);
+        r.max_abs_error = std::nan("");
+        r.accuracy = 0.5;
+        if (step % 100 == 0) r.eval_loss = r.loss * 1.1;
+      }
       if (spec.diverged && step == spec.steps) r.loss = std::nan("");  // written as null
       write_metrics_line(metrics, r);
     }
@@ -78,7 +114,7 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
     s.layers = spec.layers;
     s.heads_per_layer = spec.heads;
     s.seq_len = spec.seq_len;
-    s.eval_trigger = spec.seq_len / 2;
+    s.eval_trigger = spec.task == FakeTask::trigger ? spec.seq_len / 2 : -1;
     s.sink_eps = 0.3;
     s.uniform_baseline = uniform_causal_baseline(spec.seq_len);
     s.git_revision = "test";
@@ -88,7 +124,7 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
 
   const int eval = 16, trigger_pos = spec.seq_len / 2;
   const std::vector<int32_t> trigger(eval, trigger_pos);
-  const std::vector<uint8_t> roles = trigger_roles(trigger, spec.seq_len);
+  const std::vector<uint8_t> roles = fake_roles(spec, trigger);
   SinkStatisticsAccumulator stats(spec.layers, spec.heads, spec.seq_len, 0.3);
   AttentionMapAccumulator maps(spec.layers, spec.heads, spec.seq_len);
   for (int l = 0; l < spec.layers; ++l) {
@@ -102,8 +138,8 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
   s.name = spec.name;
   s.seed = spec.seed;
   s.steps = spec.steps + static_cast<int64_t>(spec.seed) * 10;
-  s.stop_reason = "max_abs_error";
-  s.reached_stop_rule = true;
+  s.stop_reason = spec.task == FakeTask::trigger ? "max_abs_error" : "max_steps";
+  s.reached_stop_rule = spec.task == FakeTask::trigger;
   s.train_loss = 1e-7;
   s.eval_mse = 2e-7 * static_cast<double>(spec.seed + 1);
   s.eval_max_abs_error = 4e-3;
@@ -112,7 +148,8 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
   s.layers = spec.layers;
   s.heads_per_layer = spec.heads;
   s.seq_len = spec.seq_len;
-  s.eval_trigger = trigger_pos;
+  s.eval_trigger = spec.task == FakeTask::trigger ? trigger_pos : -1;
+  if (spec.task != FakeTask::trigger) add_token_metrics(s, spec);
   s.sink_eps = 0.3;
   s.uniform_baseline = uniform_causal_baseline(spec.seq_len);
   s.heads = stats.finish();

@@ -9,7 +9,13 @@
 
 namespace sinklab::testing {
 
+// The task a fake run was trained on, as its files show it: the trigger task (regression, a fixed
+// trigger row, no-op rows), copy (tokens; no-op rows, then active rows) or text_lm (tokens; BOS the
+// only flagged position: no no-op or active rows).
+enum class FakeTask { trigger, copy, text_lm };
+
 struct FakeRunSpec {
+  FakeTask task = FakeTask::trigger;
   std::string name = "1x1_softmax";
   std::string normalizer = "softmax";  // "softmax" sinks on BOS, anything else gets relu-like rows
   int layers = 1, heads = 1, seq_len = 8;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
@@ -73,9 +74,11 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
   EXPECT_TRUE(contains(html, "figures/bos_vs_step.svg"));
   EXPECT_FALSE(contains(html, "http"));  // self-contained
   const std::string csv = read_text(out / "summary.csv");
-  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,eval_loss,"
-                            "eval_accuracy,eval_active_loss,eval_active_accuracy,eval_no_op_loss,eval_no_op_accuracy,"))
+  // A trigger run has no token-task numbers: their columns are left out, not written empty.
+  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,"
+                            "L0H0_bos_mass_nontrigger_mean,"))
       << csv;
+  EXPECT_FALSE(contains(csv, "eval_loss")) << csv;
   EXPECT_TRUE(contains(csv, "L1H1_sink_score"));
 }
 
@@ -366,7 +369,8 @@ TEST(Report, DivergedRunsAreShownAndLeftOutOfEveryMean) {
 
   const std::string md = read_text(out / "summary.md");
   EXPECT_TRUE(contains(md, "| 1x1_softmax | 2/3 (1 diverged) | 305 ± 64 |")) << md;
-  EXPECT_TRUE(contains(md, "| 1x1_relu | 0/2 (2 diverged) | all diverged | all diverged | all diverged |")) << md;
+  // No run of relu finished, so nothing says which loss its task has: no loss column in its table.
+  EXPECT_TRUE(contains(md, "| 1x1_relu | 0/2 (2 diverged) | all diverged | all diverged |")) << md;
   EXPECT_TRUE(contains(md, "| 2/2 seeds |")) << md;  // sink head in n of the seeds that did not diverge
   EXPECT_FALSE(contains(md, "### Failed runs")) << md;  // diverged is not failed
   EXPECT_FALSE(contains(md, "nan")) << md;
@@ -499,7 +503,6 @@ TEST(Report, MapWhoseHeaderClaimsHugeShapeIsSkippedNotAllocated) {
   EXPECT_TRUE(contains(log.str(), "the shape needs more than the 16 float32 values the file holds")) << log.str();
 }
 
-
 // A 4x4 sweep used to put its 32 panels (2 variants x 16 heads) into one 8-wide figure, squeezed to
 // page width. Now: one figure per layer, a variant's 4 heads in a row, each panel 300 x 280 px.
 TEST(Report, MultiLayerMapsAreOneFigurePerLayerWithLegiblePanels) {
@@ -607,6 +610,98 @@ TEST(Report, EveryFigureScriptLabelsBothAxes) {
       EXPECT_TRUE(contains(gp, "set ylabel \"")) << f.path();
     }
   EXPECT_GE(scripts, 12);
+}
+
+// The report of one run of a task kind, as files: summary.md, index.html, summary.csv and the gnuplot
+// scripts of the loss and BOS figures.
+struct TaskReport {
+  std::string md, html, csv, loss_gp, bos_gp;
+};
+
+TaskReport task_report(const std::filesystem::path& dir, sinklab::testing::FakeTask task) {
+  FakeRunSpec s = spec("softmax", 1, 2, 0);
+  s.task = task;
+  write_fake_run(dir / "run", s);
+  std::ostringstream log;
+  write_run_report(dir / "run", {.output_dir = dir / "out", .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto out = dir / "out";
+  return {read_text(out / "summary.md"), read_text(out / "index.html"), read_text(out / "summary.csv"),
+          read_text(out / "figures" / "loss_vs_step.gp"), read_text(out / "figures" / "bos_vs_step.gp")};
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Only numbers the task defines: never "nan" in a table, never an empty mean's dash for a whole column.
+void expect_only_defined_numbers(const TaskReport& r) {
+  for (const std::string* text : {&r.md, &r.html, &r.csv}) EXPECT_FALSE(contains(lower(*text), "nan")) << *text;
+  EXPECT_FALSE(contains(r.md, "| - |")) << r.md;
+}
+
+TEST(Report, ALanguageModelRunShowsCrossEntropyAccuracyAndAllRows) {
+  const TaskReport r = task_report(fresh_test_dir(), sinklab::testing::FakeTask::text_lm);
+  expect_only_defined_numbers(r);
+  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp}) EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
+  for (const char* column : {"| eval loss (nats) |", "| eval loss (bits) |", "| accuracy |", "L0H1 BOS@all rows", "BOS@all rows"})
+    EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
+  EXPECT_TRUE(contains(r.md, "| 1.2500 (n=1) | 1.8034 (n=1) | 0.6250 (n=1) |")) << r.md;  // 1.25 nats = 1.8034 bits
+  for (const char* hole : {"eval_mse", "reached stop", "active loss", "no-op loss", "BOS@no-op", "BOS@non", "evaluation trigger"})
+    EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
+  EXPECT_TRUE(contains(r.csv, ",eval_loss,eval_accuracy,")) << r.csv;
+  EXPECT_FALSE(contains(r.csv, "eval_mse")) << r.csv;
+  EXPECT_TRUE(contains(r.loss_gp, "set ylabel \"cross-entropy (nats)\"")) << r.loss_gp;
+  EXPECT_TRUE(contains(r.loss_gp, "set y2label \"cross-entropy (bits)\"")) << r.loss_gp;
+  EXPECT_FALSE(contains(r.loss_gp, "MSE")) << r.loss_gp;
+  EXPECT_TRUE(contains(r.bos_gp, "set ylabel \"BOS mass on all rows\"")) << r.bos_gp;
+}
+
+TEST(Report, ACopyRunShowsItsActiveRowsAndNamesItsNoOpRows) {
+  const TaskReport r = task_report(fresh_test_dir(), sinklab::testing::FakeTask::copy);
+  expect_only_defined_numbers(r);
+  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp}) EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
+  for (const char* column : {"| eval loss (nats) |", "| accuracy |", "| active loss (nats) | active accuracy |", "L0H1 BOS@no-op",
+                             "BOS@no-op: mean attention on the sink keys"})
+    EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
+  // copy scores no no-op row: no column for a loss it cannot have; no all-row columns beside the no-op ones
+  for (const char* hole : {"no-op loss", "no-op accuracy", "eval_mse", "BOS@all rows"}) EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
+  EXPECT_TRUE(contains(r.loss_gp, "set ylabel \"cross-entropy (nats)\"")) << r.loss_gp;
+  EXPECT_TRUE(contains(r.bos_gp, "set ylabel \"BOS mass on no-op rows\"")) << r.bos_gp;
+}
+
+TEST(Report, ATriggerRunKeepsItsMseAndTriggerWording) {
+  const TaskReport r = task_report(fresh_test_dir(), sinklab::testing::FakeTask::trigger);
+  expect_only_defined_numbers(r);
+  for (const char* column : {"| reached stop |", "| eval_mse |", "L0H1 BOS@non-trigger", "evaluation trigger j = 8"})
+    EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
+  for (const char* hole : {"eval loss", "accuracy", "BOS@all rows"}) EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
+  EXPECT_TRUE(contains(r.loss_gp, "set ylabel \"MSE\"")) << r.loss_gp;
+  EXPECT_FALSE(contains(r.loss_gp, "cross-entropy")) << r.loss_gp;
+  EXPECT_TRUE(contains(r.bos_gp, "set ylabel \"BOS mass on non-trigger rows\"")) << r.bos_gp;
+}
+
+TEST(Report, ASweepMixingTasksShowsTheUnionOfTheirColumnsWithEmptyCells) {
+  const auto dir = fresh_test_dir();
+  FakeRunSpec lm = spec("softmax", 1, 1, 0);
+  lm.name = "lm";
+  lm.task = sinklab::testing::FakeTask::text_lm;
+  write_fake_sweep(dir, "mixed", {{"tr0", spec("softmax", 1, 1, 0)}, {"lm0", lm}});
+  std::ostringstream log;
+  write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
+  const auto out = dir / "report";
+  const std::string md = read_text(out / "summary.md"), html = read_text(out / "index.html"), csv = read_text(out / "summary.csv");
+  for (const std::string* text : {&md, &html, &csv}) EXPECT_FALSE(contains(lower(*text), "nan")) << *text;
+  for (const char* column : {"| eval_mse |", "| eval loss (nats) |", "L0H0 BOS@non-trigger", "L0H0 BOS@all rows"})
+    EXPECT_TRUE(contains(md, column)) << column << "\n" << md;
+  // the trigger variant has no loss in nats, the language model no MSE: empty cells
+  EXPECT_TRUE(contains(md, "| 1x1_softmax | 1/1 | 300 (n=1) | 2.00e-07 (n=1) |  |  |  |")) << md;
+  EXPECT_TRUE(contains(md, "| lm | 0/1 | 300 (n=1) |  | 1.2500 (n=1) |")) << md;
+  EXPECT_TRUE(contains(read_text(out / "figures" / "loss_vs_step_mse.gp"), "set ylabel \"MSE\""));
+  EXPECT_TRUE(contains(read_text(out / "figures" / "loss_vs_step_cross_entropy.gp"), "set ylabel \"cross-entropy (nats)\""));
+  const std::string text = variant_table_text(dir);
+  EXPECT_TRUE(contains(text, "eval_mse") && contains(text, "eval loss (nats)")) << text;
+  EXPECT_FALSE(contains(lower(text), "nan")) << text;
 }
 
 }  // namespace
