@@ -35,6 +35,10 @@ std::string statistic(const VariantSummary& v, const MeanCi& ci, NumberStyle sty
   return v.all_diverged() ? kAllDiverged : format_mean_ci(ci, style, pm);
 }
 
+std::string sink_rate_text(const VariantSummary& v) {
+  return v.all_diverged() ? kAllDiverged : format_proportion_ci(v.sink_rate, NumberStyle::fixed4);
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -51,7 +55,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
   for (const std::string& name : runs.variants) {
     VariantSummary v;
     v.variant = name;
-    std::vector<double> steps, mse, max_err, wall, rate;
+    std::vector<double> steps, mse, max_err, wall;
+    int sink_heads = 0, heads = 0;
     std::map<std::pair<int, int>, std::vector<double>> bos, mass, score;
     for (const auto& r : runs.runs) {
       if (r.variant != name) continue;
@@ -69,7 +74,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
       mse.push_back(s.eval_mse);
       max_err.push_back(s.eval_max_abs_error);
       wall.push_back(s.wall_seconds);
-      rate.push_back(s.sink_rate);
+      heads += static_cast<int>(s.heads.size());
       for (const auto& h : s.heads) {
         const std::pair<int, int> key{h.layer, h.head};
         bos[key].push_back(h.bos_mass_nontrigger_mean);
@@ -77,14 +82,17 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
         score[key].push_back(h.sink_score);
         auto [it, fresh] = v.heads.try_emplace(key);
         it->second.bos_min = fresh ? h.bos_mass_nontrigger_min : std::min(it->second.bos_min, h.bos_mass_nontrigger_min);
-        if (h.sink_head) ++it->second.sink_seeds;
+        if (h.sink_head) {
+          ++it->second.sink_seeds;
+          ++sink_heads;
+        }
       }
     }
     v.steps = mean_ci95(steps);
     v.eval_mse = mean_ci95(mse);
     v.eval_max_abs_error = mean_ci95(max_err);
     v.wall_seconds = mean_ci95(wall);
-    v.sink_rate = mean_ci95(rate);
+    v.sink_rate = proportion_ci95(sink_heads, heads);
     for (auto& [key, agg] : v.heads) {
       agg.bos = mean_ci95(bos[key]);
       agg.mass = mean_ci95(mass[key]);
@@ -140,7 +148,7 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     for (const VariantSummary* v : members[g]) {
       std::vector<std::string> row = {v->variant, reached_text(*v), statistic(*v, v->steps, NumberStyle::integer),
                                       statistic(*v, v->eval_mse, NumberStyle::scientific),
-                                      statistic(*v, v->sink_rate, NumberStyle::fixed4)};
+                                      sink_rate_text(*v)};
       for (const auto& [key, agg] : v->heads) {
         row.push_back(format_mean_ci(agg.bos, NumberStyle::fixed4));
         row.push_back(format_mean_ci(agg.mass, NumberStyle::fixed4));
@@ -193,7 +201,7 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
     }
     t.rows.push_back({v.variant, reached_text(v), statistic(v, v.steps, NumberStyle::integer, "+/-"),
                       statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"),
-                      statistic(v, v.sink_rate, NumberStyle::fixed4, "+/-"),
+                      sink_rate_text(v),
                       v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / ")});
   }
   return t;
@@ -217,7 +225,8 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
     t_text.push_back(buf);
   }
   for (int j : triggers) j_text.push_back(std::to_string(j));
-  return {"Sink head: sink score alpha_0 > eps, eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + ".",
+  return {"Sink head: sink score alpha_0 > eps and the sink mass over the same rows > eps (a share of rows that spend "
+          "mass), eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + ".",
           "BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
               join(j_text, ", ") + "); row mass: their row sums (1 for softmax)."};
 }
@@ -225,7 +234,8 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
 std::vector<std::string> setting_notes(const ReportRuns& runs) {
   std::vector<std::string> notes = sink_setting_notes(runs);
   if (notes.size() > 1)  // not when no run is readable: then the one note says so
-    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval).");
+    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval). "
+                    "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval].");
   return notes;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/confidence_interval.h"
+#include "report/proportion_interval.h"
 #include "report/report_runs.h"
 #include "report/report_table.h"
 
@@ -28,7 +29,8 @@ struct VariantSummary {
   // the stop rule, runs that diverged (shown as a count, left out of every statistic)
   int total = 0, ok = 0, reached = 0, diverged = 0;
   bool all_diverged() const { return ok == 0 && diverged > 0; }
-  MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds, sink_rate;
+  MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds;
+  ProportionCi sink_rate;  // sink heads / heads, pooled over those runs: a binomial interval, not a t one
   std::map<std::pair<int, int>, HeadAggregate> heads;  // (layer, head)
 };
 
