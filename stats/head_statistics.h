@@ -81,7 +81,7 @@ enum class InFiles : uint8_t { required, null_when_absent };
   NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required, yes,                                            \
          "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")    \
   FLAG(sink_head, all, sink_share, above_eps, "sink", required, no,                                                   \
-       "`sink_score > eps` and the sink keys' own mass on the same rows > eps: they get a share of rows that spend mass")  \
+       "`sink_score > eps` and the sink keys' own mass on the same rows > eps: a share of rows that spend mass")         \
   NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required, yes,                                           \
          "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                               \
   NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent, no,                                    \

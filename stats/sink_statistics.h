@@ -78,7 +78,8 @@ class SinkStatisticsAccumulator {
 // alpha_0 of uniform causal attention: (1/T) * sum_{i=0..T-1} 1/(i+1) = H_T / T (0.2113 at T = 16).
 double uniform_causal_baseline(int seq_len);
 
-// Fraction of heads with sink_head set (sink_score > eps on rows that spend mass, docs/analysis.md). Throws on an empty list (the rate is undefined).
+// Fraction of heads with sink_head set (sink_score > eps on rows that spend mass, docs/analysis.md).
+// Throws on an empty list (the rate is undefined).
 double sink_rate(const std::vector<HeadSinkStats>& heads);
 
 }  // namespace sinklab
