@@ -1,8 +1,8 @@
 #include "report/confidence_interval.h"
 
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 #include <stdexcept>
 
 namespace sinklab {
@@ -11,43 +11,13 @@ double student_t_cdf(double t, int dof) {
   if (dof < 1) throw std::invalid_argument("student_t_cdf: dof must be >= 1");
   if (std::isnan(t)) return t;
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  // A = P(|T| <= |t|) as a finite series in theta = atan(|t| / sqrt(dof)).
-  const double theta = std::atan(std::abs(t) / std::sqrt(static_cast<double>(dof)));
-  const double c2 = std::cos(theta) * std::cos(theta);
-  double a = 0.0;
-  if (dof % 2 == 1) {
-    double series = 0.0;
-    if (dof > 1) {
-      double term = 1.0;
-      series = 1.0;
-      for (int m = 1; m <= (dof - 3) / 2; ++m) {
-        term *= c2 * (2.0 * m) / (2.0 * m + 1.0);
-        series += term;
-      }
-    }
-    a = 2.0 / std::numbers::pi * (theta + std::sin(theta) * std::cos(theta) * series);
-  } else {
-    double term = 1.0, series = 1.0;
-    for (int m = 1; m <= (dof - 2) / 2; ++m) {
-      term *= c2 * (2.0 * m - 1.0) / (2.0 * m);
-      series += term;
-    }
-    a = std::sin(theta) * series;
-  }
-  return t >= 0 ? 0.5 + 0.5 * a : 0.5 - 0.5 * a;
+  return cdf(boost::math::students_t_distribution<double>(dof), t);
 }
 
 double student_t_quantile(double p, int dof) {
   if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("student_t_quantile: p must be in (0, 1)");
   if (dof < 1) throw std::invalid_argument("student_t_quantile: dof must be >= 1");
-  if (p < 0.5) return -student_t_quantile(1.0 - p, dof);
-  double lo = 0.0, hi = 1.0;
-  while (student_t_cdf(hi, dof) < p) hi *= 2.0;  // the cdf is increasing: bracket, then bisect
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_cdf(mid, dof) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+  return quantile(boost::math::students_t_distribution<double>(dof), p);
 }
 
 MeanCi mean_ci95(std::span<const double> values) {

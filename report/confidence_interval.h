@@ -1,7 +1,7 @@
 #pragma once
-// Mean +/- 95% confidence interval over seeds with Student's t (n - 1 degrees of freedom).
-// The t distribution is evaluated exactly for integer degrees of freedom (the closed forms of
-// Abramowitz & Stegun 26.7.3-4) and inverted by bisection, so no table caps the seed count.
+// Mean +/- 95% confidence interval over seeds with Student's t (n - 1 degrees of freedom), from
+// Boost.Math's students_t distribution, so no table caps the seed count. Proportions (a sink rate)
+// take a binomial interval instead: report/proportion_interval.h.
 #include <span>
 #include <string>
 #include <string_view>

@@ -80,6 +80,10 @@ VariantColumns columns_of(const std::vector<const VariantSummary*>& variants) {
   return c;
 }
 
+std::string sink_rate_text(const VariantSummary& v) {
+  return v.all_diverged() ? kAllDiverged : format_proportion_ci(v.sink_rate, NumberStyle::fixed4);
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -96,7 +100,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
   for (const std::string& name : runs.variants) {
     VariantSummary v;
     v.variant = name;
-    std::vector<double> steps, mse, max_err, wall, rate;
+    std::vector<double> steps, mse, max_err, wall;
+    int sink_heads = 0, heads = 0;
     std::vector<double> loss, accuracy, active_loss, active_accuracy, no_op_loss, no_op_accuracy;
     std::map<std::pair<int, int>, std::vector<double>> bos, mass, bos_all, mass_all, score;
     for (const auto& r : runs.runs) {
@@ -125,7 +130,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
         max_err.push_back(s.eval_max_abs_error);
       }
       wall.push_back(s.wall_seconds);
-      rate.push_back(s.sink_rate);
+      heads += static_cast<int>(s.heads.size());
       for (const auto& h : s.heads) {
         const std::pair<int, int> key{h.layer, h.head};
         if (measures.no_op_rows) {
@@ -140,7 +145,10 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
         if (measures.no_op_rows && !std::isnan(h.bos_mass_nontrigger_min))
           it->second.bos_min = std::isnan(it->second.bos_min) ? h.bos_mass_nontrigger_min
                                                               : std::min(it->second.bos_min, h.bos_mass_nontrigger_min);
-        if (h.sink_head) ++it->second.sink_seeds;
+        if (h.sink_head) {
+          ++it->second.sink_seeds;
+          ++sink_heads;
+        }
       }
     }
     v.eval_loss = mean_ci95(loss);
@@ -153,7 +161,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
     v.eval_mse = mean_ci95(mse);
     v.eval_max_abs_error = mean_ci95(max_err);
     v.wall_seconds = mean_ci95(wall);
-    v.sink_rate = mean_ci95(rate);
+    v.sink_rate = proportion_ci95(sink_heads, heads);
     for (auto& [key, agg] : v.heads) {
       agg.bos = mean_ci95(bos[key]);
       agg.mass = mean_ci95(mass[key]);
@@ -239,7 +247,7 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
       if (c.no_op)
         row.insert(row.end(), {statistic(*v, v->eval_no_op_loss, NumberStyle::fixed4),
                                statistic(*v, v->eval_no_op_accuracy, NumberStyle::fixed4)});
-      row.push_back(statistic(*v, v->sink_rate, NumberStyle::fixed4));
+      row.push_back(sink_rate_text(*v));
       for (const auto& [key, agg] : v->heads) {
         if (c.no_op_heads) row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4), statistic(agg.mass, NumberStyle::fixed4)});
         if (c.all_row_heads)
@@ -318,8 +326,8 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
     row.push_back(statistic(v, v.steps, NumberStyle::integer, "+/-"));
     if (c.mse) row.push_back(statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"));
     if (c.tokens) row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"), statistic(v, v.eval_accuracy, NumberStyle::fixed4, "+/-")});
-    row.push_back(statistic(v, v.sink_rate, NumberStyle::fixed4, "+/-"));
-    row.push_back(v.all_diverged() ? kAllDiverged : join(layers, " / "));
+    row.push_back(sink_rate_text(v));
+    row.push_back(v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / "));
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -343,7 +351,8 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
     t_text.push_back(buf);
   }
   for (int j : triggers) j_text.push_back(std::to_string(j));
-  std::vector<std::string> notes = {"Sink head: sink score alpha_0 > eps, eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + "."};
+  std::vector<std::string> notes = {"Sink head: sink score alpha_0 > eps and the sink mass over the same rows > eps (a share of rows that spend "
+                                    "mass), eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + "."};
   // The rows each sink column reads, in the words of the runs' tasks (report_runs.h: TaskMeasures).
   const TaskMeasures m = measures_of(runs);
   if (m.no_op_rows && sink_rows_name(m) == "non-trigger rows")
@@ -372,7 +381,8 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
 std::vector<std::string> setting_notes(const ReportRuns& runs) {
   std::vector<std::string> notes = sink_setting_notes(runs);
   if (notes.size() > 1)  // not when no run is readable: then the one note says so
-    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval).");
+    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval). "
+                    "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval].");
   return notes;
 }
 

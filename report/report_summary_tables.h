@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/confidence_interval.h"
+#include "report/proportion_interval.h"
 #include "report/report_runs.h"
 #include "report/report_table.h"
 
@@ -34,7 +35,8 @@ struct VariantSummary {
   int total = 0, ok = 0, reached = 0, diverged = 0;
   bool all_diverged() const { return ok == 0 && diverged > 0; }
   TaskMeasures measures;  // of its usable runs
-  MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds, sink_rate;
+  MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds;
+  ProportionCi sink_rate;  // sink heads / heads, pooled over those runs: a binomial interval, not a t one
   // Token tasks (n = 0 otherwise): cross-entropy in nats and accuracy, over all scored positions and
   // over the active and no-op rows.
   MeanCi eval_loss, eval_accuracy, eval_active_loss, eval_active_accuracy, eval_no_op_loss, eval_no_op_accuracy;

@@ -52,7 +52,8 @@ enum class Reduction : uint8_t {
   mean,         // over all (sample, row) pairs
   min,          // smallest over all (sample, row) pairs
   sample_mean,  // each sample's mean over its rows, then the mean over samples
-  above_eps,    // a flag: the sample_mean is above the sink-head threshold eps
+  above_eps,    // a flag: the sample_mean is above the sink-head threshold eps, and so is the sample_mean of
+                // the sink mass itself (not renormalized): a share of an almost empty row is no sink
 };
 
 // Statistics added after run files were first written are read as null from files that lack them.
@@ -79,7 +80,8 @@ enum class InFiles : uint8_t { required, null_when_absent };
          "the spread around that ideal average (a mean of per-row maxima)")                                        \
   NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required, yes,                                            \
          "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")    \
-  FLAG(sink_head, all, sink_share, above_eps, "sink", required, no, "`sink_score > eps`")                              \
+  FLAG(sink_head, all, sink_share, above_eps, "sink", required, no,                                                   \
+       "`sink_score > eps` and the sink keys' own mass on the same rows > eps: a share of rows that spend mass")         \
   NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required, yes,                                           \
          "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                               \
   NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent, no,                                    \
@@ -166,5 +168,13 @@ constexpr bool flags_are_never_null() {
   return true;
 }
 static_assert(flags_are_never_null(), "a FLAG reduces above_eps over all rows and is required in files; a NUMBER does not use above_eps");
+
+// above_eps pairs a renormalized share with the sink mass it was renormalized from.
+constexpr bool flags_read_the_sink_share() {
+  for (const HeadStatistic& s : kHeadStatistics)
+    if (s.is_flag() && s.value != RowValue::sink_share) return false;
+  return true;
+}
+static_assert(flags_read_the_sink_share(), "a FLAG reads sink_share (above_eps also reads the sink mass of its rows)");
 
 }  // namespace sinklab

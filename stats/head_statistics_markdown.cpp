@@ -51,7 +51,9 @@ const char* reduction_text(Reduction reduction) {
     case Reduction::mean: return "mean over (sample, row) pairs";
     case Reduction::min: return "smallest over (sample, row) pairs";
     case Reduction::sample_mean: return "mean over samples of each sample's row mean";
-    case Reduction::above_eps: return "true when the mean over samples of each sample's row mean is > eps";
+    case Reduction::above_eps:
+      return "true when the mean over samples of each sample's row mean is > eps and the same mean of the sink mass "
+             "(not divided by the row mass) is > eps too";
   }
   return "?";
 }

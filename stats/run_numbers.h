@@ -34,7 +34,7 @@ enum class InRunTable : unsigned char { no, yes };  // a column of summary.csv
   WHEN_DEFINED(eval_active_accuracy, yes, fixed4, "token tasks: eval_accuracy over the active rows")                 \
   WHEN_DEFINED(eval_no_op_loss, yes, fixed4, "token tasks: eval_loss over the no-op rows")                          \
   WHEN_DEFINED(eval_no_op_accuracy, yes, fixed4, "token tasks: eval_accuracy over the no-op rows")                  \
-  ALWAYS(sink_rate, no, fixed4, "share of heads that are sink heads (sink_score > eps) in the final evaluation")   \
+  ALWAYS(sink_rate, no, fixed4, "share of heads that are sink heads (sink_head) in the final evaluation")          \
   ALWAYS(uniform_baseline, no, fixed4, "alpha_0 of uniform causal attention at the evaluation length, H_T / T")   \
   WHEN_DEFINED(sink_score_mean, yes, fixed4, "mean over heads of sink_score in the final evaluation: sink_rate without " \
                "the eps threshold, to compare runs whose heads sit near eps")

@@ -224,6 +224,7 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
       const SampleFacts sample = sample_facts(facts, b, h, batch, T);
       std::array<double, kStatistics> sample_sum{};  // per-sample reductions: this sample's rows
       std::array<int, kStatistics> sample_rows{};
+      std::array<double, kStatistics> sample_sink{};  // above_eps: this sample's sink masses, not renormalized
       for (int i = 0; i < T; ++i) {
         const RowReaders& r = readers[role[i]];
         const RowValues v = row_values(A + static_cast<size_t>(i) * T, i, role, r.values, sample);
@@ -247,8 +248,12 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
               break;
             }
             case Reduction::sample_mean:
+              sample_sum[s] += v.plus[value] - v.minus[value];
+              ++sample_rows[s];
+              break;
             case Reduction::above_eps:
               sample_sum[s] += v.plus[value] - v.minus[value];
+              sample_sink[s] += v.plus[static_cast<size_t>(RowValue::sink_mass)];
               ++sample_rows[s];
               break;
           }
@@ -257,6 +262,7 @@ void SinkStatisticsAccumulator::add(int layer, const float* probs, int batch, co
       for (size_t s = 0; s < kStatistics; ++s)
         if (per_sample(kHeadStatistics[s].reduction) && sample_rows[s] > 0) {
           sums[s].sum += sample_sum[s] / sample_rows[s];
+          sums[s].sink += sample_sink[s] / sample_rows[s];
           ++sums[s].count;
         }
     }
@@ -293,8 +299,8 @@ std::vector<HeadSinkStats> SinkStatisticsAccumulator::finish() const {
             case Reduction::above_eps: value = sum.sum / n; break;
           }
         }
-        if (stat.is_flag())
-          r.*stat.flag = value > eps_;  // NaN (no rows) is not above eps
+        if (stat.is_flag())  // the sink-head rule (docs/analysis.md); NaN (no rows) is not above eps
+          r.*stat.flag = value > eps_ && sum.sink / n > eps_;
         else
           r.*stat.number = value;
       }

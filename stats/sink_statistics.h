@@ -63,6 +63,7 @@ class SinkStatisticsAccumulator {
   struct Sums {  // one per (layer, head, statistic)
     double sum = 0.0;       // mean: sum of the row values; sample means: sum of per-sample means
     double minus = 0.0;     // non_sink_mass: the sink mass summed apart, subtracted at the end
+    double sink = 0.0;      // above_eps: sum of per-sample means of the sink mass, not renormalized
     double min = std::numeric_limits<double>::infinity();  // min: the smallest row value
     int64_t count = 0;      // rows (or, for sample means, samples) summed
   };
@@ -77,7 +78,8 @@ class SinkStatisticsAccumulator {
 // alpha_0 of uniform causal attention: (1/T) * sum_{i=0..T-1} 1/(i+1) = H_T / T (0.2113 at T = 16).
 double uniform_causal_baseline(int seq_len);
 
-// Fraction of heads with sink_head set. Throws on an empty list (the rate is undefined).
+// Fraction of heads with sink_head set (sink_score > eps on rows that spend mass, docs/analysis.md).
+// Throws on an empty list (the rate is undefined).
 double sink_rate(const std::vector<HeadSinkStats>& heads);
 
 }  // namespace sinklab

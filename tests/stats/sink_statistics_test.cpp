@@ -179,6 +179,59 @@ TEST(SinkStatistics, UniformAttentionScoresTheBaseline) {
   EXPECT_FALSE(s[0].sink_head);
 }
 
+// The sink-head rule: alpha_0 renormalizes each row, so on its own it calls a head that parks a
+// crumb of an almost empty row on BOS a sink. The sink keys must also get more than eps of mass.
+// One sample, T = 4, trigger at 2; head 0 is relu-like (no-op rows spend 5e-4, all of it on BOS; the
+// trigger row works), head 1 softmax-like (rows sum to 1, 0.9 on BOS on the no-op rows).
+TEST(SinkStatistics, ASinkHeadsRowsMustSpendMassNotOnlyShareIt) {
+  constexpr int heads = 2, t = 4;
+  std::vector<float> probs(static_cast<size_t>(heads) * t * t, 0.0f);
+  const auto row = [&probs](int h, int i, std::vector<float> values) {
+    for (size_t k = 0; k < values.size(); ++k) probs[(static_cast<size_t>(h) * t + i) * t + k] = values[k];
+  };
+  row(0, 0, {5e-4f});
+  row(0, 1, {5e-4f, 0});
+  row(0, 2, {0, 0.5f, 0.5f});  // trigger
+  row(0, 3, {5e-4f, 0, 0, 0});
+  row(1, 0, {1});
+  row(1, 1, {0.9f, 0.1f});
+  row(1, 2, {0.1f, 0.45f, 0.45f});  // trigger
+  row(1, 3, {0.9f, 0.05f, 0.025f, 0.025f});
+  const std::vector<uint8_t> trigger = trigger_roles({2}, t);
+  SinkStatisticsAccumulator acc(1, heads, t, 0.3);
+  acc.add(0, probs.data(), 1, trigger.data());
+  const std::vector<HeadSinkStats> s = acc.finish();
+
+  const HeadSinkStats& relu = s[0];
+  EXPECT_NEAR(relu.sink_score, 3.0 / 4, 1e-6);  // three rows put all their mass on BOS: Gu's proxy says "sink"
+  EXPECT_NEAR(relu.mass_nontrigger_mean, 5e-4, 1e-9);
+  EXPECT_FALSE(relu.sink_head) << "BOS gets 3 x 5e-4 / 4 of the attention: no sink";
+  const HeadSinkStats& softmax = s[1];
+  EXPECT_NEAR(softmax.sink_score, (1 + 0.9 + 0.1 + 0.9) / 4, 1e-6);
+  EXPECT_TRUE(softmax.sink_head);
+  EXPECT_DOUBLE_EQ(sink_rate(s), 0.5);
+}
+
+// Both halves of the rule at eps = 0.3. Every row puts `bos` on BOS and `rest` spread over its other keys:
+// rows of 0.4, all on BOS, are a sink, rows of 0.2 are not; rows of mass 5 with 0.5 on BOS are not either
+// (alpha_0 = (1 + 5 x 0.1) / 6 = 0.25: only BOS's own row 0 puts more than 0.1 of itself there).
+TEST(SinkStatistics, TheSinkHeadRuleNeedsMassAndShareAboveEps) {
+  const auto flag_of = [](int t, float bos, float rest) {
+    std::vector<float> probs(static_cast<size_t>(t) * t, 0.0f);
+    for (int i = 0; i < t; ++i) {
+      probs[static_cast<size_t>(i) * t] = bos;
+      for (int k = 1; k <= i; ++k) probs[static_cast<size_t>(i) * t + k] = rest / static_cast<float>(i);
+    }
+    const std::vector<uint8_t> roles = trigger_roles({1}, t);
+    SinkStatisticsAccumulator acc(1, 1, t, 0.3);
+    acc.add(0, probs.data(), 1, roles.data());
+    return acc.finish()[0].sink_head;
+  };
+  EXPECT_TRUE(flag_of(3, 0.4f, 0.0f));
+  EXPECT_FALSE(flag_of(3, 0.2f, 0.0f));
+  EXPECT_FALSE(flag_of(6, 0.5f, 4.5f));
+}
+
 TEST(SinkStatistics, BaselineIsHarmonicNumberOverT) {
   EXPECT_NEAR(uniform_causal_baseline(16), 0.2113, 1e-4);
   EXPECT_NEAR(uniform_causal_baseline(64), 0.0741, 1e-4);
