@@ -3,6 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "core/text/shell_quote.h"
 #include "report/report.h"
 #include "run_files/run_folder_lock.h"
 #include "sweep/compare_sets.h"
@@ -63,7 +64,7 @@ void list_runs(const PlannedSweep& plan, std::ostream& out) {
 // The analysis report over every run (failed ones are listed in it), then its terminal table.
 // The runs are done and their results safe whatever happens here, so a report problem is reported,
 // not thrown: `sinklab report` can redo it.
-bool write_report(const fs::path& out_dir, bool render, std::ostream& out, std::ostream& err) {
+bool write_report(const fs::path& out_dir, const fs::path& executable, bool render, std::ostream& out, std::ostream& err) {
   ReportOptions report;
   report.render = render;
   report.log = &err;
@@ -74,7 +75,7 @@ bool write_report(const fs::path& out_dir, bool render, std::ostream& out, std::
     return true;
   } catch (const std::runtime_error& e) {
     err << "sinklab: the runs are saved but the report failed: " << e.what() << "\n"
-        << "  (after fixing it: sinklab report " << out_dir.string() << ")\n";
+        << "  (after fixing it: " << shell_command({listed_executable(executable).string(), "report", out_dir.string()}) << ")\n";
     return false;
   }
 }
@@ -129,7 +130,7 @@ int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const Co
   if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
   // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
   int code = outcome.failed.empty() ? 0 : 1;
-  if (options.report && !write_report(plan.out_dir, options.render_plots, out, err)) code = 1;
+  if (options.report && !write_report(plan.out_dir, plan.executable, options.render_plots, out, err)) code = 1;
   return code;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text/shell_quote.h"
 #include "run_files/run_summary.h"
 #include "sweep/sweep_error.h"
 #include "sweep/sweep_runner.h"
@@ -233,7 +234,10 @@ TEST_F(CompareSweepTest, AReportProblemIsReportedWithoutLosingTheRuns) {
   std::ostringstream o, e;
   EXPECT_EQ(compare_sweep(options, o, e), 1);
   EXPECT_NE(e.str().find("the runs are saved but the report failed"), std::string::npos) << e.str();
-  EXPECT_NE(e.str().find("sinklab report " + (dir / "out").string()), std::string::npos) << e.str();
+  // The rerun line names the binary that ran (here the fake) and quotes its arguments: it can be pasted.
+  EXPECT_NE(e.str().find("(after fixing it: " + shell_command({options.executable.string(), "report", (dir / "out").string()}) + ")"),
+            std::string::npos)
+      << e.str();
   EXPECT_NE(o.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << o.str();
 }
 
