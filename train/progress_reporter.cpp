@@ -1,5 +1,6 @@
 #include "train/progress_reporter.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,7 +44,23 @@ std::string numbers_text(const ProgressSnapshot& s) {
   return text;
 }
 
+// The terminal's width in columns; 0 when unknown.
+int terminal_columns(std::FILE* out) {
+  winsize size{};
+  return ioctl(fileno(out), TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
+
 }  // namespace
+
+std::string progress_bar_line(const ProgressSnapshot& s, int columns) {
+  constexpr int kWidth = 24;
+  const double frac = s.max_steps > 0 ? static_cast<double>(s.step) / static_cast<double>(s.max_steps) : 0.0;
+  const int filled = std::clamp(static_cast<int>(std::lround(frac * kWidth)), 0, kWidth);
+  std::string line = "[" + std::string(filled, '#') + std::string(kWidth - filled, ' ') + "] " + numbers_text(s);
+  // A line longer than the terminal wraps, and "\r" then redraws only its last part: clip it instead.
+  if (columns > 1 && line.size() >= static_cast<size_t>(columns)) line.resize(columns - 1);
+  return line;
+}
 
 ProgressReporter::ProgressReporter(std::FILE* out, bool quiet)
     : out_(out), quiet_(quiet), terminal_(isatty(fileno(out)) != 0) {}
@@ -51,11 +68,7 @@ ProgressReporter::ProgressReporter(std::FILE* out, bool quiet)
 void ProgressReporter::update(const ProgressSnapshot& s) {
   if (quiet_) return;
   if (terminal_) {
-    constexpr int kWidth = 24;
-    const double frac = s.max_steps > 0 ? static_cast<double>(s.step) / static_cast<double>(s.max_steps) : 0.0;
-    const int filled = std::clamp(static_cast<int>(std::lround(frac * kWidth)), 0, kWidth);
-    std::fprintf(out_, "\r[%.*s%*s] %s\033[K", filled, "########################", kWidth - filled, "",
-                 numbers_text(s).c_str());
+    std::fprintf(out_, "\r%s\033[K", progress_bar_line(s, terminal_columns(out_)).c_str());
     drawn_ = true;
   } else {
     std::fprintf(out_, "%s\n", numbers_text(s).c_str());

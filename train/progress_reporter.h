@@ -23,6 +23,9 @@ struct ProgressSnapshot {
   ProgressEvaluation evaluation;
 };
 
+// The bar drawn on a terminal, clipped to columns - 1 characters (columns <= 0: not clipped).
+std::string progress_bar_line(const ProgressSnapshot& s, int columns);
+
 class ProgressReporter {
  public:
   ProgressReporter(std::FILE* out, bool quiet);

@@ -70,6 +70,18 @@ TEST(ProgressReporter, ATokenTaskShowsTheShareOfWrongTokens) {
   EXPECT_NE(line.find("eval@250 loss 2.000e+00 token_err 2.500e-01"), std::string::npos) << line;
 }
 
+// On a terminal the bar is redrawn with "\r": a line wider than the terminal would wrap and leave a
+// trail of half-lines, so it is clipped to the width.
+TEST(ProgressReporter, TheTerminalBarFitsTheTerminalWidth) {
+  ProgressSnapshot s = at_step(99, 10);
+  s.evaluation.step = 50;
+  const std::string wide = progress_bar_line(s, 0);
+  ASSERT_GT(wide.size(), 80u) << "the test needs a line longer than an 80-column terminal";
+  EXPECT_EQ(wide.rfind("[", 0), 0u);
+  EXPECT_EQ(progress_bar_line(s, 80).size(), 79u);
+  EXPECT_EQ(progress_bar_line(s, 80), wide.substr(0, 79));
+}
+
 TEST(ProgressReporter, QuietPrintsNothing) {
   std::FILE* file = std::tmpfile();
   ProgressReporter reporter(file, true);
