@@ -8,6 +8,7 @@
 
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
+#include "stats/sink_statistics.h"
 
 namespace sinklab {
 namespace {
@@ -217,6 +218,8 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
       throw JsonFieldError("heads[" + std::to_string(i) + "]." + kBosMassByRow + ": has " + std::to_string(rows) +
                            " entries, expected seq_len = " + std::to_string(r.seq_len));
   }
+  // A file written before the sink-head rule read the sink mass: its verdicts follow the rule now.
+  if (apply_sink_head_rule(r.heads, r.sink_eps)) r.sink_rate = sink_rate(r.heads);
   s = std::move(r);
 }
 

@@ -300,7 +300,7 @@ std::vector<HeadSinkStats> SinkStatisticsAccumulator::finish() const {
           }
         }
         if (stat.is_flag())  // the sink-head rule (docs/analysis.md); NaN (no rows) is not above eps
-          r.*stat.flag = value > eps_ && sum.sink / n > eps_;
+          r.*stat.flag = is_sink_head(value, sum.sink / n, eps_);
         else
           r.*stat.number = value;
       }
@@ -317,6 +317,25 @@ double uniform_causal_baseline(int seq_len) {
   double harmonic = 0.0;
   for (int i = seq_len; i >= 1; --i) harmonic += 1.0 / i;  // small terms first
   return harmonic / seq_len;
+}
+
+bool is_sink_head(double sink_share_mean, double sink_mass_mean, double eps) {
+  return sink_share_mean > eps && sink_mass_mean > eps;
+}
+
+bool apply_sink_head_rule(std::vector<HeadSinkStats>& heads, double eps) {
+  bool changed = false;
+  for (HeadSinkStats& h : heads) {
+    if (h.bos_mass_by_row.empty()) continue;
+    double mass = 0.0;
+    for (double m : h.bos_mass_by_row) mass += m;
+    mass /= static_cast<double>(h.bos_mass_by_row.size());
+    // Only ever clears a flag: a head the file calls no sink failed the share test, which stays.
+    const bool flag = h.sink_head && is_sink_head(h.sink_score, mass, eps);
+    changed |= flag != h.sink_head;
+    h.sink_head = flag;
+  }
+  return changed;
 }
 
 double sink_rate(const std::vector<HeadSinkStats>& heads) {

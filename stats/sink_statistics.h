@@ -78,6 +78,17 @@ class SinkStatisticsAccumulator {
 // alpha_0 of uniform causal attention: (1/T) * sum_{i=0..T-1} 1/(i+1) = H_T / T (0.2113 at T = 16).
 double uniform_causal_baseline(int seq_len);
 
+// The sink-head rule (docs/analysis.md): the sink keys get more than eps of the rows' attention both
+// as a share of each row (sink_score, Gu's alpha_0) and as mass (the same per-sample mean, not divided
+// by the row mass). NaN (no rows) is not above eps.
+bool is_sink_head(double sink_share_mean, double sink_mass_mean, double eps);
+
+// Run files written before the rule read the sink mass too flagged a head on its share alone. The
+// head's bos_mass_by_row (mean over samples of each row's sink mass, every row) holds the mass the
+// rule reads, so the flag is recomputed from it; a head without it keeps its flag. Returns whether
+// any flag changed.
+bool apply_sink_head_rule(std::vector<HeadSinkStats>& heads, double eps);
+
 // Fraction of heads with sink_head set (sink_score > eps on rows that spend mass, docs/analysis.md).
 // Throws on an empty list (the rate is undefined).
 double sink_rate(const std::vector<HeadSinkStats>& heads);

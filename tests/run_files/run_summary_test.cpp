@@ -100,6 +100,25 @@ TEST(RunSummary, FileRoundTripKeepsEveryField) {
   expect_same(r.heads[1], s.heads[1]);
 }
 
+// A file written before the sink-head rule read the sink mass (a relu head whose almost empty rows put
+// their crumbs on BOS was "sink yes") reads back with the rule applied: the flag from the head's own
+// bos_mass_by_row, and the sink rate from the flags. A head that spends its rows on BOS keeps its flag.
+TEST(RunSummary, AnOlderFilesSinkVerdictsFollowTheSinkHeadRule) {
+  const auto dir = fresh_test_dir();
+  RunSummary s = sample_summary();
+  s.heads[0].bos_mass_by_row.assign(16, 0.99);    // a softmax sink: mass 0.99 on BOS
+  s.heads[1].bos_mass_by_row.assign(16, 5e-4);    // share 0.8 of rows that spend almost nothing
+  s.sink_rate = 1.0;                               // as the old rule wrote it
+  write_run_summary(dir / "summary.json", s);
+  const RunSummary r = read_run_summary(dir / "summary.json");
+  EXPECT_TRUE(r.heads[0].sink_head);
+  EXPECT_FALSE(r.heads[1].sink_head);
+  EXPECT_EQ(r.sink_rate, 0.5);
+  // Unchanged files stay as written: no bos_mass_by_row, nothing to recompute from.
+  write_run_summary(dir / "plain.json", sample_summary());
+  EXPECT_EQ(read_run_summary(dir / "plain.json").sink_rate, 1.0);
+}
+
 TEST(RunSummary, JsonUsesTheContractNames) {
   const nlohmann::json j = sample_summary();
   for (const char* key : {"name", "seed", "steps", "stop_reason", "reached_stop_rule", "train_loss", "eval_mse",
