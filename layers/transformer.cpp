@@ -102,6 +102,12 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
   return h;
 }
 
+bool Transformer::observing_changes_attention(int64_t seq_len) const {
+  for (const auto& b : blocks_)
+    if (b->attention().uses_tiled_path(seq_len) || b->attention().uses_fused_path(seq_len)) return true;
+  return false;
+}
+
 bool Transformer::tiles_attention(int64_t seq_len) const {
   for (const auto& b : blocks_)
     if (b->attention().uses_tiled_path(seq_len)) return true;

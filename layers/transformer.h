@@ -38,6 +38,10 @@ class Transformer : public Module {
   // True when an unobserved pass over rows of seq_len tiles some layer's attention (no [T, T] arrays,
   // layers/tiled_attention.h); an observed pass never does.
   bool tiles_attention(int64_t seq_len) const;
+  // True when observing a pass over rows of seq_len would change some layer's attention path (an
+  // unobserved pass fuses or tiles it, an observed one materializes the weights): the two agree only to
+  // rounding, so a trainer that observed its training pass would let logging change the weights.
+  bool observing_changes_attention(int64_t seq_len) const;
 
  protected:
   void initialize_own(Rng& rng) override;

@@ -72,10 +72,13 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
   graph_.reset();
   params_.zero_grads();
 
-  // Long rows: an unobserved step tiles its attention (layers/tiled_attention.h), an observed one would
-  // hold [H, B, T, T] weights, scores and their gradients (GBs at T = 1024). A logged step then reads its
-  // statistics from a forward-only pass of the same batch before training on it unobserved.
-  const bool observe_in_step = collect_stats && !model_->tiles_attention(task_->seq_len());
+  // An unobserved step fuses (short rows) or tiles (long rows, layers/tiled_attention.h) its attention;
+  // an observed one materializes it, which agrees only to rounding (and at long rows would hold
+  // [H, B, T, T] weights, scores and their gradients: GBs at T = 1024). So a logged step reads its
+  // statistics from a forward-only pass of the same batch, then trains on it unobserved: how often a
+  // run logs never changes its weights. Only a model whose attention is materialized anyway (key bias,
+  // ablation) is observed inside the step.
+  const bool observe_in_step = collect_stats && !model_->observing_changes_attention(task_->seq_len());
   if (collect_stats && !observe_in_step) observe_batch_in_chunks(B);
   SinkObserver observer(train_stats_.get(), nullptr);
   std::optional<AttentionObservers::Registration> registration;

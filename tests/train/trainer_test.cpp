@@ -73,6 +73,22 @@ std::vector<float> params_after(const RunConfig& c, const TrainOptions& o) {
   return {t.parameters().values().begin(), t.parameters().values().end()};
 }
 
+// A logged step reads the attention statistics of its batch; it must not train differently. Observed,
+// attention is materialized; unobserved it is fused or tiled, which agrees only to rounding (at the avx
+// kernel level not bit for bit), so a logged step trained observed made the weights depend on log_every.
+// Also run at every kernel level below the machine's (tests/CMakeLists.txt, isa_*.paper_regression).
+TEST(Trainer, HowOftenARunLogsNeverChangesItsWeights) {
+  TrainOptions o;
+  o.quiet = true;
+  for (const char* normalizer : {"softmax", "relu"}) {
+    RunConfig every_step = small_config(normalizer, 2), never = small_config(normalizer, 2);
+    every_step.train.max_steps = never.train.max_steps = 30;
+    every_step.train.log_every = 1;
+    never.train.log_every = 1000;
+    EXPECT_EQ(params_after(every_step, o), params_after(never, o)) << normalizer;
+  }
+}
+
 TEST(Trainer, SameSeedGivesBitIdenticalParameters) {
   TrainOptions o;
   o.quiet = true;
