@@ -228,7 +228,7 @@ std::string format_head_table(const RunSummary& s, HeadTableWidth width) {
 
   char trigger[48] = "";
   if (trigger_task) std::snprintf(trigger, sizeof trigger, "eval trigger j = %d, ", s.eval_trigger);
-  std::snprintf(line, sizeof line, "(%sT = %d; alpha_0 sink threshold eps = %.2f, uniform baseline H_T/T = %.4f; sink rate %.2f)\n",
+  std::snprintf(line, sizeof line, "(%sT = %d; sink: alpha_0 and sink mass > eps = %.2f; uniform H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
   out += sink_onsets(s.heads, trigger_task);
