@@ -194,7 +194,7 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
   body += "  set ylabel " + gnuplot_quote(bos_axis_label(measures)) + "\n  set yrange [-0.05:1.05]\n";
   body += "  set xrange [-0.6:" + num(static_cast<double>(variants.size()) - 0.4) + "]\n";
-  body += "  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
+  body += "  set xlabel \"variant (a dot per seed and head)\"\n  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
   body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean ± 95% CI\", \\\n";
   body += "       here." + gnuplot_quote(name + ".dat") + " index 0 using 1:2 with points pt 7 ps 0.5 lc rgb \"#3b528b\" title \"one seed, one head\"\n";
   write_report_file(fig_dir / (name + ".dat"), data);
