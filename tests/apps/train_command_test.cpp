@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -168,6 +169,29 @@ TEST_F(TrainCommand, DefaultRunNameSaysWhatTheFlagsChanged) {
   r = train_here("--set model.attention.normalizer=relu --seed 3 --name mine");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir_ / "runs/mine-seed3/summary.json"))["name"], "mine");
+}
+
+// The head table at the end of a run fits 120 columns and says what --wide adds; --wide shows it all.
+TEST_F(TrainCommand, HeadTableFitsTheTerminalAndWideShowsEveryColumn) {
+  const fs::path c = write("c.yaml", std::string("model: {attention: {normalizer: softmax}}\n") + kTinyRun);
+  Result narrow = run("train " + c.string() + " --quiet --out " + (dir_ / "narrow").string());
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.output;
+  std::istringstream lines(narrow.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("run directory:", 0) != 0) {
+      EXPECT_LE(line.size(), 120u) << line;
+    }
+  }
+  EXPECT_NE(narrow.output.find("(--wide adds: "), std::string::npos) << narrow.output;
+  const auto header = [](const std::string& output) {
+    const size_t at = output.find("layer head");
+    return at == std::string::npos ? std::string() : output.substr(at, output.find('\n', at) - at);
+  };
+  EXPECT_EQ(header(narrow.output).find("BOS@all"), std::string::npos) << narrow.output;
+  Result wide = run("train " + c.string() + " --quiet --wide --out " + (dir_ / "wide").string());
+  ASSERT_EQ(wide.exit_code, 0) << wide.output;
+  EXPECT_EQ(wide.output.find("(--wide adds: "), std::string::npos) << wide.output;
+  EXPECT_NE(header(wide.output).find("BOS@all"), std::string::npos) << wide.output;
 }
 
 TEST_F(TrainCommand, ConfigTooLargeForMemoryIsRefusedBeforeAllocating) {
