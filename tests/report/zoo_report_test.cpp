@@ -134,8 +134,14 @@ TEST(ZooReport, FiguresShowEveryVariantSideBySideAndBosMassPerVariant) {
 
   const std::string heat = read_text(figs / "zoo_attention.gp");
   EXPECT_TRUE(contains(heat, "set multiplot layout 1,3")) << heat;  // one panel per variant
-  EXPECT_LT(heat.find("\"softmax (S)\""), heat.find("\"relu (Z)\""));
-  EXPECT_LT(heat.find("\"relu (Z)\""), heat.find("\"relu_seq_len (U)\""));
+  EXPECT_LT(heat.find("\"softmax (S)"), heat.find("\"relu (Z)"));  // a title may end in its scale's bracket
+  EXPECT_LT(heat.find("\"relu (Z)"), heat.find("\"relu_seq_len (U)"));
+  // A relu panel (rows that do not sum to 1) gets its own colour scale, softmax keeps [0, 1]; the
+  // caption says which (it used to draw every panel on [0, 1], relu black on black).
+  const size_t relu_panel = heat.find("\"relu (Z) [0, ");
+  ASSERT_NE(relu_panel, std::string::npos) << heat;
+  EXPECT_NE(heat.find("\"softmax (S)\""), std::string::npos) << heat;
+  EXPECT_TRUE(contains(heat, "set cbrange [0:1]")) << heat;
   // The zoo figure replaces the per-shape attention figures of other sweeps.
   EXPECT_FALSE(std::filesystem::exists(figs / "attention_1x1_T16_mean.gp"));
 
@@ -150,6 +156,7 @@ TEST(ZooReport, FiguresShowEveryVariantSideBySideAndBosMassPerVariant) {
 
   const std::string md = read_text(dir / "report/summary.md");
   EXPECT_TRUE(contains(md, "- [zoo_attention](figures/zoo_attention.png): ")) << md;
+  EXPECT_TRUE(contains(md, "[0, largest value of the panel]")) << md;
   EXPECT_TRUE(contains(md, "- [zoo_bos_vs_step](figures/zoo_bos_vs_step.png): ")) << md;
 }
 
