@@ -47,6 +47,7 @@ struct ConstructArgs {
   std::optional<int> layers, heads;
   std::string out;
   bool force = false;
+  bool wide = false;
   bool beta_given = false, c_given = false;  // each applies to one kind only
 };
 
@@ -165,7 +166,7 @@ void run_construct(const ConstructArgs& a) {
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   write_attention_maps(dir / "attention", maps);
   write_run_summary(dir / "summary.json", summary);  // last: marks the run finished
-  std::printf("%s", format_head_table(summary).c_str());
+  std::printf("%s", format_head_table(summary, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str());
   std::printf("eval_mse %.6e, eval_max_abs_error %.6e\n", summary.eval_mse, summary.eval_max_abs_error);
   std::printf("run directory: %s\n", dir.c_str());
 }
@@ -191,6 +192,7 @@ void add_construct_command(CLI::App& app) {
   cmd->add_option("--heads", args->heads, "Heads per layer (default: the base config's)")->check(CLI::PositiveNumber);
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>, e.g. runs/construct_softmax_beta20)");
   cmd->add_flag("--force", args->force, "Replace a finished or unfinished run in --out");
+  cmd->add_flag("--wide", args->wide, "Every defined column of the head table (default: those that fit 120 characters)");
   cmd->callback([args, cmd] {
     args->beta_given = cmd->count("--beta") > 0;
     args->c_given = cmd->count("--c") > 0;

@@ -140,6 +140,11 @@ TEST(ConstructCommand, SoftmaxStackFromTheDefaultBaseHasOneSinkingHead) {
   for (const char* file : {"layer1_head1_mean.npy", "layer1_head1_sample0.npy"}) EXPECT_TRUE(fs::exists(dir / "attention" / file));
   const testing::CliResult inspected = run_sinklab("inspect " + dir.string() + " --eval");
   EXPECT_NE(inspected.output.find("equals summary.json bit for bit"), std::string::npos) << inspected.output;
+  // The head table fits 120 columns and names what --wide adds; --wide shows it.
+  EXPECT_NE(made.output.find("(--wide adds: "), std::string::npos) << made.output;
+  const testing::CliResult wide = run_sinklab_in_source("construct softmax --beta 10 --layers 2 --heads 2 --wide --force --out " + dir.string());
+  ASSERT_EQ(wide.exit_code, 0) << wide.output;
+  EXPECT_EQ(wide.output.find("(--wide adds: "), std::string::npos) << wide.output;
 
   // Without --layers the default base is the single layer without the residual stream.
   const fs::path single = scratch / "single";
