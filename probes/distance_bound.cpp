@@ -5,15 +5,12 @@
 #include <stdexcept>
 
 namespace sinklab::normlimits {
-namespace {
 
-double norm(const double* v, int dim) {
+double euclidean_norm(const double* v, int dim) {
   double s = 0.0;
   for (int i = 0; i < dim; ++i) s += v[i] * v[i];
   return std::sqrt(s);
 }
-
-}  // namespace
 
 TopSetScan::TopSetScan(int max_n, int dim)
     : dim_(dim),
@@ -66,7 +63,7 @@ void TopSetScan::grow_to(int N) {
     const double* cm = &c_[static_cast<std::size_t>(m) * dim_];
     for (int i = 0; i < dim_; ++i) s_[static_cast<std::size_t>(i)] += cm[i];
     if (size_ < track_up_to_) {
-      x_max_ = std::max(x_max_, norm(x_ + static_cast<std::size_t>(m) * dim_, dim_));
+      x_max_ = std::max(x_max_, euclidean_norm(x_ + static_cast<std::size_t>(m) * dim_, dim_));
       for (int k = 0; k < n_; ++k) best_[static_cast<std::size_t>(k)] = std::max(best_[static_cast<std::size_t>(k)], pair_distance(k, m));
     }
   }

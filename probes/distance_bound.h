@@ -12,6 +12,9 @@
 
 namespace sinklab::normlimits {
 
+// ||v||, v of dim doubles.
+double euclidean_norm(const double* v, int dim);
+
 struct DistanceTerms {
   double d_true = 0.0, d_r2 = 0.0, d_max = 0.0, abar = 0.0;
 };

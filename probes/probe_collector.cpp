@@ -8,18 +8,13 @@
 #include <omp.h>
 #endif
 
+#include "probes/distance_bound.h"
 #include "probes/probe_plan.h"
 #include "probes/probe_registry.h"
 #include "probes/top_set.h"
 
 namespace sinklab::normlimits {
 namespace {
-
-double norm(const double* v, int dim) {
-  double s = 0.0;
-  for (int i = 0; i < dim; ++i) s += v[i] * v[i];
-  return std::sqrt(s);
-}
 
 // d_max is needed up to the largest N of the distance files.
 int distance_file_n(const LengthPlan& plan) {
@@ -83,7 +78,7 @@ int ProbeCollector::load_vectors(const AttentionView& view, int head, ProbeWorks
   const float* source = settings_.vectors == VectorKind::value ? view.values + static_cast<int64_t>(head) * L * D : view.inputs;
   for (int k = 0; k < L; ++k) {
     for (int i = 0; i < dim; ++i) ws.x[static_cast<std::size_t>(k) * dim + i] = source[static_cast<int64_t>(k) * dim + i];
-    ws.x_norm[static_cast<std::size_t>(k)] = norm(&ws.x[static_cast<std::size_t>(k) * dim], dim);
+    ws.x_norm[static_cast<std::size_t>(k)] = euclidean_norm(&ws.x[static_cast<std::size_t>(k) * dim], dim);
   }
   const int track_up_to = distance_file_n(plan);
   if (track_up_to > 0)
