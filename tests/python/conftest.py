@@ -1,0 +1,27 @@
+"""Shared fixtures of the Python package's tests: where the build and the sources are, and small runs."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("SINKLAB_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+BINARY_DIR = pathlib.Path(os.environ.get("SINKLAB_BINARY_DIR", SOURCE_DIR / "build"))
+SINKLAB = BINARY_DIR / "sinklab"
+
+
+def run_cli(*args, cwd=None):
+    """Runs the sinklab binary; fails the test with its stderr when it fails."""
+    done = subprocess.run([str(SINKLAB), *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"sinklab {' '.join(map(str, args))} failed:\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """A finished run folder written by the CLI: a 2-layer, 4-head pre-norm block model (MLP, biases,
+    input projection, output head) trained for 40 steps on the trigger task."""
+    out = tmp_path_factory.mktemp("runs") / "tiny_block"
+    run_cli("train", SOURCE_DIR / "configs/examples/tiny_block.yaml", "--out", out, "--quiet", "--threads", "1",
+            "--set", "train.max_steps=40", "--set", "train.log_every=10", "--set", "train.eval_every=20")
+    return out
