@@ -39,12 +39,13 @@ Tensor project_heads(Graph& g, const Tensor& rows, const Linear& w, int64_t H, i
 
 MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init,
                                        int layer_index, const AttentionObservers* observers,
-                                       const AttentionAblation* ablation)
+                                       const AttentionAblation* ablation, const ActivationHookSlot* hooks)
     : Module(store, std::move(prefix)),
       spec_(spec),
       layer_index_(layer_index),
       observers_(observers),
       ablation_(ablation),
+      hooks_(hooks),
       normalizer_(normalizer_registry().create(spec.config.normalizer)),
       scale_(logit_scale_for(spec)),
       w_q_(store, child_prefix("w_q"), spec.d_model, spec.heads * spec.head_dim, spec.bias, init),
@@ -90,10 +91,17 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
     q = rotary_embedding(g, q);
     k = rotary_embedding(g, k);
   }
+  const bool hooked = hooks_ && hooks_->active();
+  if (hooked) {  // as [B, T, H, D]
+    hooks_->visit(prefix(), "q", q.permute({1, 2, 0, 3}));
+    hooks_->visit(prefix(), "k", k.permute({1, 2, 0, 3}));
+    hooks_->visit(prefix(), "v", v.permute({1, 2, 0, 3}));
+  }
   // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
   const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
   const Tensor gate =
       gate_ ? sigmoid(g, project_heads(g, rows, *gate_, H, gate_width)).reshape({H, B * T, gate_width}) : Tensor();
+  if (hooked && gate_) hooks_->visit(prefix(), "gate", gate.reshape({H, B, T, gate_width}).permute({1, 2, 0, 3}));
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
   Tensor o;  // [H, B*T, D]
   if (uses_fused_path(T))
@@ -106,31 +114,38 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
             .reshape({H, B * T, D});
   else
     o = attend_materialized(g, rows, q, k, v, gate, gate_width);
+  if (hooked) hooks_->visit(prefix(), "z", o.reshape({H, B, T, D}).permute({1, 2, 0, 3}));
   if (gate_) o = mul(g, o, gate);
   // Concatenating the heads and applying W_O [C, H*D] is the sum over heads of o[h] x W_O[:, h]^T.
   const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
   Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [B*T, C]
   if (w_o_.bias().defined()) out = add(g, out, w_o_.bias());
-  return out.reshape({B, T, C});
+  out = out.reshape({B, T, C});
+  if (hooked) hooks_->visit(prefix(), "out", out);
+  return out;
 }
 
 bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
   const bool observed = observers_ && !observers_->empty();
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
+  const bool hooked = hooks_ && hooks_->active();
   const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->learns_head_param());
-  return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed;
+  return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed && !hooked;
 }
 
 bool MultiHeadAttention::uses_fused_path(int64_t T) const {
   const bool observed = observers_ && !observers_->empty();
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
-  return T <= kFusedMaxSeqLen && !key_bias_ && !ablated && !observed;
+  const bool hooked = hooks_ && hooks_->active();
+  return T <= kFusedMaxSeqLen && !key_bias_ && !ablated && !observed && !hooked;
 }
 
 Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k,
                                                const Tensor& v, const Tensor& gate, int64_t gate_width) const {
   const int64_t H = q.dim(0), B = q.dim(1), T = q.dim(2), D = q.dim(3), C = spec_.d_model;
   const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
+  const bool hooked = hooks_ && hooks_->active();
+  if (hooked) hooks_->visit(prefix(), "scores", scores.permute({1, 0, 2, 3}));  // as [B, H, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();
   const Tensor slot_logits = key_bias_ ? key_bias_->logits(g, q, scale_) : Tensor();  // [H, B, T]
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
@@ -138,6 +153,7 @@ Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, con
       ablated ? ablated_attention_weights(g, scores, *normalizer_, head_params, slot_logits, *ablation_, layer_index_)
               : attention_weights(g, scores, *normalizer_, head_params, slot_logits);
   const Tensor& weights = attention.weights;  // [H, B, T, T]
+  if (hooked) hooks_->visit(prefix(), "weights", weights.permute({1, 0, 2, 3}));  // as [B, H, T, T], before observers
   if (observers_ && !observers_->empty()) {
     AttentionView view{layer_index_, B, H, T, weights.data(), observers_->any_wants_scores() ? scores.data() : nullptr,
                        AttentionBlockLayout::head_major(B, T)};

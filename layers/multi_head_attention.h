@@ -11,6 +11,8 @@
 //   with value 0, normalized as a leading slot of every row;
 // - evaluation-only ablations of the BOS key (layers/attention_ablation.h), read from the model's
 //   AttentionAblation when it names a head of this layer.
+// Hooks (core/observe/activation_hooks.h) see and may edit <prefix>.q, .k, .v [B, T, H, D] (after rope),
+// .scores and .weights [B, H, T, T], .z [B, T, H, D] (weights x V), .gate [B, T, H, G] and .out [B, T, C].
 // Observers see the gate (mean over a head's channels) and the virtual mass of each row:
 // 1 - gate * (1 - v), v the row's own virtual mass (the key-bias slot's weight, plus the
 // normalizer's virtual_mass()).
@@ -20,6 +22,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/observe/activation_hooks.h"
 #include "core/observe/attention_observer.h"
 #include "layers/attention_ablation.h"
 #include "layers/key_bias_token.h"
@@ -51,9 +54,10 @@ class MultiHeadAttention : public Module {
   // rows: fused block attention").
   static constexpr int64_t kFusedMaxSeqLen = 64;
 
-  // `ablation` (the model's, may be null) is read on every forward pass.
+  // `ablation` and `hooks` (the model's, may be null) are read on every forward pass.
   MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
-                     const AttentionObservers* observers, const AttentionAblation* ablation = nullptr);
+                     const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
+                     const ActivationHookSlot* hooks = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, d_model] -> [B, T, d_model]
   // True when forward would take the tiled path for rows of length T right now (observers and the
   // ablation are read at call time).
@@ -78,6 +82,7 @@ class MultiHeadAttention : public Module {
   int layer_index_;
   const AttentionObservers* observers_;
   const AttentionAblation* ablation_;
+  const ActivationHookSlot* hooks_;
   std::unique_ptr<Normalizer> normalizer_;
   std::optional<TiledForm> tiled_form_;  // the normalizer's, when its rows can be tiled
   float scale_;

@@ -7,6 +7,19 @@
 #include "core/ops/matmul_op.h"
 
 namespace sinklab {
+namespace {
+
+// A fresh arena copy of x (any layout), without a gradient.
+Tensor copied(Graph& g, const Tensor& x) {
+  Tensor y = g.new_tensor(x.shape(), false);
+  const int64_t B = x.dim(0), T = x.dim(1), C = x.dim(2);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t c = 0; c < C; ++c) y.data()[(b * T + t) * C + c] = x.at({b, t, c});
+  return y;
+}
+
+}  // namespace
 
 Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const ModelShape& shape)
     : Module(store, ""), config_(config), shape_(shape) {
@@ -40,7 +53,7 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   block.residual = config.residual;
   for (int l = 0; l < config.layers; ++l) {
     blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_,
-                                                     &ablation_));
+                                                     &ablation_, &hooks_));
     add_child(*blocks_.back());
   }
   if (config.norm != NormKind::none) {
@@ -95,10 +108,19 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
   if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, 0, T));
   if (!sinusoid_.empty())
     h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()), nullptr, Shape{T, config_.d_model}));
+  if (hooks_.active()) {
+    if (g.grad_enabled()) throw std::logic_error("activation hooks need a pass with gradients off");
+    // A hook may edit blocks.0.resid_pre in place: never the caller's own input.
+    if (!input_projection_ && !embedding_ && pos_embedding_ < 0 && sinusoid_.empty()) h = copied(g, h);
+  }
   for (const auto& b : blocks_) h = b->forward(g, h);
-  if (final_norm_) h = final_norm_->forward(g, h);
+  if (final_norm_) {
+    h = final_norm_->forward(g, h);
+    hooks_.visit("final_norm", "out", h);
+  }
   if (output_head_) h = output_head_->forward(g, h);
   if (config_.tie_embeddings) h = matmul(g, h, embedding_->weight().transpose(0, 1));  // [B, T, C] x [C, V]
+  hooks_.visit("", "logits", h);
   return h;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/observe/activation_hooks.h"
 #include "core/observe/attention_observer.h"
 #include "layers/model_config.h"
 #include "layers/embedding.h"
@@ -32,6 +33,11 @@ class Transformer : public Module {
   // layer; none by default. Throws std::invalid_argument for a head the model does not have.
   void set_ablation(AttentionAblation ablation);
   const AttentionAblation& ablation() const { return ablation_; }
+  // Hooks that see (and may edit) every named activation of the following passes, or none (nullptr):
+  // core/observe/activation_hooks.h. A hooked pass must run with gradients off. Besides the blocks'
+  // names: final_norm.out and logits [B, T, output_dim].
+  void set_hooks(ActivationHooks* hooks) { hooks_.set(hooks); }
+  ActivationHooks* hooks() const { return hooks_.hooks(); }
   int layers() const { return static_cast<int>(blocks_.size()); }
   int heads() const { return config_.heads; }
   const TransformerBlock& block(int i) const { return *blocks_[static_cast<size_t>(i)]; }
@@ -53,6 +59,7 @@ class Transformer : public Module {
   ModelShape shape_;
   AttentionObservers observers_;
   AttentionAblation ablation_;
+  ActivationHookSlot hooks_;
   std::unique_ptr<Linear> input_projection_;
   std::unique_ptr<Embedding> embedding_;
   ParameterStore::Id pos_embedding_ = -1;  // [max_seq_len, d_model], learned positions

@@ -6,12 +6,13 @@ namespace sinklab {
 
 TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init,
                                    int layer_index, const AttentionObservers* observers,
-                                   const AttentionAblation* ablation)
+                                   const AttentionAblation* ablation, const ActivationHookSlot* hooks)
     : Module(store, std::move(prefix)),
       spec_(spec),
+      hooks_(hooks),
       ln1_(spec.norm != NormKind::none ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm, spec.attention.d_model)
                                        : nullptr),
-      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation) {
+      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation, hooks) {
   if (ln1_) add_child(*ln1_);
   add_child(attn_);
   if (spec.mlp_hidden > 0) {
@@ -26,11 +27,35 @@ TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, co
 }
 
 Tensor TransformerBlock::forward(Graph& g, const Tensor& x) const {
-  Tensor a = attn_.forward(g, ln1_ ? ln1_->forward(g, x) : x);
+  if (!hooks_ || !hooks_->active()) {
+    Tensor a = attn_.forward(g, ln1_ ? ln1_->forward(g, x) : x);
+    Tensor h = spec_.residual ? add(g, x, a) : a;
+    if (!mlp_) return h;
+    Tensor m = mlp_->forward(g, ln2_ ? ln2_->forward(g, h) : h);
+    return spec_.residual ? add(g, h, m) : m;
+  }
+  // The same pass, with every named activation handed to the hooks.
+  hooks_->visit(prefix(), "resid_pre", x);
+  Tensor attn_in = x;
+  if (ln1_) {
+    attn_in = ln1_->forward(g, x);
+    hooks_->visit(prefix(), "ln1.out", attn_in);
+  }
+  Tensor a = attn_.forward(g, attn_in);
   Tensor h = spec_.residual ? add(g, x, a) : a;
-  if (!mlp_) return h;
-  Tensor m = mlp_->forward(g, ln2_ ? ln2_->forward(g, h) : h);
-  return spec_.residual ? add(g, h, m) : m;
+  if (mlp_) {
+    if (spec_.residual) hooks_->visit(prefix(), "resid_mid", h);
+    Tensor mlp_in = h;
+    if (ln2_) {
+      mlp_in = ln2_->forward(g, h);
+      hooks_->visit(prefix(), "ln2.out", mlp_in);
+    }
+    Tensor m = mlp_->forward(g, mlp_in);
+    hooks_->visit(prefix(), "mlp.out", m);
+    h = spec_.residual ? add(g, h, m) : m;
+  }
+  hooks_->visit(prefix(), "resid_post", h);
+  return h;
 }
 
 }  // namespace sinklab

@@ -1,5 +1,7 @@
 #pragma once
-// One pre-norm block: x <- x + Attn(N1(x)); x <- x + MLP(N2(x)). Norms and MLP switch off by config,
+// One pre-norm block: x <- x + Attn(N1(x)); x <- x + MLP(N2(x)). Hooks (core/observe/activation_hooks.h)
+// see <prefix>.resid_pre, .ln1.out, .resid_mid, .ln2.out, .mlp.out and .resid_post [B, T, C] where the
+// block has them (resid_mid only with an MLP), besides the attention's own. Norms and MLP switch off by config,
 // and the residual too (the paper's single-layer model returns Attn(x) itself), so the paper's
 // attention-only stack is a configuration, not a special class.
 #include <memory>
@@ -21,12 +23,14 @@ struct BlockSpec {
 class TransformerBlock : public Module {
  public:
   TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init, int layer_index,
-                   const AttentionObservers* observers, const AttentionAblation* ablation = nullptr);
+                   const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
+                   const ActivationHookSlot* hooks = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;
   const MultiHeadAttention& attention() const { return attn_; }
 
  private:
   BlockSpec spec_;
+  const ActivationHookSlot* hooks_;
   std::unique_ptr<NormLayer> ln1_, ln2_;
   MultiHeadAttention attn_;
   std::unique_ptr<Mlp> mlp_;
