@@ -1,5 +1,6 @@
 // Configs from Python: a YAML file (plus --set style overrides) loaded and validated by the same loader as
 // the CLI, returned as the resolved YAML text or as a dict.
+#include <pybind11/stl.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -44,12 +45,12 @@ py::object yaml_to_python(const YAML::Node& node) {
     case YAML::NodeType::Map: {
       py::dict d;
       for (const auto& kv : node) d[py::str(kv.first.Scalar())] = yaml_to_python(kv.second);
-      return std::move(d);
+      return d;
     }
     case YAML::NodeType::Sequence: {
       py::list l;
       for (const auto& item : node) l.append(yaml_to_python(item));
-      return std::move(l);
+      return l;
     }
     case YAML::NodeType::Scalar: return scalar_value(node);
     default: return py::none();

@@ -1,5 +1,355 @@
+// Models from Python (docs/python.md, "Models"): load a run's model, build one fresh or from a
+// construction, read and write its parameters as NumPy views, and run it with a cache of every named
+// activation and with Python hooks that may edit them (core/observe/activation_hooks.h).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings/activation_cache.h"
 #include "bindings/bindings.h"
+#include "bindings/config_dict.h"
+#include "bindings/tensor_arrays.h"
+#include "config_loading/config_loader.h"
+#include "core/thread_count.h"
+#include "data/eval_set.h"
+#include "data/task_registry.h"
+#include "layers/attention_ablation.h"
+#include "models/constructions.h"
+#include "models/model_loader.h"
+#include "models/sink_evaluation.h"
+#include "run_files/run_summary.h"
+
+namespace py = pybind11;
 
 namespace sinklab::python {
-void bind_models(pybind11::module_&) {}
+namespace {
+
+struct PyModel {
+  std::unique_ptr<Model> model;
+  std::vector<std::string> activation_names;  // found by a one-position pass on first use
+  std::shared_ptr<Graph> spare;               // the last pass's graph, reused once no cache holds it
+};
+
+using HookList = std::vector<std::pair<std::string, py::function>>;
+
+// A graph for the next pass: the model's last one when nothing else holds it (no allocation once its
+// arena has grown), else a new one.
+std::shared_ptr<Graph> graph_for_pass(PyModel& m) {
+  if (m.spare && m.spare.use_count() == 1) {
+    m.spare->reset();
+  } else {
+    m.spare = std::make_shared<Graph>();
+  }
+  m.spare->set_grad_enabled(false);
+  return m.spare;
+}
+
+// Hands activations to Python functions by name and records them in the pass's cache.
+class PythonHooks : public ActivationHooks {
+ public:
+  PythonHooks(const HookList& hooks, ActivationCache* cache, py::handle owner)
+      : hooks_(hooks), cache_(cache), owner_(owner) {}
+  void on_activation(std::string_view name, const Tensor& value) override {
+    if (cache_) cache_->add(std::string(name), value);
+    for (const auto& [hook_name, fn] : hooks_) {
+      if (hook_name != name) continue;
+      py::array_t<float> view = array_view(value, owner_);
+      py::object result = fn(view, py::str(hook_name));
+      if (result.is_none()) continue;
+      // A returned array replaces the activation (TransformerLens's convention), same shape only.
+      py::array_t<float, py::array::forcecast> replacement = py::array_t<float, py::array::forcecast>::ensure(result);
+      if (!replacement || replacement.ndim() != view.ndim() ||
+          !std::equal(view.shape(), view.shape() + view.ndim(), replacement.shape())) {
+        PyErr_Clear();  // ensure() leaves a conversion error set when it fails
+        const std::string got = py::hasattr(result, "shape") ? "an array of shape " + std::string(py::str(result.attr("shape")))
+                                                             : "a " + std::string(py::str(result.get_type().attr("__name__")));
+        throw py::value_error("hook on " + hook_name + ": it returned " + got +
+                              ", not None or an array of the activation's shape " + std::string(py::str(view.attr("shape"))));
+      }
+      view.attr("__setitem__")(py::ellipsis(), replacement);
+    }
+  }
+
+ private:
+  const HookList& hooks_;
+  ActivationCache* cache_;
+  py::handle owner_;
+};
+
+// The virtual mass [B, H, T] of every attention layer, as the pass's observers see it.
+class VirtualMassRecorder : public AttentionObserver {
+ public:
+  explicit VirtualMassRecorder(ActivationCache& cache) : cache_(cache) {}
+  void on_attention(const AttentionView& v) override {
+    if (!v.virtual_mass) return;
+    const Tensor mass(const_cast<float*>(v.virtual_mass), nullptr, Shape{v.heads, v.batch, v.seq_len});
+    cache_.add("blocks." + std::to_string(v.layer) + ".attn.virtual_mass", mass.permute({1, 0, 2}));
+  }
+
+ private:
+  ActivationCache& cache_;
+};
+
+// The model's hooks and ablation for one pass, restored however the pass ends.
+class PassSettings {
+ public:
+  PassSettings(Transformer& t, ActivationHooks* hooks, AttentionAblation ablation) : t_(t), old_(t.ablation()) {
+    t_.set_ablation(std::move(ablation));
+    t_.set_hooks(hooks);
+  }
+  ~PassSettings() {
+    t_.set_hooks(nullptr);
+    t_.set_ablation(old_);
+  }
+  PassSettings(const PassSettings&) = delete;
+  PassSettings& operator=(const PassSettings&) = delete;
+
+ private:
+  Transformer& t_;
+  AttentionAblation old_;
+};
+
+AttentionAblation ablation_of(const Model& m, const std::string& mode, const std::string& heads) {
+  const AblationMode parsed = parse_ablation_mode(mode);
+  const RunConfig& c = m.config();
+  if (parsed == AblationMode::none && heads != "all")
+    throw std::invalid_argument("heads: ablation 'none' ablates no head; leave heads out");
+  return AttentionAblation(parsed, parse_head_list(heads, c.model.layers, c.model.heads));
+}
+
+// Runs the pass over `inputs` ([B, T, input_dim] floats or [B, T] token ids) with the model's current
+// hooks; returns its output.
+Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs) {
+  const RunConfig& c = m.model->config();
+  const ModelShape& shape = m.model->shape();
+  Transformer& t = m.model->transformer();
+  const bool tokens = c.model.input == InputKind::tokens;
+  const py::ssize_t rank = tokens ? 2 : 3;
+  const std::string expected = tokens ? "[batch, positions] token ids" : "[batch, positions, " + std::to_string(shape.input_dim) + "] floats";
+  if (inputs.ndim() != rank)
+    throw py::value_error("inputs: this model reads " + expected + ", got an array of " + std::to_string(inputs.ndim()) + " dimension(s)");
+  const int64_t B = inputs.shape(0), T = inputs.shape(1);
+  if (B < 1 || T < 1) throw py::value_error("inputs: need at least one sample and one position, got shape " + std::string(py::str(inputs.attr("shape"))));
+  if (T > shape.max_seq_len)
+    throw py::value_error("inputs: " + std::to_string(T) + " positions, more than the model's " + std::to_string(shape.max_seq_len));
+  if (tokens) {
+    const char kind = inputs.dtype().kind();
+    if (kind != 'i' && kind != 'u') throw py::type_error("inputs: token ids must be integers, got dtype " + std::string(py::str(inputs.dtype())));
+    const auto ids = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(inputs);
+    int32_t* dst = reinterpret_cast<int32_t*>(g.scratch(static_cast<size_t>(B * T)));
+    for (int64_t i = 0; i < B * T; ++i) {
+      const int64_t id = ids.data()[i];
+      if (id < 0 || id >= c.model.vocab_size)
+        throw py::value_error("inputs: token id " + std::to_string(id) + " at flat index " + std::to_string(i) +
+                              " is outside the vocabulary 0.." + std::to_string(c.model.vocab_size - 1));
+      dst[i] = static_cast<int32_t>(id);
+    }
+    return t.forward_tokens(g, dst, B, T);
+  }
+  if (inputs.shape(2) != shape.input_dim)
+    throw py::value_error("inputs: this model reads " + expected + ", got width " + std::to_string(inputs.shape(2)));
+  const char kind = inputs.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u') throw py::type_error("inputs: expected numbers, got dtype " + std::string(py::str(inputs.dtype())));
+  const auto values = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(inputs);
+  Tensor x = g.new_tensor(Shape{B, T, shape.input_dim}, false);
+  std::copy_n(values.data(), x.numel(), x.data());
+  return t.forward(g, x);
+}
+
+// One pass: (output, cache). The cache holds every activation when `cache_all`, else none.
+std::pair<py::array_t<float>, py::object> run_pass(PyModel& m, const py::array& inputs, const HookList& hooks,
+                                                   bool cache_all, const std::string& mode, const std::string& heads) {
+  set_thread_count(m.model->config().threads);  // the run's own, as its evaluation: the same bits
+  const std::shared_ptr<Graph> graph = graph_for_pass(m);
+  auto cache = std::make_shared<ActivationCache>(graph);
+  py::object owner = py::cast(cache);
+  PythonHooks python_hooks(hooks, cache_all ? cache.get() : nullptr, owner);
+  Transformer& t = m.model->transformer();
+  PassSettings settings(t, &python_hooks, ablation_of(*m.model, mode, heads));
+  VirtualMassRecorder masses(*cache);
+  std::optional<AttentionObservers::Registration> registration;
+  if (cache_all) registration.emplace(t.observers().observe(masses));
+  const Tensor y = forward_inputs(*graph, m, inputs);
+  return {array_view(y, owner), owner};
+}
+
+// The names a pass hands to hooks, in order (one position of zeros is enough to visit them all).
+const std::vector<std::string>& activation_names(PyModel& m) {
+  if (!m.activation_names.empty()) return m.activation_names;
+  const ModelShape& shape = m.model->shape();
+  const bool tokens = m.model->config().model.input == InputKind::tokens;
+  py::array zeros = tokens ? py::array(py::array_t<int32_t>(std::vector<py::ssize_t>{1, 1}))
+                           : py::array(py::array_t<float>(std::vector<py::ssize_t>{1, 1, shape.input_dim}));
+  std::fill_n(static_cast<char*>(zeros.mutable_data()), zeros.nbytes(), 0);
+  auto [output, cache] = run_pass(m, zeros, {}, true, "none", "all");
+  m.activation_names = cache.cast<const ActivationCache&>().names();
+  return m.activation_names;
+}
+
+// Hooks as given (a dict name -> fn, or a list of (name, fn) pairs), each name checked.
+HookList hook_list(PyModel& m, const py::object& hooks) {
+  HookList list;
+  if (hooks.is_none()) return list;
+  py::iterable items;
+  if (py::isinstance<py::dict>(hooks))
+    items = hooks.attr("items")();
+  else if (py::isinstance<py::list>(hooks) || py::isinstance<py::tuple>(hooks))
+    items = hooks;
+  else
+    throw py::type_error("hooks: expected a dict {name: function} or a list of (name, function) pairs, got " +
+                         std::string(py::str(hooks.get_type().attr("__name__"))));
+  const std::vector<std::string>& names = activation_names(m);
+  for (const py::handle item : items) {
+    const py::tuple pair = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
+    if (pair.size() != 2) throw py::type_error("hooks: each entry must be a (name, function) pair");
+    if (!py::isinstance<py::str>(pair[0])) throw py::type_error("hooks: a hook name must be a string, got " + std::string(py::str(pair[0])));
+    const std::string name = pair[0].cast<std::string>();
+    if (std::find(names.begin(), names.end(), name) == names.end() || name.ends_with(".virtual_mass"))
+      throw py::value_error("hooks: '" + name + "' is not an activation this model hands to hooks; see model.activation_names()");
+    if (!PyCallable_Check(pair[1].ptr())) throw py::type_error("hooks: the hook on " + name + " is not callable");
+    list.emplace_back(name, pair[1].cast<py::function>());
+  }
+  return list;
+}
+
+// A measure the task does not define (NaN) is None, as `sinklab eval` writes null.
+py::object defined_or_none(double v) { return std::isnan(v) ? py::object(py::none()) : py::object(py::float_(v)); }
+
+py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+// The task's evaluation set through the same evaluation as `sinklab eval`, with the hooks set.
+py::object evaluate(PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
+                    std::optional<int> samples) {
+  const RunConfig& c = m.model->config();
+  TaskConfig t = evaluation_task_config(c.task);
+  if (samples) {
+    if (*samples < 1 || *samples > 1000000) throw py::value_error("samples: expected 1 .. 1000000, got " + std::to_string(*samples));
+    t.eval_samples = *samples;
+  }
+  const std::unique_ptr<Task> task = make_task(t, c.model.residual);
+  const EvalSet set(*task, t);
+  const HookList list = hook_list(m, hooks);
+  auto cache = std::make_shared<ActivationCache>(nullptr);
+  py::object owner = py::cast(cache);
+  PythonHooks python_hooks(list, nullptr, owner);
+  EvalOptions options;  // as `sinklab eval`: the run's own bits without hooks
+  options.attention_samples = c.analysis.eval_attention_samples;
+  options.row_errors = true;
+  options.ablation = ablation_of(*m.model, mode, heads);
+  set_thread_count(c.threads);
+  SinkEvaluation e;
+  {
+    PassSettings settings(m.model->transformer(), list.empty() ? nullptr : &python_hooks, AttentionAblation());
+    e = evaluate_with_sink_statistics(*m.model, set, options);
+  }
+  const EvalMetrics& r = e.metrics;
+  py::dict out;
+  out["mse"] = defined_or_none(r.mse);
+  out["max_abs_error"] = defined_or_none(r.max_abs_error);
+  out["loss"] = defined_or_none(r.loss);
+  out["accuracy"] = defined_or_none(r.accuracy);
+  out["active_loss"] = defined_or_none(r.active_loss);
+  out["active_accuracy"] = defined_or_none(r.active_accuracy);
+  out["no_op_loss"] = defined_or_none(r.no_op_loss);
+  out["no_op_accuracy"] = defined_or_none(r.no_op_accuracy);
+  out["no_op_max_abs_error"] = defined_or_none(r.no_op_max_abs_error);
+  out["active_max_abs_error"] = defined_or_none(r.active_max_abs_error);
+  out["row_max_abs_error"] = r.row_max_abs_error;
+  out["samples"] = set.size();
+  py::list head_list;
+  for (const HeadSinkStats& h : e.heads) head_list.append(json_to_python(nlohmann::json(h)));
+  out["heads"] = head_list;
+  return out;
+}
+
+std::unique_ptr<PyModel> wrap(std::unique_ptr<Model> model) {
+  auto m = std::make_unique<PyModel>();
+  m->model = std::move(model);
+  return m;
+}
+
+}  // namespace
+
+void bind_models(py::module_& m) {
+  py::class_<ActivationCache, std::shared_ptr<ActivationCache>>(m, "ActivationCache",
+                                                                 "Every named activation of one pass, as NumPy views")
+      .def("__getitem__",
+           [](py::object self, const std::string& name) {
+             const ActivationCache& c = self.cast<const ActivationCache&>();
+             const Tensor* t = c.find(name);
+             if (!t) throw py::key_error("'" + name + "' is not in this cache; see cache.keys()");
+             return array_view(*t, self);
+           })
+      .def("__contains__", [](const ActivationCache& c, const std::string& name) { return c.find(name) != nullptr; })
+      .def("__len__", [](const ActivationCache& c) { return c.names().size(); })
+      .def("keys", &ActivationCache::names)
+      .def("__iter__", [](const ActivationCache& c) { return py::iter(py::cast(c.names())); });
+
+  py::class_<PyModel>(m, "Model", "A sinklab model (docs/python.md, \"Models\")")
+      .def_property_readonly("config", [](const PyModel& p) { return config_dict(p.model->config()); })
+      .def_property_readonly("layers", [](const PyModel& p) { return p.model->config().model.layers; })
+      .def_property_readonly("heads", [](const PyModel& p) { return p.model->config().model.heads; })
+      .def_property_readonly("d_model", [](const PyModel& p) { return p.model->config().model.d_model; })
+      .def_property_readonly("max_seq_len", [](const PyModel& p) { return p.model->shape().max_seq_len; })
+      .def_property_readonly("input_dim", [](const PyModel& p) { return p.model->shape().input_dim; })
+      .def_property_readonly("output_dim", [](const PyModel& p) { return p.model->shape().output_dim; })
+      .def_property_readonly("reads_tokens",
+                             [](const PyModel& p) { return p.model->config().model.input == InputKind::tokens; })
+      .def("parameters",
+           [](py::object self) {
+             PyModel& p = self.cast<PyModel&>();
+             py::dict out;
+             const ParameterStore& store = p.model->parameters();
+             for (const ParameterInfo& info : store.parameters()) out[py::str(info.name)] = array_view(store.tensor(info.name), self);
+             return out;
+           })
+      .def("activation_names", [](PyModel& p) { return activation_names(p); })
+      .def(
+          "run",
+          [](PyModel& p, const py::array& inputs, const py::object& hooks, bool cache, const std::string& ablate,
+             const std::string& heads) {
+            const HookList list = hook_list(p, hooks);
+            auto [output, owner] = run_pass(p, inputs, list, cache, ablate, heads);
+            return py::make_tuple(output, cache ? owner : py::none());
+          },
+          py::arg("inputs"), py::arg("hooks") = py::none(), py::arg("cache") = false, py::arg("ablate") = "none",
+          py::arg("heads") = "all")
+      .def("evaluate", &evaluate, py::arg("hooks") = py::none(), py::arg("ablate") = "none", py::arg("heads") = "all",
+           py::arg("samples") = std::nullopt);
+
+  m.def("load_model", [](const std::string& run) { return wrap(load_model(run)); }, py::arg("run"),
+        "The model of a run folder, or of a checkpoint file inside one.");
+  m.def(
+      "build_model",
+      [](const std::string& config, const std::vector<std::string>& overrides) {
+        return wrap(build_model(load_run_config(config, overrides)));
+      },
+      py::arg("config"), py::arg("overrides") = std::vector<std::string>{},
+      "A freshly initialized model of a config file (the trainer's initialization for its seed).");
+  m.def(
+      "construct",
+      [](const std::string& config, const std::string& kind, double beta, double c,
+         const std::vector<std::string>& overrides) {
+        ConstructionKind k{};
+        if (kind == "softmax")
+          k = ConstructionKind::softmax;
+        else if (kind == "relu")
+          k = ConstructionKind::relu;
+        else
+          throw py::value_error("construct: kind must be 'softmax' or 'relu', got '" + kind + "'");
+        return wrap(build_construction(load_run_config(config, overrides), k, ConstructionParams{beta, c}));
+      },
+      py::arg("config"), py::arg("kind"), py::arg("beta") = 20.0, py::arg("c") = 1.0,
+      py::arg("overrides") = std::vector<std::string>{},
+      "The explicit construction of the constructions spec on a config's model (docs/reproducing-sinks.md).");
+}
+
 }  // namespace sinklab::python

@@ -25,3 +25,29 @@ def tiny_run(tmp_path_factory):
     run_cli("train", SOURCE_DIR / "configs/examples/tiny_block.yaml", "--out", out, "--quiet", "--threads", "1",
             "--set", "train.max_steps=40", "--set", "train.log_every=10", "--set", "train.eval_every=20")
     return out
+
+
+@pytest.fixture(scope="session")
+def paper_run(tmp_path_factory):
+    """A finished 1x1 softmax run of the paper's task (no input projection: blocks.0.resid_pre is the input)."""
+    out = tmp_path_factory.mktemp("runs") / "1x1_softmax"
+    run_cli("train", SOURCE_DIR / "configs/paper/1x1_softmax.yaml", "--out", out, "--quiet",
+            "--set", "train.max_steps=300", "--set", "train.log_every=50")
+    return out
+
+
+@pytest.fixture(scope="session")
+def token_run(tmp_path_factory):
+    """A finished character language model run (token inputs, rope, 2 layers x 2 heads)."""
+    out = tmp_path_factory.mktemp("runs") / "ci_tiny"
+    run_cli("train", SOURCE_DIR / "configs/normlimits/ci_tiny.yaml", "--out", out, "--quiet",
+            "--set", "train.max_steps=20", cwd=SOURCE_DIR)
+    return out
+
+
+def eval_json(run, *flags):
+    """`sinklab eval RUN FLAGS...` as the dict it writes."""
+    import json
+    out = pathlib.Path(run).parent / f"eval-{abs(hash(flags))}.json"
+    run_cli("eval", run, *flags, "--out", out)
+    return json.loads(out.read_text())
