@@ -99,6 +99,18 @@ def test_heads_hold_every_field_of_the_summary(tiny_run, monkeypatch, pandas_off
         assert table["bos_mass_by_row"].shape == (8, 16)
 
 
+def test_sink_onset_steps_read_as_numbers_and_nan(tiny_run, tmp_path):
+    # 40 steps leave the tiny run's heads without a sink onset (null): give one head onsets.
+    folder = copy_run(tiny_run, tmp_path)
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["heads"][5]["sink_onset_step_50"], summary["heads"][5]["sink_onset_step_90"] = 20, 30
+    (folder / "summary.json").write_text(json.dumps(summary))
+    heads = as_dict(Run(folder).heads)
+    for name, step in (("sink_onset_step_50", 20), ("sink_onset_step_90", 30)):
+        assert heads[name].dtype == np.float64
+        assert heads[name][5] == step and np.isnan(np.delete(heads[name], 5)).all()
+
+
 def test_attention_maps_are_the_npy_files(tiny_run):
     run = Run(tiny_run)
     assert run.attention_kinds == ("mean", "sample0", "std")
@@ -152,6 +164,19 @@ def test_a_run_stopped_by_a_signal_is_unfinished(tmp_path):
     assert run.attention_kinds == ()
     with pytest.raises(errors.RunFileError, match="the run has no attention maps"):
         run.attention(0, 0)
+
+
+def test_a_diverged_run_is_finished_without_statistics(tmp_path):
+    out = tmp_path / "diverged"
+    done = subprocess.run([str(SINKLAB), "train", str(SOURCE_DIR / "configs/paper/1x1_softmax.yaml"), "--out", str(out),
+                           "--quiet", "--threads", "1", "--set", "optimizer.lr=1e30", "--set", "train.max_steps=50"],
+                          capture_output=True, text=True)
+    assert done.returncode == 3, done.stderr  # sinklab train's exit status for a diverged run
+    run = Run(out)
+    assert run.finished and run.state == "diverged" and run.summary["stop_reason"] == "non_finite"
+    assert repr(run) == f"<sinklab.Run 'diverged': diverged after {run.summary['steps']} steps, {out}>"
+    heads = as_dict(run.heads)
+    assert list(heads) == ["layer", "head"] and len(heads["layer"]) == 0
 
 
 def test_a_half_written_last_line_of_an_unfinished_run_is_left_out(tiny_run, tmp_path):

@@ -136,6 +136,17 @@ def test_seed_comes_from_the_summary_when_sweep_json_has_none(tiny_sweep, tmp_pa
     assert list(as_dict(Sweep(folder).table)["seed"]) == [0, 0, 0, 0]
 
 
+def test_an_override_named_like_a_summary_field_keeps_both(tiny_sweep, tmp_path):
+    folder = tmp_path / "sweep"
+    shutil.copytree(tiny_sweep, folder)
+    data = manifest(folder)
+    for entry in data["runs"]:
+        entry["overrides"]["threads"] = 4  # the config key `threads`; summary.json says what the run used
+    (folder / "sweep.json").write_text(json.dumps(data))
+    table = as_dict(Sweep(folder).table)
+    assert list(table["threads"]) == [4] * 4 and list(table["summary.threads"]) == [1] * 4
+
+
 def test_a_path_that_is_not_a_sweep_folder(tiny_sweep, tmp_path):
     with pytest.raises(errors.FileError, match="no such sweep folder"):
         Sweep(tmp_path / "missing")
