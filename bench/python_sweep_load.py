@@ -56,7 +56,8 @@ def make_sweep(folder, runs=30):
     template = folder / "template"
     subprocess.run([str(SOURCE_DIR / "build/sinklab"), "train", str(SOURCE_DIR / "configs/examples/tiny_block.yaml"),
                     "--out", str(template), "--quiet", "--threads", "1", "--set", "train.max_steps=200",
-                    "--set", "train.stop_max_abs_error=0"], check=True)
+                    "--set", "train.stop_max_abs_error=0"], check=True,
+                   stdout=subprocess.DEVNULL)
     entries = []
     for i in range(runs):
         run_id = f"tiny_seed={i}"
