@@ -1,0 +1,446 @@
+"""A run folder as data: `Run(path)` reads what `sinklab train` wrote there (docs/analysis.md, "Run directory
+files"): config.yaml, run.json, summary.json, metrics.jsonl, attention/*.npy and checkpoint.bin's
+training state. Every file is read on first use and kept; make a new Run to see files that changed since.
+"""
+import json
+import operator
+import pathlib
+import re
+import struct
+
+import numpy as np
+
+from . import _sinklab, tables
+from .errors import CheckpointError, FileError, RunFileError
+
+# Every name a run writes (run_files/run_folder.cpp): a folder holding none of them is not a run folder.
+RUN_FILES = ("summary.json", "checkpoint.bin", "metrics.jsonl", "run.json", "config.yaml", "attention")
+
+# summary.json's stop_reason of a run that diverged (RunSummary::kStopNonFinite): finished, no statistics.
+STOP_NON_FINITE = "non_finite"
+
+# summary.json's text fields (run_files/run_summary.cpp); every other field but heads and task_baselines is a
+# number, a flag or null.
+SUMMARY_TEXT_FIELDS = ("name", "stop_reason", "non_finite", "normalizer", "git_revision")
+
+# A head's evaluation-only facts in summary.json (run_files/run_summary.cpp): one number per row, and steps.
+BOS_MASS_BY_ROW = "bos_mass_by_row"
+ONSET_STEPS = ("sink_onset_step_50", "sink_onset_step_90")
+
+ATTENTION_FILE = re.compile(r"layer(\d+)_head(\d+)_(\w+)\.npy")
+
+
+def json_type(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(v), type(v).__name__)
+
+
+def _reject_constant(name):
+    # The C++ reader (nlohmann) rejects NaN and Infinity, which Python's json would accept: a number a run
+    # did not compute is written as null.
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(text, where, error=RunFileError):
+    """JSON text as Python values, strict as the C++ reader; `error` names `where` when it is not JSON."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:
+        raise error(f"{where}: invalid JSON: {e}") from None
+
+
+def read_text(path, error=RunFileError):
+    """The UTF-8 text of `path`; `error` naming the file when it is missing or unreadable."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: missing") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text: {e}") from None
+
+
+def _field_error(where, key, problem):
+    return RunFileError(f"{where}: {key}: {problem}")
+
+
+def _check_number(value, where, key):
+    if value is not None and not isinstance(value, (int, float)):
+        raise _field_error(where, key, f"expected a number, got {json_type(value)}")
+
+
+def _check_int(obj, key, where, label=None):
+    """`obj[key]` is an integer; errors name the field as `label` (default: the key)."""
+    label = label or key
+    if key not in obj:
+        raise _field_error(where, label, "missing field")
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _field_error(where, label, f"expected an integer, got {json_type(v)}")
+
+
+def _check_heads(obj, where, check_values=True):
+    """`obj["heads"]`: a list of objects with integer layer and head, numbers (or null, or flags) for the
+    statistics and a list of numbers for bos_mass_by_row. Problems name the field: heads[1].sink_score."""
+    if "heads" not in obj:
+        raise _field_error(where, "heads", "missing field")
+    heads = obj["heads"]
+    if not isinstance(heads, list):
+        raise _field_error(where, "heads", f"expected an array, got {json_type(heads)}")
+    for i, head in enumerate(heads):
+        name = f"heads[{i}]"
+        if not isinstance(head, dict):
+            raise _field_error(where, name, f"expected an object, got {json_type(head)}")
+        _check_int(head, "layer", where, f"{name}.layer")
+        _check_int(head, "head", where, f"{name}.head")
+        if not check_values:
+            continue
+        for key, value in head.items():
+            if key == BOS_MASS_BY_ROW and isinstance(value, list):
+                for r, v in enumerate(value):
+                    _check_number(v, where, f"{name}.{key}[{r}]")
+            else:
+                _check_number(value, where, f"{name}.{key}")
+    return heads
+
+
+def _check_record(obj, where, check_values=True):
+    """A summary.json or a metrics.jsonl line: an object with a list of heads (see _check_heads)."""
+    if not isinstance(obj, dict):
+        raise RunFileError(f"{where}: expected a JSON object, got {json_type(obj)}")
+    _check_heads(obj, where, check_values)
+    return obj
+
+
+def _head_prefix(head):
+    return f"L{head['layer']}H{head['head']}."
+
+
+def _number_column(values):
+    """A statistic or run number: bool for flags (sink_head), else float64 with NaN for null or absent."""
+    if values and all(isinstance(v, bool) for v in values):
+        return np.array(values, dtype=bool)
+    return tables.column([None if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _metrics_column(name, values, path, line_numbers):
+    """One metrics.jsonl column: int64 steps, bool flags, else float64 with NaN for null or absent. A value
+    of another type raises RunFileError naming the file, the line and the column."""
+    if name == "step":  # checked on every line
+        return np.array(values, dtype=np.int64)
+    types = set(map(type, values))
+    if types == {bool}:
+        return np.array(values, dtype=bool)
+    if types <= {int, float, bool, type(None)}:
+        return np.array(values, dtype=np.float64)
+    row, bad = next((i, v) for i, v in enumerate(values) if v is not None and not isinstance(v, (int, float)))
+    raise _field_error(f"{path}:{line_numbers[row]}", name, f"expected a number, got {json_type(bad)}")
+
+
+def _columns_in_order(rows, first=()):
+    """Every key of the dicts `rows`, `first` ones first, the others in the order they first appear."""
+    names = dict.fromkeys(first)
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return list(names)
+
+
+class Run:
+    """A run folder written by `sinklab train` (or one of a sweep's): its config, provenance, summary,
+    metrics log, attention maps and checkpoint step. See docs/python.md, "Runs and sweeps"."""
+
+    def __init__(self, path):
+        self._path = pathlib.Path(path)
+        if not self._path.exists():
+            raise FileError(f"{self._path}: no such run folder")
+        if not self._path.is_dir():
+            raise FileError(f"{self._path}: not a folder (a run folder holds summary.json, metrics.jsonl, ...)")
+        if not self._has_run_files():
+            raise RunFileError(f"{self._path}: not a run folder (it holds none of {', '.join(RUN_FILES)})")
+        self._cache = {}
+
+    @classmethod
+    def _of_sweep(cls, path):
+        """A run listed in a sweep.json, whose folder may not exist yet (state "not started")."""
+        run = cls.__new__(cls)
+        run._path = pathlib.Path(path)
+        run._cache = {}
+        return run
+
+    def _has_run_files(self):
+        return any((self._path / name).exists() for name in RUN_FILES)
+
+    def _cached(self, key, load):
+        if key not in self._cache:
+            self._cache[key] = load()
+        return self._cache[key]
+
+    @property
+    def path(self):
+        """The run folder (pathlib.Path)."""
+        return self._path
+
+    @property
+    def name(self):
+        """The folder's name: a sweep's run id, or the `--out` folder of `sinklab train`."""
+        return self._path.name
+
+    @property
+    def config(self):
+        """The resolved config of config.yaml as a dict (read by the project's YAML reader)."""
+        return self._cached("config", self._read_config)
+
+    def _read_config(self):
+        path = self._path / "config.yaml"
+        text = read_text(path)
+        try:
+            config = _sinklab.yaml_to_dict(text)
+        except ValueError as e:
+            raise RunFileError(f"{path}: {e}") from None
+        if not isinstance(config, dict):
+            raise RunFileError(f"{path}: expected a map of config keys, got {type(config).__name__}")
+        return config
+
+    @property
+    def info(self):
+        """run.json as a dict: git revision, libraries, CPU and kernel path, threads, command line, start
+        time. None when the folder has no run.json."""
+        return self._cached("info", self._read_info)
+
+    def _read_info(self):
+        path = self._path / "run.json"
+        if not path.exists():
+            return None
+        info = parse_json(read_text(path), path)
+        if not isinstance(info, dict):
+            raise RunFileError(f"{path}: expected a JSON object, got {json_type(info)}")
+        return info
+
+    @property
+    def summary(self):
+        """summary.json as a dict (null numbers as None), or None while the run has none: it is running, was
+        stopped or failed, or has not started (see `state`)."""
+        return self._cached("summary", self._read_summary)
+
+    def _read_summary(self):
+        path = self._path / "summary.json"
+        if not path.exists():
+            return None
+        summary = _check_record(parse_json(read_text(path), path), str(path))
+        _check_int(summary, "steps", str(path))
+        for key, value in summary.items():
+            if key in SUMMARY_TEXT_FIELDS:
+                if not isinstance(value, str):
+                    raise _field_error(path, key, f"expected a string, got {json_type(value)}")
+            elif key == "task_baselines" and isinstance(value, dict):
+                for name, number in value.items():
+                    _check_number(number, path, f"{key}.{name}")
+            elif key != "heads":
+                _check_number(value, path, key)
+        return summary
+
+    @property
+    def state(self):
+        """"finished"; "diverged" (finished, stop_reason non_finite, no statistics); "unfinished" (run files
+        but no summary.json: running, stopped or failed); "not started" (a sweep's run without files)."""
+        if self.summary is not None:
+            return "diverged" if self.summary.get("stop_reason") == STOP_NON_FINITE else "finished"
+        return "unfinished" if self._has_run_files() else "not started"
+
+    @property
+    def finished(self):
+        """True when summary.json exists: the run ended (a diverged run too)."""
+        return self.summary is not None
+
+    @property
+    def metrics(self):
+        """metrics.jsonl as a table, one row per line: `step`, the run numbers (loss, lr, eval_mse, ...:
+        NaN where a line has none, e.g. eval fields between evaluations) and each head's statistics as
+        `L{layer}H{head}.<statistic>`. A DataFrame, or a dict of arrays without pandas (python/sinklab/tables.py)."""
+        return self._cached("metrics", self._read_metrics)
+
+    def _read_metrics(self):
+        path = self._path / "metrics.jsonl"
+        lines = read_text(path).split("\n")
+        # A run still going may have written half a line: only lines ended by a newline are complete then.
+        complete = len(lines) if self.finished else len(lines) - 1
+        rows, line_numbers = [], []
+        for number, line in enumerate(lines[:complete], start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            record = _check_record(parse_json(line, where), where, check_values=False)
+            _check_int(record, "step", where)
+            for head in record.pop("heads"):
+                prefix = _head_prefix(head)
+                record.update(zip(map(prefix.__add__, head), head.values()))
+            rows.append(record)
+            line_numbers.append(number)
+        # Columns: step, the run numbers, then the heads' statistics, each in the order first seen.
+        seen = dict.fromkeys(["step"])
+        for row in rows:
+            seen.update(dict.fromkeys(row))
+        names = [n for n in seen if "." not in n]
+        names += [n for n in seen if "." in n and not n.endswith((".layer", ".head"))]
+        by_column = list(zip(*(tuple(map(row.get, names)) for row in rows))) if rows else [()] * len(names)
+        columns = {}
+        for name, values in zip(names, by_column):
+            columns[name] = _metrics_column(name, values, path, line_numbers)
+        return tables.table(columns)
+
+    @property
+    def heads(self):
+        """The summary's per-head statistics (the final evaluation), one row per (layer, head): `layer`,
+        `head`, every statistic, `bos_mass_by_row` (an array per row) and the sink onset steps (NaN when
+        never reached). None while the run has no summary; no rows for a diverged run."""
+        return self._cached("heads", self._read_heads)
+
+    def _read_heads(self):
+        if self.summary is None:
+            return None
+        heads = self.summary["heads"]
+        names = _columns_in_order(heads, first=("layer", "head"))
+        columns = {}
+        for name in names or ["layer", "head"]:
+            values = [h.get(name) for h in heads]
+            if name in ("layer", "head"):
+                columns[name] = tables.column(values, dtype=np.int64)
+            elif name == BOS_MASS_BY_ROW:
+                columns[name] = tables.array_column([v or [] for v in values])
+            elif name in ONSET_STEPS:
+                columns[name] = tables.column(values, dtype=np.float64)
+            else:
+                columns[name] = _number_column(values)
+        return tables.table(columns)
+
+    @property
+    def attention_kinds(self):
+        """The kinds of attention map the run wrote, sorted: ("mean", "sample0", "std") for a finished run
+        (mean and sample standard deviation over the evaluation inputs, and the first input's map)."""
+        return tuple(sorted({kind for _, _, kind in self._attention_files()}))
+
+    def _attention_files(self):
+        folder = self._path / "attention"
+        if not folder.is_dir():
+            return []
+        found = []
+        for entry in folder.iterdir():
+            m = ATTENTION_FILE.fullmatch(entry.name)
+            if m:
+                found.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+        return found
+
+    def _attention_inventory(self):
+        files = self._attention_files()
+        if not files:
+            return "the run has no attention maps (they are written when a run finishes)"
+        layers = sorted({l for l, _, _ in files})
+        heads = sorted({h for _, h, _ in files})
+        kinds = sorted({k for _, _, k in files})
+        return (f"the run has kinds {', '.join(kinds)} for layers {layers[0]}..{layers[-1]}, "
+                f"heads {heads[0]}..{heads[-1]}")
+
+    def attention(self, layer, head, kind="mean"):
+        """The [T, T] float32 attention map of (layer, head) from attention/layer{l}_head{h}_{kind}.npy:
+        query rows x key columns; `kind` is one of `attention_kinds`. Read-only (it is cached)."""
+        layer, head = operator.index(layer), operator.index(head)
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be a string such as 'mean', got {type(kind).__name__}")
+        return self._cached(("attention", layer, head, kind), lambda: self._read_attention(layer, head, kind))
+
+    def _read_attention(self, layer, head, kind):
+        path = self._path / "attention" / f"layer{layer}_head{head}_{kind}.npy"
+        if not path.is_file():
+            raise RunFileError(f"{path}: missing; {self._attention_inventory()}")
+        try:
+            array = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as e:
+            raise RunFileError(f"{path}: not a readable .npy file: {e}") from None
+        array.flags.writeable = False
+        return array
+
+    @property
+    def checkpoint_step(self):
+        """The training step checkpoint.bin was written at (the steps done, the step a resume starts from),
+        or None when the folder has none. A damaged header or table raises CheckpointError."""
+        return self._cached("checkpoint_step", self._read_checkpoint_step)
+
+    def _read_checkpoint_step(self):
+        path = self._path / "checkpoint.bin"
+        if not path.exists():
+            return None
+        return checkpoint_step(path)
+
+    def __repr__(self):
+        summary = self.summary
+        if summary is None:
+            status = self.state
+        elif summary.get("stop_reason") == STOP_NON_FINITE:
+            status = f"diverged after {summary['steps']} steps"
+        else:
+            status = f"finished, {summary['steps']} steps ({summary.get('stop_reason')})"
+        return f"<sinklab.Run {self.name!r}: {status}, {self._path}>"
+
+
+# checkpoint.bin, format 3 (run_files/checkpoint_file.h): a 60-byte header, the parameter table (its last
+# 8 bytes: the training state's size), the data, whose last bytes are the training state
+# (run_files/checkpoint.h), which starts with the i64 steps done.
+CHECKPOINT_MAGIC = b"SINKCKPT"
+CHECKPOINT_FORMAT = 3
+CHECKPOINT_HEADER = struct.Struct("<8sI6Q")  # magic, format, model hash, config hash, table bytes,
+#                                              data bytes, table checksum, data checksum
+CHECKPOINT_HASHED_HEADER_BYTES = 44  # magic .. data bytes: what the table checksum covers
+TRAINING_STATE_BYTES = 74
+MAX_CHECKPOINT_TABLE_BYTES = 64 << 20  # far above any model's table: a corrupt size is not read
+
+
+def _fnv1a(data):
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def checkpoint_step(path):
+    """The steps done recorded in checkpoint file `path`. Checks the magic, format, sizes and the table's
+    checksum (not the data's, which would read every weight). Raises CheckpointError naming the file."""
+    path = pathlib.Path(path)
+
+    def fail(problem):
+        return CheckpointError(f"checkpoint {path}: {problem}")
+
+    try:
+        with open(path, "rb") as f:
+            header = f.read(CHECKPOINT_HEADER.size)
+            if not header.startswith(CHECKPOINT_MAGIC[:len(header)]) or len(header) < len(CHECKPOINT_MAGIC):
+                raise fail("not a sinklab checkpoint (bad magic)")
+            if len(header) < CHECKPOINT_HEADER.size:
+                raise fail("truncated")
+            _, fmt, _, _, table_bytes, data_bytes, table_sum, _ = CHECKPOINT_HEADER.unpack(header)
+            if fmt != CHECKPOINT_FORMAT:
+                raise fail(f"format {fmt}, this reader reads format {CHECKPOINT_FORMAT}")
+            size = f.seek(0, 2)
+            if (table_bytes > MAX_CHECKPOINT_TABLE_BYTES or size - len(header) < table_bytes
+                    or size - len(header) - table_bytes != data_bytes):
+                raise fail(f"truncated or padded (the file has {size} bytes; its header announces a table of "
+                           f"{table_bytes} and data of {data_bytes})")
+            f.seek(len(header))
+            table = f.read(table_bytes)
+            if _fnv1a(header[:CHECKPOINT_HASHED_HEADER_BYTES] + table) != table_sum:
+                raise fail("corrupt parameter table (checksum mismatch)")
+            (state_bytes,) = struct.unpack_from("<Q", table, len(table) - 8) if len(table) >= 8 else (None,)
+            if state_bytes != TRAINING_STATE_BYTES or data_bytes < state_bytes:
+                raise fail(f"training state: {state_bytes} bytes, a training state has {TRAINING_STATE_BYTES}")
+            f.seek(size - state_bytes)
+            (step,) = struct.unpack("<q", f.read(8))
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {path}: cannot read: {e.strerror or e}") from None
+    if step < 0:
+        raise fail(f"training state: step {step} is negative")
+    return step
