@@ -45,8 +45,8 @@ using HookList = std::vector<std::pair<std::string, py::function>>;
 std::shared_ptr<Graph> graph_for_pass(PyModel& m) {
   if (m.spare && m.spare.use_count() == 1) {
     m.spare->reset();
-  } else {
-    m.spare = std::make_shared<Graph>();
+  } else {  // sized like the last pass's, so that a pass of the same inputs does not grow it block by block
+    m.spare = std::make_shared<Graph>(m.spare ? std::max(m.spare->arena().high_water(), size_t{1} << 16) : size_t{1} << 16);
   }
   m.spare->set_grad_enabled(false);
   return m.spare;

@@ -8,11 +8,24 @@ from . import _sinklab, hooks
 from .errors import (CheckpointError, ConfigError, Error, FileError, RunFileError, RunFolderBusy, SweepError,
                      TaskError)
 from .models import Model, build_model, construct, load_model
+from .runs import Run
+from .sweeps import Sweep
 
-load_config = _sinklab.load_config
-config_yaml = _sinklab.config_yaml
+
+
+def load_config(path, overrides=()):
+    """The config file `path` with overrides ('key=value' strings, or a dict) applied and validated, every
+    key resolved, as a dict; what a run writes to its config.yaml."""
+    from .models import _override_list, _path_of
+    return _sinklab.load_config(_path_of(path), _override_list(overrides))
+
+
+def config_yaml(path, overrides=()):
+    """The same resolved config as YAML text."""
+    from .models import _override_list, _path_of
+    return _sinklab.config_yaml(_path_of(path), _override_list(overrides))
 
 __all__ = [
     "CheckpointError", "ConfigError", "Error", "FileError", "RunFileError", "RunFolderBusy", "SweepError",
-    "TaskError", "load_config", "config_yaml", "Model", "build_model", "construct", "load_model", "hooks",
+    "TaskError", "load_config", "config_yaml", "Model", "build_model", "construct", "load_model", "hooks", "Run", "Sweep",
 ]

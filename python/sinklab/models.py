@@ -1,7 +1,10 @@
 """Models in Python: load, parameters as NumPy views, caches and hooks (docs/python.md, "Models")."""
 import os
 
+import numpy as np
+
 from . import _sinklab
+from .errors import FileError
 
 
 def _path_of(run_or_path):
@@ -40,13 +43,13 @@ class Model:
 
     def __call__(self, inputs, ablate="none", heads="all"):
         """The model's output [B, T, output_dim] for `inputs`."""
-        output, _ = self._native.run(inputs, None, False, ablate, heads)
+        output, _ = self._native.run(np.asarray(inputs), None, False, ablate, heads)
         return output
 
     def run_with_cache(self, inputs, names=None, ablate="none", heads="all"):
         """(output, cache): the cache maps every activation name to a NumPy view into the pass's memory.
         `names` (a list, or a function name -> bool) keeps only some, as a dict."""
-        output, cache = self._native.run(inputs, None, True, ablate, heads)
+        output, cache = self._native.run(np.asarray(inputs), None, True, ablate, heads)
         if names is None:
             return output, cache
         keep = names if callable(names) else set(names).__contains__
@@ -59,7 +62,7 @@ class Model:
     def run_with_hooks(self, inputs, hooks, ablate="none", heads="all"):
         """The output with hooks: {name: fn} or [(name, fn), ...]. fn(activation, name) gets a writable
         view and may edit it in place, or return an array of the same shape to replace it."""
-        output, _ = self._native.run(inputs, hooks, False, ablate, heads)
+        output, _ = self._native.run(np.asarray(inputs), hooks, False, ablate, heads)
         return output
 
     def evaluate(self, hooks=None, ablate="none", heads="all", samples=None):
@@ -75,14 +78,26 @@ class Model:
 
 def load_model(run):
     """The model of a run folder, a checkpoint file inside one, or a sinklab.Run."""
-    return Model(_sinklab.load_model(_path_of(run)))
+    path = _path_of(run)
+    if not os.path.exists(path):
+        raise FileError(f"{path}: no such run folder or checkpoint file")
+    return Model(_sinklab.load_model(path))
+
+
+def _override_list(overrides):
+    """['key=value', ...] from a list of such strings or a dict {key: value}."""
+    if isinstance(overrides, dict):
+        return [f"{k}={v}" for k, v in overrides.items()]
+    if isinstance(overrides, (str, bytes)) or not all(isinstance(o, str) for o in overrides):
+        raise TypeError("overrides: expected a list of 'key=value' strings or a dict {key: value}")
+    return list(overrides)
 
 
 def build_model(config, overrides=()):
     """A freshly initialized model of a config file, exactly as training starts it for the config's seed."""
-    return Model(_sinklab.build_model(_path_of(config), list(overrides)))
+    return Model(_sinklab.build_model(_path_of(config), _override_list(overrides)))
 
 
 def construct(config, kind, beta=20.0, c=1.0, overrides=()):
     """The explicit softmax or relu construction on a config's model (docs/reproducing-sinks.md)."""
-    return Model(_sinklab.construct(_path_of(config), kind, beta, c, list(overrides)))
+    return Model(_sinklab.construct(_path_of(config), kind, beta, c, _override_list(overrides)))
