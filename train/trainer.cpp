@@ -136,6 +136,7 @@ struct Trainer::LoopState {
   double loss = 0;         // the last step's training loss
   std::string non_finite;  // what went non-finite and when; non-empty = diverged
   bool interrupted = false;
+  std::exception_ptr on_log_error;  // what TrainOptions::on_log threw: stops the run, rethrown by run()
   ProgressEvaluation last_eval;  // for the progress line; not checkpointed (a resumed run shows its next one)
 };
 
@@ -235,7 +236,7 @@ std::string Trainer::non_finite_after_step(int64_t step, double loss) const {
   return {};
 }
 
-void Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
+MetricsRecord Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
   MetricsRecord r;
   r.step = step;
   r.loss = loss;
@@ -266,6 +267,7 @@ void Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_p
       state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
   }
   log.write(r);
+  return r;
 }
 
 void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state) {
@@ -278,7 +280,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
   const int64_t first_step = state.step;  // its window holds the warm-up (first allocations)
   for (; state.stop == StopRule::none && state.step < tc.max_steps; ++state.step) {
     const int64_t step = state.step;
-    if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested()) {
+    if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested() || state.on_log_error) {
       state.interrupted = true;
       return;
     }
@@ -295,7 +297,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       window_steps = 0;
     }
     if (log_now) {
-      log_step(step, duties.evaluate, state.loss, steps_per_second, log, state);
+      const MetricsRecord record = log_step(step, duties.evaluate, state.loss, steps_per_second, log, state);
       progress.update({.step = step,
                        .max_steps = tc.max_steps,
                        .loss = state.loss,
@@ -303,6 +305,13 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
                        .steps_per_second = steps_per_second,
                        .token_error = objective_.shape().loss == TaskLoss::cross_entropy,
                        .evaluation = state.last_eval});
+      if (options.on_log) {
+        try {
+          options.on_log(record);
+        } catch (...) {
+          state.on_log_error = std::current_exception();
+        }
+      }
     }
     if (!state.non_finite.empty()) return;
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
@@ -386,6 +395,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     // Keep what there is, cheaply: the checkpoint to resume from, no evaluation and no summary.
     if (writes) save(checkpoint, state, log.sync());
     progress.finish(config_.name + ": interrupted at step " + std::to_string(state.step));
+    if (state.on_log_error) std::rethrow_exception(state.on_log_error);
     return s;
   }
 
@@ -402,6 +412,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
   }
   progress.finish(config_.name + ": " + (s.diverged() ? "diverged: " + s.non_finite : s.stop_reason + " after " + std::to_string(state.step) + " steps"));
+  if (state.on_log_error) std::rethrow_exception(state.on_log_error);
   return s;
 }
 

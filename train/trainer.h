@@ -4,7 +4,9 @@
 // of the training batch), evaluation on the fixed evaluation set (models/evaluation.h), checkpoints
 // and the run directory.
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -34,6 +36,10 @@ struct TrainOptions {
   bool quiet = false;                 // no progress output
   int64_t stop_at_step = -1;          // >= 0: end early after this many steps (tests of resume)
   bool stop_like_a_kill = false;      // with stop_at_step: write nothing more, as if killed (tests)
+  // Called with every metrics line after it is written (sinklab.train's on_log). An exception from it
+  // stops the run like an interrupt (checkpoint written, no summary; a run that ends at that step
+  // finishes first), then run() rethrows it. Empty: nothing is called.
+  std::function<void(const MetricsRecord&)> on_log;
 };
 
 // How a run ended, for the command's exit status (docs/reliability.md).
@@ -70,7 +76,8 @@ class Trainer {
   struct LoopState;
   class MetricsLog;
   void run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state);
-  void log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
+  // Writes the step's metrics line and returns it.
+  MetricsRecord log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
   std::string non_finite_after_step(int64_t step, double loss) const;
   // A logged step's sink statistics from a forward-only pass of its batch, one evaluation chunk at a time.
   void observe_batch_in_chunks(int batch);

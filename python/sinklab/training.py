@@ -1,0 +1,322 @@
+"""Training, sweeps and tasks in-process: `train`, `compare` and `task` (docs/python.md, "Training").
+
+`train` runs the same code as `sinklab train` (train/train_in_folder.h), so a run trained here is
+bit-identical to one trained by the command line with the same config, seed and threads. The C++ half is
+python/bindings/training_*.cpp; this file checks the arguments and turns them into the command's flags.
+"""
+
+import contextlib
+import dataclasses
+import json
+import math
+import numbers
+import os
+import pathlib
+import signal
+import tempfile
+
+from . import _sinklab
+from .errors import FileError, Error
+
+__all__ = ["TrainedRun", "Task", "train", "compare", "task", "POSITION_ROLES"]
+
+# The flags a task writes for every position (core/observe/position_roles.h): a `roles` array holds their
+# bitwise or. sink_key: a key attention may park weight on (BOS); no_op_row: a query row with nothing to
+# do (a non-trigger row); active_row: a query row doing the task's work (the trigger row).
+POSITION_ROLES = dict(_sinklab._position_roles)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainedRun:
+    """A run `train` finished: its folder, summary.json as a dict, and how it ended
+    ("finished", or "diverged": summary["non_finite"] says what went non-finite)."""
+
+    path: pathlib.Path
+    summary: dict
+    outcome: str
+
+
+# --- argument checks: a wrong argument is named in a TypeError or ValueError before anything runs ---
+
+def _check_type(name, value, types, expected):
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        raise TypeError(f"{name}: expected {expected}, got {type(value).__name__} {value!r}")
+
+
+def _path_text(name, value):
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if isinstance(text, str):
+            if not text:
+                raise ValueError(f"{name}: the path is empty")
+            return text
+    raise TypeError(f"{name}: expected a path (str or os.PathLike), got {type(value).__name__} {value!r}")
+
+
+def _check_config(config):
+    if not isinstance(config, dict) and not isinstance(config, (str, os.PathLike)):
+        raise TypeError(f"config: expected a config file path (str or os.PathLike) or a dict of config keys, "
+                        f"got {type(config).__name__} {config!r}")
+    if not isinstance(config, dict):
+        _path_text("config", config)
+
+
+def _optional_path_text(name, value):
+    return "" if value is None else _path_text(name, value)
+
+
+def _yaml_scalar(key, value):
+    """A Python value as the YAML text of a config value ('true', '3e-4', 'relu', '[1, 2]')."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise ValueError(f"{key}: {value!r} is not a finite number")
+        return repr(float(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(json.dumps(v) if isinstance(v, str) else _yaml_scalar(key, v) for v in value) + "]"
+    raise TypeError(f"{key}: a config value must be a number, string, bool, None or list, "
+                    f"got {type(value).__name__} {value!r}")
+
+
+def _override_list(overrides):
+    """overrides as `--set` texts: a dict {"model.heads": 2} or an iterable of "key=value" strings."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, dict):
+        sets = []
+        for key, value in overrides.items():
+            if not isinstance(key, str):
+                raise TypeError(f"overrides: keys must be config key strings like 'train.max_steps', got {key!r}")
+            sets.append(f"{key}={_yaml_scalar(key, value)}")
+        return sets
+    if isinstance(overrides, (str, bytes)):
+        raise TypeError("overrides: expected a dict {key: value} or a list of 'key=value' strings, got one string "
+                        f"{overrides!r} (wrap it in a list)")
+    try:
+        sets = list(overrides)
+    except TypeError:
+        raise TypeError("overrides: expected a dict {key: value} or a list of 'key=value' strings, "
+                        f"got {type(overrides).__name__}") from None
+    for item in sets:
+        if not isinstance(item, str) or "=" not in item:
+            raise ValueError(f"overrides: expected 'key=value' strings, got {item!r}")
+    return sets
+
+
+def _whole_number_text(name, value):
+    if value is None:
+        return None
+    _check_type(name, value, (numbers.Integral,), "a whole number")
+    return str(int(value))  # range checked by the config loader, as --seed / --threads are
+
+
+def _yaml_lines(mapping, indent=""):
+    lines = []
+    for key, value in mapping.items():
+        if not isinstance(key, str):
+            raise TypeError(f"config: keys must be strings, got {key!r}")
+        if isinstance(value, dict):
+            lines.append(f"{indent}{key}:")
+            lines.extend(_yaml_lines(value, indent + "  "))
+        else:
+            text = _yaml_scalar(key, value)
+            # Strings go double-quoted (JSON's escapes are YAML's) unless they read back as themselves.
+            if isinstance(value, str):
+                text = json.dumps(value)
+            lines.append(f"{indent}{key}: {text}")
+    return lines
+
+
+@contextlib.contextmanager
+def _config_file(config):
+    """The config as a file: a path as it is; a dict written to a temporary config.yaml (its `name` key,
+    if any, names the run; else the run is called "config", after the file, as the loader does)."""
+    if isinstance(config, dict):
+        with tempfile.TemporaryDirectory(prefix="sinklab-config-") as folder:
+            path = pathlib.Path(folder) / "config.yaml"
+            path.write_text("\n".join(_yaml_lines(config)) + "\n", encoding="utf-8")
+            yield str(path)
+    else:
+        text = _path_text("config", config)
+        if not os.path.isfile(text):
+            raise FileError(f"config {text}: no such file")
+        yield text
+
+
+# --- train ---
+
+def _resume_hint(folder):
+    return f"sinklab.train(resume={str(folder)!r})"
+
+
+def _command_line(config_label, sets, out, resume, seed, threads, name, force):
+    """The `sinklab train` flags this call amounts to, for the run's provenance.json."""
+    words = ["sinklab.train"]
+    if config_label:
+        words.append(config_label)
+    if resume:
+        words += ["--resume", resume]
+    for s in sets:
+        words += ["--set", s]
+    for flag, value in (("--out", out), ("--seed", seed), ("--threads", threads), ("--name", name)):
+        if value:
+            words += [flag, value]
+    if force:
+        words.append("--force")
+    return words
+
+
+def train(config=None, overrides=None, out=None, seed=None, threads=None, name=None, on_log=None, quiet=True,
+          force=False, resume=None):
+    """Trains one run in this process, exactly as `sinklab train CONFIG --set ...` does (same folder,
+    files, messages and bits).
+
+    config: a config file (str or os.PathLike) or a dict of config keys; not needed with `resume`.
+    overrides: {key: value} or ["key=value", ...], as --set. out: the run folder (default
+    runs/<name>-seed<seed>, the name derived from the overrides as the command line does). seed, threads:
+    whole numbers, as --seed / --threads. name: the run name. on_log(step, record): called with every
+    metrics.jsonl line as a dict; an exception it raises stops the run at a checkpoint and propagates.
+    quiet: no progress lines on stderr. force: start over in a folder that holds a run. resume: an
+    unfinished run's folder (or its checkpoint.bin) to continue bit-identically, as --resume.
+
+    Returns a TrainedRun. Ctrl-C stops the run at a checkpoint and raises KeyboardInterrupt saying how to
+    continue it; Python's own Ctrl-C handler is back afterwards.
+    """
+    if config is None and resume is None:
+        raise TypeError("train: give a config (a file or a dict), or resume=RUN_DIR")
+    if config is not None:
+        _check_config(config)
+    sets = _override_list(overrides)
+    out_text = _optional_path_text("out", out)
+    resume_text = _optional_path_text("resume", resume)
+    seed_text = _whole_number_text("seed", seed)
+    threads_text = _whole_number_text("threads", threads)
+    if name is not None:
+        _check_type("name", name, (str,), "a string")
+    if on_log is not None and not callable(on_log):
+        raise TypeError(f"on_log: expected a function on_log(step, record), got {type(on_log).__name__} {on_log!r}")
+    _check_type("quiet", quiet, (bool,), "True or False")
+    _check_type("force", force, (bool,), "True or False")
+
+    def log_record(step, line):
+        on_log(step, json.loads(line))
+
+    with contextlib.ExitStack() as stack:
+        config_text = "" if config is None else stack.enter_context(_config_file(config))
+        config_label = "<dict>" if isinstance(config, dict) else config_text
+        words = _command_line(config_label, sets, out_text, resume_text, seed_text, threads_text, name, force)
+        folder, outcome, steps, stop_signal = _sinklab._train(
+            config_text, sets, out_text, resume_text, seed_text, threads_text, name, quiet, force,
+            None if on_log is None else log_record, words)
+    folder = pathlib.Path(folder)
+    if outcome == "interrupted":
+        if stop_signal not in (0, signal.SIGINT):
+            signal.raise_signal(stop_signal)  # SIGTERM, SIGHUP: what this process does on them, now the run is saved
+        raise KeyboardInterrupt(f"sinklab.train: interrupted at step {steps}; the checkpoint is in {folder}: "
+                                f"continue with {_resume_hint(folder)}")
+    with open(folder / "summary.json", encoding="utf-8") as f:
+        summary = json.load(f)
+    return TrainedRun(folder, summary, outcome)
+
+
+# --- compare ---
+
+def _sinklab_executable():
+    """The sinklab binary for the sweep's trainings: $SINKLAB_EXECUTABLE, else the one this package was
+    built with (build/python/sinklab/ -> build/sinklab)."""
+    override = os.environ.get("SINKLAB_EXECUTABLE")
+    path = pathlib.Path(override) if override else pathlib.Path(__file__).resolve().parents[2] / "sinklab"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        source = "SINKLAB_EXECUTABLE" if override else "the build next to this package"
+        raise FileError(f"compare: the sinklab binary {path} (from {source}) is missing or not executable: build it "
+                        "with scripts/build.sh, or set SINKLAB_EXECUTABLE to a sinklab binary")
+    return str(path)
+
+
+def compare(sweep, jobs=2, out=None, sets=None, dry_run=False):
+    """Runs a sweep in this process, as `sinklab compare SWEEP --jobs N [--out DIR] [--set k=v]...
+    [--dry-run]` does: every run a `sinklab train` child (the binary beside this package, or
+    $SINKLAB_EXECUTABLE), finished runs skipped, then the report. Returns the output folder.
+
+    Raises SweepError for a wrong sweep, Error when a run failed (the others still ran), and
+    KeyboardInterrupt on Ctrl-C once the children are stopped (calling compare again resumes).
+    """
+    sweep_text = _path_text("sweep", sweep)
+    if not os.path.isfile(sweep_text):
+        raise FileError(f"sweep {sweep_text}: no such file")
+    _check_type("jobs", jobs, (numbers.Integral,), "a whole number")
+    if not 1 <= jobs <= 4096:
+        raise ValueError(f"jobs: expected 1 .. 4096 trainings at once, got {jobs}")
+    out_text = _optional_path_text("out", out)
+    set_list = _override_list(sets)
+    _check_type("dry_run", dry_run, (bool,), "True or False")
+    executable = _sinklab_executable()
+    folder, code, stop_signal = _sinklab._compare(sweep_text, int(jobs), out_text, set_list, dry_run, executable)
+    folder = pathlib.Path(folder)
+    if stop_signal:
+        raise KeyboardInterrupt(f"sinklab.compare: interrupted; the finished runs are kept in {folder}: "
+                                f"call sinklab.compare({sweep_text!r}, ...) again to resume")
+    if code != 0:
+        raise Error(f"compare {sweep_text}: some runs failed or the report could not be written "
+                    f"(see the messages above); the rest is in {folder}")
+    return folder
+
+
+# --- tasks ---
+
+class Task:
+    """A config's task: `name`, `shape` (input, seq_len, input_dim, output_dim, loss), batches as NumPy arrays
+    and the fixed evaluation set. Arrays: `inputs` [B, T, input_dim] float32 or `input_ids` [B, T] int32,
+    `targets` [B, T, output_dim] float32 or `target_ids` [B, T] int32 (-1: not scored), and `roles` [B, T]
+    uint8 (POSITION_ROLES flags)."""
+
+    def __init__(self, native):
+        self._native = native
+
+    @property
+    def name(self):
+        return self._native.name
+
+    @property
+    def shape(self):
+        return self._native.shape
+
+    def __repr__(self):
+        return f"Task({self.name!r}, {self.shape})"
+
+    def batch(self, seed, size=None, split="train"):
+        """`size` samples (default: the config's train.batch_size) drawn from a generator seeded with
+        `seed` (0 .. 2^64-1): the same seed always gives the same batch. split: "train" or "eval" (the
+        evaluation's draws, e.g. its fixed trigger position)."""
+        _check_type("seed", seed, (numbers.Integral,), "a whole number")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed: expected 0 .. 2^64-1, got {seed}")
+        if size is None:
+            size = self._native.batch_size
+        _check_type("size", size, (numbers.Integral,), "a whole number")
+        if not 1 <= size < 2**31:
+            raise ValueError(f"size: expected 1 .. 2^31-1 samples, got {size}")
+        _check_type("split", split, (str,), "'train' or 'eval'")
+        if split not in ("train", "eval"):
+            raise ValueError(f"split: expected 'train' or 'eval', got {split!r}")
+        return self._native.batch(int(seed), int(size), split)
+
+    def eval_batch(self):
+        """The fixed evaluation set (task.eval_samples from task.eval_seed, at task.eval_seq_len when set),
+        exactly as training and `sinklab eval` evaluate on it."""
+        return self._native.eval_batch()
+
+
+def task(config, overrides=None):
+    """The task of a config (a file or a dict) with overrides ({key: value} or ["key=value", ...])."""
+    _check_config(config)
+    sets = _override_list(overrides)
+    with _config_file(config) as path:
+        return Task(_sinklab._task(path, sets))
