@@ -10,6 +10,7 @@ from .errors import (CheckpointError, ConfigError, Error, FileError, RunFileErro
 from .models import Model, build_model, construct, load_model
 from .runs import Run
 from .sweeps import Sweep
+from .training import POSITION_ROLES, Task, compare, task, train
 
 
 
@@ -27,5 +28,5 @@ def config_yaml(path, overrides=()):
 
 __all__ = [
     "CheckpointError", "ConfigError", "Error", "FileError", "RunFileError", "RunFolderBusy", "SweepError",
-    "TaskError", "load_config", "config_yaml", "Model", "build_model", "construct", "load_model", "hooks", "Run", "Sweep",
+    "TaskError", "load_config", "config_yaml", "Model", "build_model", "construct", "load_model", "hooks", "Run", "Sweep", "POSITION_ROLES", "Task", "compare", "task", "train",
 ]

@@ -6,7 +6,6 @@ python/bindings/training_*.cpp; this file checks the arguments and turns them in
 """
 
 import contextlib
-import dataclasses
 import json
 import math
 import numbers
@@ -17,23 +16,15 @@ import tempfile
 
 from . import _sinklab
 from .errors import FileError, Error
+from .runs import Run
+from .sweeps import Sweep
 
-__all__ = ["TrainedRun", "Task", "train", "compare", "task", "POSITION_ROLES"]
+__all__ = ["Task", "train", "compare", "task", "POSITION_ROLES"]
 
 # The flags a task writes for every position (core/observe/position_roles.h): a `roles` array holds their
 # bitwise or. sink_key: a key attention may park weight on (BOS); no_op_row: a query row with nothing to
 # do (a non-trigger row); active_row: a query row doing the task's work (the trigger row).
 POSITION_ROLES = dict(_sinklab._position_roles)
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainedRun:
-    """A run `train` finished: its folder, summary.json as a dict, and how it ended
-    ("finished", or "diverged": summary["non_finite"] says what went non-finite)."""
-
-    path: pathlib.Path
-    summary: dict
-    outcome: str
 
 
 # --- argument checks: a wrong argument is named in a TypeError or ValueError before anything runs ---
@@ -186,7 +177,8 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
     quiet: no progress lines on stderr. force: start over in a folder that holds a run. resume: an
     unfinished run's folder (or its checkpoint.bin) to continue bit-identically, as --resume.
 
-    Returns a TrainedRun. Ctrl-C stops the run at a checkpoint and raises KeyboardInterrupt saying how to
+    Returns the run as a sinklab.Run (its `state` says "finished", or "diverged": summary["non_finite"]
+    says what went non-finite). Ctrl-C stops the run at a checkpoint and raises KeyboardInterrupt saying how to
     continue it; Python's own Ctrl-C handler is back afterwards.
     """
     if config is None and resume is None:
@@ -221,9 +213,7 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
             signal.raise_signal(stop_signal)  # SIGTERM, SIGHUP: what this process does on them, now the run is saved
         raise KeyboardInterrupt(f"sinklab.train: interrupted at step {steps}; the checkpoint is in {folder}: "
                                 f"continue with {_resume_hint(folder)}")
-    with open(folder / "summary.json", encoding="utf-8") as f:
-        summary = json.load(f)
-    return TrainedRun(folder, summary, outcome)
+    return Run(folder)
 
 
 # --- compare ---
@@ -243,7 +233,8 @@ def _sinklab_executable():
 def compare(sweep, jobs=2, out=None, sets=None, dry_run=False):
     """Runs a sweep in this process, as `sinklab compare SWEEP --jobs N [--out DIR] [--set k=v]...
     [--dry-run]` does: every run a `sinklab train` child (the binary beside this package, or
-    $SINKLAB_EXECUTABLE), finished runs skipped, then the report. Returns the output folder.
+    $SINKLAB_EXECUTABLE), finished runs skipped, then the report. Returns the sweep as a sinklab.Sweep
+    (with dry_run, only its folder: nothing ran).
 
     Raises SweepError for a wrong sweep, Error when a run failed (the others still ran), and
     KeyboardInterrupt on Ctrl-C once the children are stopped (calling compare again resumes).
@@ -266,7 +257,7 @@ def compare(sweep, jobs=2, out=None, sets=None, dry_run=False):
     if code != 0:
         raise Error(f"compare {sweep_text}: some runs failed or the report could not be written "
                     f"(see the messages above); the rest is in {folder}")
-    return folder
+    return folder if dry_run else Sweep(folder)
 
 
 # --- tasks ---

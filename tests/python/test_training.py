@@ -54,7 +54,7 @@ def cli_run(tmp_path_factory):
 
 def test_train_is_bit_identical_to_the_command_line(cli_run, tmp_path):
     run = train(TINY, overrides=SHORT, out=tmp_path / "py", seed=3, threads=1)
-    assert run.outcome == "finished"
+    assert run.state == "finished"
     assert run.path == tmp_path / "py"
     assert run.summary == json.loads((tmp_path / "py" / "summary.json").read_text())
     assert_same_run(run.path, cli_run)
@@ -124,7 +124,7 @@ def test_an_exception_in_on_log_stops_at_a_checkpoint_and_propagates(cli_run, tm
     assert not (folder / "summary.json").exists()
     assert [r["step"] for r in metrics_lines(folder)] == [0, 10]
     resumed = train(resume=folder)
-    assert resumed.outcome == "finished"
+    assert resumed.state == "finished"
     assert_same_run(folder, cli_run)
 
 
@@ -146,7 +146,7 @@ def test_ctrl_c_stops_at_a_checkpoint_says_how_to_resume_and_gives_python_its_ha
         os.kill(os.getpid(), signal.SIGINT)
         threading.Event().wait(5)
     resumed = train(resume=folder)
-    assert resumed.outcome == "finished"
+    assert resumed.state == "finished"
     assert_same_run(folder, cli_run)
 
 
@@ -194,11 +194,10 @@ def test_compare_runs_the_sweep_with_the_binary_beside_the_package(sweep_file, t
     assert listed == tmp_path / "sweep"
     assert not listed.exists()  # a dry run writes nothing
     assert str(SINKLAB.resolve()) in capsys.readouterr().out  # the commands it would run
-    folder = compare(sweep_file, jobs=2, out=tmp_path / "sweep", sets=sets)
-    assert folder == tmp_path / "sweep"
-    summaries = sorted(folder.glob("runs/*/summary.json"))
-    assert len(summaries) == 2
-    assert (folder / "sweep.json").exists()
+    sweep = compare(sweep_file, jobs=2, out=tmp_path / "sweep", sets=sets)
+    assert sweep.path == tmp_path / "sweep"
+    summaries = sorted(sweep.path.glob("runs/*/summary.json"))
+    assert len(summaries) == 2 and len(sweep) == 2 and all(run.finished for run in sweep)
 
 
 def test_compare_refuses_a_missing_binary(sweep_file, monkeypatch):
