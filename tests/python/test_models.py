@@ -198,3 +198,18 @@ def test_fresh_and_constructed_models(tmp_path):
     assert metrics["max_abs_error"] < 1e-6 * 1e3  # the construction's error, 14 / (e^20 + 15)
     with pytest.raises(ValueError, match="kind must be"):
         sinklab.construct(SOURCE_DIR / "configs/paper/1x1_softmax.yaml", "sigmoid")
+
+
+@pytest.mark.parametrize("gate, width", [("per_head", 1), ("elementwise", 16)])
+def test_gated_attention_caches_its_gate_and_the_virtual_mass_it_implies(gate, width):
+    from conftest import SOURCE_DIR
+    model = sinklab.build_model(SOURCE_DIR / "configs/paper/1x1_softmax.yaml",
+                                ["model.attention.normalizer.name=gated_softmax", f"model.attention.normalizer.gate={gate}"])
+    x = np.random.default_rng(6).standard_normal((2, 16, 16)).astype(np.float32)
+    _, cache = model.run_with_cache(x)
+    g = cache["blocks.0.attn.gate"]
+    assert g.shape == (2, 16, 1, width) and np.all((g > 0) & (g < 1))
+    # softmax rows send no mass away, so what the gate closes is the whole virtual mass: 1 - mean gate.
+    np.testing.assert_allclose(cache["blocks.0.attn.virtual_mass"][:, 0, :], 1 - g[:, :, 0, :].mean(axis=-1), rtol=1e-6)
+    closed = model.run_with_hooks(x, [hooks.zero("blocks.0.attn.gate")])
+    np.testing.assert_array_equal(closed, np.zeros_like(closed))  # no residual, no bias: a closed gate outputs 0
