@@ -17,13 +17,15 @@ from .training import POSITION_ROLES, Task, compare, task, train
 def load_config(path, overrides=()):
     """The config file `path` with overrides ('key=value' strings, or a dict) applied and validated, every
     key resolved, as a dict; what a run writes to its config.yaml."""
-    from .models import _override_list, _path_of
+    from .models import _path_of
+    from .training import _override_list
     return _sinklab.load_config(_path_of(path), _override_list(overrides))
 
 
 def config_yaml(path, overrides=()):
     """The same resolved config as YAML text."""
-    from .models import _override_list, _path_of
+    from .models import _path_of
+    from .training import _override_list
     return _sinklab.config_yaml(_path_of(path), _override_list(overrides))
 
 __all__ = [

@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _sinklab
 from .errors import FileError
+from .training import _override_list
 
 
 def _path_of(run_or_path):
@@ -82,15 +83,6 @@ def load_model(run):
     if not os.path.exists(path):
         raise FileError(f"{path}: no such run folder or checkpoint file")
     return Model(_sinklab.load_model(path))
-
-
-def _override_list(overrides):
-    """['key=value', ...] from a list of such strings or a dict {key: value}."""
-    if isinstance(overrides, dict):
-        return [f"{k}={v}" for k, v in overrides.items()]
-    if isinstance(overrides, (str, bytes)) or not all(isinstance(o, str) for o in overrides):
-        raise TypeError("overrides: expected a list of 'key=value' strings or a dict {key: value}")
-    return list(overrides)
 
 
 def build_model(config, overrides=()):

@@ -10,6 +10,13 @@ BINARY_DIR = pathlib.Path(os.environ.get("SINKLAB_BINARY_DIR", SOURCE_DIR / "bui
 SINKLAB = BINARY_DIR / "sinklab"
 
 
+def as_dict(table):
+    """A table in either form (pandas DataFrame, or dict of NumPy arrays) as {column: NumPy array}."""
+    if isinstance(table, dict):
+        return table
+    return {name: table[name].to_numpy() for name in table.columns}
+
+
 def run_cli(*args, cwd=None):
     """Runs the sinklab binary; fails the test with its stderr when it fails."""
     done = subprocess.run([str(SINKLAB), *map(str, args)], cwd=cwd, capture_output=True, text=True)

@@ -9,16 +9,10 @@ import time
 import numpy as np
 import pytest
 
-from conftest import SINKLAB, SOURCE_DIR
+from conftest import as_dict, SINKLAB, SOURCE_DIR
 from sinklab import _sinklab, errors
 from sinklab.runs import Run
 
-
-def as_dict(table):
-    """A table in either form as {column: NumPy array}."""
-    if isinstance(table, dict):
-        return table
-    return {name: table[name].to_numpy() for name in table.columns}
 
 
 def same(value, expected):

@@ -6,7 +6,7 @@ import shutil
 import numpy as np
 import pytest
 
-from conftest import SOURCE_DIR, run_cli
+from conftest import as_dict, SOURCE_DIR, run_cli
 from sinklab import errors
 from sinklab.runs import Run
 from sinklab.sweeps import Sweep
@@ -34,11 +34,6 @@ def tiny_sweep(tmp_path_factory):
     run_cli("compare", spec, "--jobs", "2", "--out", out, "--set", "train.max_steps=30", "--set", "train.log_every=10")
     return out
 
-
-def as_dict(table):
-    if isinstance(table, dict):
-        return table
-    return {name: table[name].to_numpy() for name in table.columns}
 
 
 def same(value, expected):
