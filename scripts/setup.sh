@@ -15,9 +15,9 @@ packages=(
   clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
   libopenmpi-dev openmpi-bin           # `sinklab compare --mpi` (FindMPI) and mpirun for its tests (docs/cluster.md)
   # The Python package (python/, docs/python.md), its tests and the example notebook, for Debian's
-  # /usr/bin/python3: the module, arrays, tables, tests, figures, and running notebooks headless.
+  # /usr/bin/python3: the module, arrays, tables, tests, figures, running notebooks headless or in Jupyter.
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib
-  jupyter-nbconvert python3-nbclient python3-ipykernel
+  jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-notebook
 )
 # PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
