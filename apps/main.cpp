@@ -9,7 +9,7 @@
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
-#include "core/text/shell_quote.h"
+#include "train/train_in_folder.h"
 #include "run_files/run_provenance.h"
 
 namespace sinklab::apps {
@@ -19,9 +19,7 @@ std::vector<std::string> g_command_line;
 const std::vector<std::string>& command_line() { return g_command_line; }
 
 std::string sinklab_command(const std::vector<std::string>& args) {
-  std::vector<std::string> words{g_command_line.empty() ? std::string("sinklab") : g_command_line.front()};
-  words.insert(words.end(), args.begin(), args.end());
-  return shell_command(words);
+  return suggested_command(g_command_line.empty() ? std::string("sinklab") : g_command_line.front(), args);
 }
 
 // `sinklab --version`: the build and the kernel path this machine runs (bit-identical results need both).
