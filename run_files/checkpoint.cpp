@@ -68,4 +68,8 @@ TrainingState load_checkpoint(const std::filesystem::path& path, const Checkpoin
   return decode(read_checkpoint_file(path, hashes, CheckpointUse::resume, params), path.string());
 }
 
+TrainingState read_training_state(const std::filesystem::path& path) {
+  return decode(read_checkpoint_training_state(path), path.string());
+}
+
 }  // namespace sinklab

@@ -341,6 +341,16 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   return data.substr(block_bytes * (1 + table.moments.size()));
 }
 
+std::string read_checkpoint_training_state(const std::filesystem::path& path) {
+  const CheckpointInput in(path, path.string());
+  const Header header = read_checked_header(in, in.size());
+  const Table table = parse_table(header.table_text, in);
+  if (table.training_state_bytes > header.data_bytes)
+    throw in.error("corrupt header: a training state of " + std::to_string(table.training_state_bytes) +
+                   " bytes in data of " + std::to_string(header.data_bytes));
+  return in.read(in.size() - table.training_state_bytes, table.training_state_bytes);
+}
+
 std::string checkpoint_damage(const std::filesystem::path& path) {
   try {
     const CheckpointInput in(path, path.string());

@@ -57,6 +57,10 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHa
 std::string read_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& expected, CheckpointUse use,
                                  ParameterStore& params);
 
+// The training-state blob of a checkpoint without a model and without reading the weights: checks the
+// magic, format, sizes and the table's checksum (not the data's). Throws CheckpointError naming the file.
+std::string read_checkpoint_training_state(const std::filesystem::path& path);
+
 // What makes the file unusable as a checkpoint of any model, as read_checkpoint_file words it (the
 // file named first); empty when its magic, format, sizes, table and both checksums are right. Reads
 // the whole file in pieces. A sweep checks a run's checkpoint with it before resuming the run.

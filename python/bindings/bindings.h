@@ -11,6 +11,8 @@ void bind_errors(pybind11::module_& m);
 void bind_configs(pybind11::module_& m);
 // Models: load, parameters as NumPy views, run_with_cache, run_with_hooks.
 void bind_models(pybind11::module_& m);
+// Run-folder files read by the C++ reader of record (the checkpoint's training state).
+void bind_run_files(pybind11::module_& m);
 // Training, sweeps and task sampling in-process.
 void bind_training(pybind11::module_& m);
 

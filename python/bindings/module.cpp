@@ -6,5 +6,6 @@ PYBIND11_MODULE(_sinklab, m) {
   sinklab::python::bind_errors(m);
   sinklab::python::bind_configs(m);
   sinklab::python::bind_models(m);
+  sinklab::python::bind_run_files(m);
   sinklab::python::bind_training(m);
 }

@@ -6,12 +6,11 @@ import json
 import operator
 import pathlib
 import re
-import struct
 
 import numpy as np
 
 from . import _sinklab, tables
-from .errors import CheckpointError, FileError, RunFileError
+from .errors import FileError, RunFileError
 
 # Every name a run writes (run_files/run_folder.cpp): a folder holding none of them is not a run folder.
 RUN_FILES = ("summary.json", "checkpoint.bin", "metrics.jsonl", "run.json", "config.yaml", "attention")
@@ -375,7 +374,7 @@ class Run:
         path = self._path / "checkpoint.bin"
         if not path.exists():
             return None
-        return checkpoint_step(path)
+        return _sinklab.checkpoint_step(str(path))
 
     def __repr__(self):
         summary = self.summary
@@ -386,61 +385,3 @@ class Run:
         else:
             status = f"finished, {summary['steps']} steps ({summary.get('stop_reason')})"
         return f"<sinklab.Run {self.name!r}: {status}, {self._path}>"
-
-
-# checkpoint.bin, format 3 (run_files/checkpoint_file.h): a 60-byte header, the parameter table (its last
-# 8 bytes: the training state's size), the data, whose last bytes are the training state
-# (run_files/checkpoint.h), which starts with the i64 steps done.
-CHECKPOINT_MAGIC = b"SINKCKPT"
-CHECKPOINT_FORMAT = 3
-CHECKPOINT_HEADER = struct.Struct("<8sI6Q")  # magic, format, model hash, config hash, table bytes,
-#                                              data bytes, table checksum, data checksum
-CHECKPOINT_HASHED_HEADER_BYTES = 44  # magic .. data bytes: what the table checksum covers
-TRAINING_STATE_BYTES = 74
-MAX_CHECKPOINT_TABLE_BYTES = 64 << 20  # far above any model's table: a corrupt size is not read
-
-
-def _fnv1a(data):
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def checkpoint_step(path):
-    """The steps done recorded in checkpoint file `path`. Checks the magic, format, sizes and the table's
-    checksum (not the data's, which would read every weight). Raises CheckpointError naming the file."""
-    path = pathlib.Path(path)
-
-    def fail(problem):
-        return CheckpointError(f"checkpoint {path}: {problem}")
-
-    try:
-        with open(path, "rb") as f:
-            header = f.read(CHECKPOINT_HEADER.size)
-            if not header.startswith(CHECKPOINT_MAGIC[:len(header)]) or len(header) < len(CHECKPOINT_MAGIC):
-                raise fail("not a sinklab checkpoint (bad magic)")
-            if len(header) < CHECKPOINT_HEADER.size:
-                raise fail("truncated")
-            _, fmt, _, _, table_bytes, data_bytes, table_sum, _ = CHECKPOINT_HEADER.unpack(header)
-            if fmt != CHECKPOINT_FORMAT:
-                raise fail(f"format {fmt}, this reader reads format {CHECKPOINT_FORMAT}")
-            size = f.seek(0, 2)
-            if (table_bytes > MAX_CHECKPOINT_TABLE_BYTES or size - len(header) < table_bytes
-                    or size - len(header) - table_bytes != data_bytes):
-                raise fail(f"truncated or padded (the file has {size} bytes; its header announces a table of "
-                           f"{table_bytes} and data of {data_bytes})")
-            f.seek(len(header))
-            table = f.read(table_bytes)
-            if _fnv1a(header[:CHECKPOINT_HASHED_HEADER_BYTES] + table) != table_sum:
-                raise fail("corrupt parameter table (checksum mismatch)")
-            (state_bytes,) = struct.unpack_from("<Q", table, len(table) - 8) if len(table) >= 8 else (None,)
-            if state_bytes != TRAINING_STATE_BYTES or data_bytes < state_bytes:
-                raise fail(f"training state: {state_bytes} bytes, a training state has {TRAINING_STATE_BYTES}")
-            f.seek(size - state_bytes)
-            (step,) = struct.unpack("<q", f.read(8))
-    except OSError as e:
-        raise CheckpointError(f"checkpoint {path}: cannot read: {e.strerror or e}") from None
-    if step < 0:
-        raise fail(f"training state: step {step} is negative")
-    return step

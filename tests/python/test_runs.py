@@ -240,10 +240,10 @@ def test_a_corrupt_npy_names_the_file(tiny_run, tmp_path):
 
 @pytest.mark.parametrize("damage, message", [
     (lambda b: b"NOTACKPT" + b[8:], "not a sinklab checkpoint"),
-    (lambda b: b[:8] + (7).to_bytes(4, "little") + b[12:], "format 7, this reader reads format 3"),
+    (lambda b: b[:8] + (7).to_bytes(4, "little") + b[12:], "format 7, this build reads format 3"),
     (lambda b: b[:-1], "truncated or padded"),
-    (lambda b: b[:61] + bytes([b[61] ^ 1]) + b[62:], r"corrupt parameter table \(checksum mismatch\)"),
-    (lambda b: b[:20] + bytes([b[20] ^ 1]) + b[21:], r"corrupt parameter table \(checksum mismatch\)"),  # a hash
+    (lambda b: b[:61] + bytes([b[61] ^ 1]) + b[62:], r"checksum mismatch in the header or parameter table"),
+    (lambda b: b[:20] + bytes([b[20] ^ 1]) + b[21:], r"checksum mismatch in the header or parameter table"),  # a hash
 ])
 def test_a_damaged_checkpoint_raises_checkpoint_error(tiny_run, tmp_path, damage, message):
     folder = copy_run(tiny_run, tmp_path)

@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -58,6 +60,33 @@ TEST(TrainingCheckpoint, TheTrainingStateRoundTripsExactly) {
   EXPECT_EQ(std::memcmp(loaded.values().data(), saved.values().data(), saved.values().size_bytes()), 0);
   ASSERT_EQ(loaded.moment_count(), 1);
   EXPECT_EQ(loaded.moment(0)[1], 3.0f);
+  fs::remove(path);
+}
+
+// A run folder's reader (sinklab.Run.checkpoint_step) needs the step without the model.
+TEST(TrainingCheckpoint, TheTrainingStateReadsWithoutAModelAndADamagedTableIsNamed) {
+  ParameterStore saved = small_store();
+  TrainingState s;
+  s.step = 4321;
+  s.optimizer_steps = 17;
+  const fs::path path = temp_file("state_only.bin");
+  save_checkpoint(path, CheckpointHashes{11, 22}, saved, s);
+  const TrainingState back = read_training_state(path);
+  EXPECT_EQ(back.step, 4321);
+  EXPECT_EQ(back.optimizer_steps, 17);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[61] = static_cast<char>(bytes[61] ^ 1);  // inside the parameter table
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  try {
+    read_training_state(path);
+    ADD_FAILURE() << "a damaged table must be refused";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint " + path.string() + ": checksum mismatch"), std::string::npos) << e.what();
+  }
   fs::remove(path);
 }
 
