@@ -55,14 +55,19 @@ std::shared_ptr<Graph> graph_for_pass(PyModel& m) {
 // Hands activations to Python functions by name and records them in the pass's cache.
 class PythonHooks : public ActivationHooks {
  public:
-  PythonHooks(const HookList& hooks, ActivationCache* cache, py::handle owner)
-      : hooks_(hooks), cache_(cache), owner_(owner) {}
+  // `owner` keeps the pass's memory alive for arrays handed out, unless `memory_reused` (an evaluation
+  // reuses one graph chunk after chunk): then a hook may not keep the array it is given.
+  PythonHooks(const HookList& hooks, ActivationCache* cache, py::handle owner, bool memory_reused = false)
+      : hooks_(hooks), cache_(cache), owner_(owner), memory_reused_(memory_reused) {}
   void on_activation(std::string_view name, const Tensor& value) override {
     if (cache_) cache_->add(std::string(name), value);
     for (const auto& [hook_name, fn] : hooks_) {
       if (hook_name != name) continue;
       py::array_t<float> view = array_view(value, owner_);
       py::object result = fn(view, py::str(hook_name));
+      if (memory_reused_ && view.ref_count() > 1)
+        throw py::value_error("hook on " + hook_name + ": it kept the activation array (or a view of it), whose memory " +
+                              "the evaluation reuses for its next chunk; keep a copy instead (value.copy())");
       if (result.is_none()) continue;
       // A returned array replaces the activation (TransformerLens's convention), same shape only.
       py::array_t<float, py::array::forcecast> replacement = py::array_t<float, py::array::forcecast>::ensure(result);
@@ -82,6 +87,7 @@ class PythonHooks : public ActivationHooks {
   const HookList& hooks_;
   ActivationCache* cache_;
   py::handle owner_;
+  bool memory_reused_;
 };
 
 // The virtual mass [B, H, T] of every attention layer, as the pass's observers see it.
@@ -239,7 +245,7 @@ py::object evaluate(PyModel& m, const py::object& hooks, const std::string& mode
   const HookList list = hook_list(m, hooks);
   auto cache = std::make_shared<ActivationCache>(nullptr);
   py::object owner = py::cast(cache);
-  PythonHooks python_hooks(list, nullptr, owner);
+  PythonHooks python_hooks(list, nullptr, owner, /*memory_reused=*/true);
   EvalOptions options;  // as `sinklab eval`: the run's own bits without hooks
   options.attention_samples = c.analysis.eval_attention_samples;
   options.row_errors = true;
