@@ -334,6 +334,10 @@ std::vector<FieldSpec> build_fields() {
                 "evaluation inputs used for attention maps and sink statistics");
   attention_samples.allowed = "1 .. task.eval_samples";
   t.push_back(attention_samples);
+  t.push_back(int_field("analysis.snapshot_every", [](RunConfig& c) -> int& { return c.analysis.snapshot_every; },
+                        B::at_least(0),
+                        "steps between attention snapshots (every head's mean map over the evaluation inputs and input "
+                        "0's map, kept in attention_snapshots.npz with one more at the final step); 0 = none"));
   return t;
 }
 

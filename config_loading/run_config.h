@@ -57,6 +57,7 @@ struct TrainConfig {
 struct AnalysisConfig {
   double sink_eps = 0.3;
   int eval_attention_samples = 1000;
+  int snapshot_every = 200;  // 0 = no attention snapshots (docs/analysis.md, attention_snapshots.npz)
   bool operator==(const AnalysisConfig&) const = default;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Minimal float32 .npy files (NumPy format 1.0, dtype '<f4', C order), so saved attention maps open
+// Minimal .npy files (NumPy format 1.0, C order; float32, and any fixed-size type through encode_npy_typed), so saved attention maps open
 // with numpy.load, and integer arrays read back (token ids). Written by hand because no Debian C++
 // package provides it. The readers accept format versions 1.0 to 3.0 but only little-endian data in C order.
 #include <cstdint>
@@ -26,6 +26,11 @@ struct NpyArray {
 // The bytes of a .npy file holding data (product(shape) floats, row-major); `where` names it in errors.
 std::string encode_npy(std::span<const float> data, const std::vector<int64_t>& shape, const std::string& where);
 
+// The same for any fixed-size element type: `descr` is NumPy's type string ("<i8", "<i4", "|u1", "<f4"),
+// data holds `count` elements of `element_bytes` each, little-endian as this host stores them.
+std::string encode_npy_typed(const std::string& descr, const void* data, size_t element_bytes, size_t count,
+                             const std::vector<int64_t>& shape, const std::string& where);
+
 // Writes data (product(shape) floats, row-major) to path, replacing the file.
 void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape);
 
@@ -39,5 +44,10 @@ struct NpyIntArray {
   std::vector<int64_t> data;  // row-major, product(shape) elements
 };
 NpyIntArray read_npy_integers(const std::filesystem::path& path);
+
+// The same readers for a .npy file's bytes already in memory (an entry of an .npz archive); `where`
+// names it in errors.
+NpyArray decode_npy(const std::string& bytes, const std::string& where);
+NpyIntArray decode_npy_integers(const std::string& bytes, const std::string& where);
 
 }  // namespace sinklab

@@ -17,6 +17,7 @@
 #include "data/task_registry.h"
 #include "models/model_loader.h"
 #include "run_files/attention_map_files.h"
+#include "run_files/attention_snapshot_file.h"
 #include "stats/sink_observer.h"
 #include "run_files/checkpoint.h"
 #include "models/evaluation_summary.h"
@@ -55,6 +56,17 @@ Trainer::Trainer(const RunConfig& config)
   eval_set_ = std::make_unique<EvalSet>(*eval_task_, config.task.eval_samples, config.task.eval_seed);
   train_stats_ = std::make_unique<SinkStatisticsAccumulator>(config.model.layers, config.model.heads, task_->seq_len(),
                                                              config.analysis.sink_eps);
+  if (config.analysis.snapshot_every > 0) {
+    const int T = eval_task_->seq_len();
+    snapshot_maps_ = std::make_unique<SnapshotMapAccumulator>(config.model.layers, config.model.heads, T);
+    snapshots_.layers = config.model.layers;
+    snapshots_.heads = config.model.heads;
+    snapshots_.seq_len = T;
+    snapshots_.positions = snapshot_maps_->positions();
+    const ConstBatchView first = eval_set_->view(0, 1);  // the example input
+    snapshots_.roles.assign(first.roles, first.roles + T);
+    if (eval_task_->shape().input == TaskInput::tokens) snapshots_.tokens.assign(first.input_ids, first.input_ids + T);
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -115,6 +127,46 @@ void Trainer::observe_batch_in_chunks(int batch) {
     objective_.run(graph_, *model_, v, count);
   }
   graph_.reset();
+}
+
+bool Trainer::snapshots_on(const TrainOptions& options) const { return snapshot_maps_ && !options.run_dir.empty(); }
+
+// Like observe_batch_in_chunks, on the evaluation path: the model only reads its weights here.
+void Trainer::take_snapshot(int64_t step) {
+  snapshot_maps_->reset();
+  SnapshotObserver observer(*snapshot_maps_);
+  const AttentionObservers::Registration registration = model_->observers().observe(observer);
+  const NoGradGuard no_grad(graph_);
+  const int samples = config_.analysis.eval_attention_samples;
+  const int chunk = evaluation_chunk(eval_task_->seq_len(), kEvalChunk);
+  for (int begin = 0; begin < samples; begin += chunk) {
+    const int count = std::min(chunk, samples - begin);
+    graph_.reset();
+    eval_objective_.run(graph_, *model_, eval_set_->view(begin, count), count);
+  }
+  graph_.reset();
+  snapshots_.append(step, *snapshot_maps_);
+}
+
+void Trainer::write_snapshots(const std::filesystem::path& run_dir) const {
+  write_attention_snapshots(run_dir / kAttentionSnapshotsFile, snapshots_);
+}
+
+// A resumed run continues the list its checkpoint saw: snapshots of later steps (written just before
+// a checkpoint that a kill then prevented) are dropped and taken again.
+void Trainer::reload_snapshots(const std::filesystem::path& run_dir) {
+  snapshots_.keep_before(0);
+  const std::filesystem::path path = run_dir / kAttentionSnapshotsFile;
+  std::error_code ec;
+  if (resumed_.step == 0 || !std::filesystem::exists(path, ec)) return;  // none yet (or a run from before snapshots)
+  AttentionSnapshots kept = read_attention_snapshots(path);
+  kept.keep_before(resumed_.step);
+  if (kept.layers != snapshots_.layers || kept.heads != snapshots_.heads || kept.seq_len != snapshots_.seq_len ||
+      kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens)
+    throw AttentionSnapshotFileError("attention snapshots " + path.string() + ": written for another model or evaluation set than this run's (" +
+                                     std::to_string(kept.layers) + " layers x " + std::to_string(kept.heads) + " heads at T " +
+                                     std::to_string(kept.seq_len) + ")");
+  snapshots_ = std::move(kept);
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
@@ -314,12 +366,14 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       }
     }
     if (!state.non_finite.empty()) return;
+    if (snapshots_on(options) && step % config_.analysis.snapshot_every == 0) take_snapshot(step);
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
     if (state.stop != StopRule::none) return;
     const bool by_steps = duties.checkpoint;
     const bool by_time =
         tc.checkpoint_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= tc.checkpoint_seconds;
     if (writes && (by_steps || by_time)) {
+      if (snapshots_on(options)) write_snapshots(options.run_dir);  // first: the checkpoint's step bounds what a resume keeps
       LoopState done = state;
       done.step = step + 1;
       save(options.run_dir / "checkpoint.bin", done, log.sync());
@@ -383,6 +437,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
   // A resumed run cuts the log back to its checkpoint, so no step is logged twice or lost.
   MetricsLog log(options.run_dir, resumed_.metrics_lines);
   replay_onsets(options.run_dir);
+  if (snapshots_on(options)) reload_snapshots(options.run_dir);
   // From here on a killed run always has a checkpoint to resume from.
   if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
 
@@ -393,6 +448,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
     s.stop_reason = "interrupted";
     if (options.stop_like_a_kill) return s;
     // Keep what there is, cheaply: the checkpoint to resume from, no evaluation and no summary.
+    if (snapshots_on(options)) write_snapshots(options.run_dir);
     if (writes) save(checkpoint, state, log.sync());
     progress.finish(config_.name + ": interrupted at step " + std::to_string(state.step));
     if (state.on_log_error) std::rethrow_exception(state.on_log_error);
@@ -407,6 +463,13 @@ RunSummary Trainer::run(const TrainOptions& options) {
     if (!s.diverged()) {
       save(checkpoint, state, log.sync());
       write_attention_maps(options.run_dir / "attention", maps);
+    }
+    if (snapshots_on(options)) {
+      // The final weights: a run stopped by a rule ends at its last step (its update not applied),
+      // one that reached max_steps after step max_steps - 1.
+      const int64_t last = state.stop != StopRule::none ? state.step : state.step - 1;
+      if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last)) take_snapshot(last);
+      write_snapshots(options.run_dir);  // a diverged run keeps the snapshots it took while finite
     }
     log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished

@@ -22,6 +22,7 @@
 #include "models/task_objective.h"
 #include "run_files/run_summary.h"
 #include "stats/attention_maps.h"
+#include "stats/attention_snapshots.h"
 #include "stats/sink_statistics.h"
 #include "run_files/checkpoint.h"
 #include "train/optimizer.h"
@@ -83,6 +84,12 @@ class Trainer {
   void observe_batch_in_chunks(int batch);
   RunSummary summary_of(const LoopState& state) const;
   RunSummary final_summary(LoopState& state, AttentionMapAccumulator& maps);
+  // Attention snapshots (stats/attention_snapshots.h): a forward-only pass over the evaluation inputs
+  // the observers see, labelled `step`; and the file, rewritten before every checkpoint and at the end.
+  bool snapshots_on(const TrainOptions& options) const;
+  void take_snapshot(int64_t step);
+  void write_snapshots(const std::filesystem::path& run_dir) const;
+  void reload_snapshots(const std::filesystem::path& run_dir);
   // The one place stop rules are decided, on the step's own batch before its update.
   StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
@@ -107,6 +114,8 @@ class Trainer {
   double last_error_ = 0, last_grad_norm_ = 0;
   StopRule last_stop_ = StopRule::none;
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
+  std::unique_ptr<SnapshotMapAccumulator> snapshot_maps_;  // only with analysis.snapshot_every > 0
+  AttentionSnapshots snapshots_;                           // taken so far (a resumed run: reloaded)
 };
 
 }  // namespace sinklab

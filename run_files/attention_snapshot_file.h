@@ -1,0 +1,31 @@
+#pragma once
+// attention_snapshots.npz in a run folder: the attention snapshots of stats/attention_snapshots.h as
+// one NumPy archive that numpy.load opens alone (docs/analysis.md lists its arrays):
+//   steps int64 [S]; mean, example float32 [S, layers, heads, R, C]; rows, cols int32 [R], [C] (the
+//   first original position of each stored row / column); roles uint8 [T]; tokens int32 [T] (token
+//   tasks only); seq_len int64 [] (T).
+// Written atomically, so an interrupted run leaves the previous complete file.
+#include <filesystem>
+
+#include "run_files/run_summary.h"  // RunFileError
+#include "stats/attention_snapshots.h"
+
+namespace sinklab {
+
+class AttentionSnapshotFileError : public RunFileError {
+ public:
+  using RunFileError::RunFileError;
+};
+
+inline constexpr const char* kAttentionSnapshotsFile = "attention_snapshots.npz";
+
+// The archive's bytes (equal snapshots give equal bytes). Throws AttentionSnapshotFileError when the
+// arrays do not fit their dimensions.
+std::string encode_attention_snapshots(const AttentionSnapshots& snapshots, const std::string& where);
+void write_attention_snapshots(const std::filesystem::path& path, const AttentionSnapshots& snapshots);
+
+// Reads a file written by write_attention_snapshots. Throws AttentionSnapshotFileError naming the file
+// and what is wrong: missing, truncated or corrupt archive, a missing array, a wrong type or shape.
+AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path);
+
+}  // namespace sinklab

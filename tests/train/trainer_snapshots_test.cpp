@@ -1,0 +1,179 @@
+// Attention snapshots in a training run: taken at multiples of analysis.snapshot_every and at the final
+// step, equal to the evaluation's own attention maps at those steps, never changing the trained
+// weights, continued bit-identically by a resumed run, and absent with snapshot_every 0.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "config_loading/config_loader.h"
+#include "data/task_registry.h"
+#include "run_files/attention_snapshot_file.h"
+#include "tests/support/test_dir.h"
+#include "train/trainer.h"
+
+namespace sinklab {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunConfig config(int snapshot_every, int max_steps = 23) {
+  RunConfig c = parse_run_config("model: {layers: 2, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
+                                 "train: {batch_size: 16, max_steps: " + std::to_string(max_steps) +
+                                     ", log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
+                                     "task: {eval_samples: 40}\nanalysis: {eval_attention_samples: 30, snapshot_every: " +
+                                     std::to_string(snapshot_every) + "}\n",
+                                 "test.yaml", {}, registered_vocabulary());
+  return c;
+}
+
+// A run folder as the train command makes it.
+fs::path run_folder(const fs::path& p) {
+  fs::create_directories(p);
+  return p;
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(TrainerSnapshots, StepsAreTheMultiplesAndTheFinalStep) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  Trainer(config(10)).run(o);
+  const AttentionSnapshots s = read_attention_snapshots(dir / kAttentionSnapshotsFile);
+  EXPECT_EQ(s.steps, (std::vector<int64_t>{0, 10, 20, 22}));
+  EXPECT_EQ(s.layers, 2);
+  EXPECT_EQ(s.heads, 2);
+  EXPECT_EQ(s.seq_len, 16);
+  EXPECT_EQ(s.mean.size(), 4 * s.block());
+  EXPECT_TRUE(s.tokens.empty());  // a vector task
+  // A run ending on a multiple keeps it once.
+  const fs::path dir2 = run_folder(dir / "b");
+  o.run_dir = dir2;
+  Trainer(config(11)).run(o);
+  EXPECT_EQ(read_attention_snapshots(dir2 / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 11, 22}));
+}
+
+// Each snapshot against the evaluation's own attention maps (stats/attention_maps.h, Welford means over
+// the same analysis.eval_attention_samples inputs) of a separate run stopped after that step.
+TEST(TrainerSnapshots, EachSnapshotIsTheEvaluationsMeanMapAtItsStep) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  Trainer(config(10)).run(o);
+  const AttentionSnapshots s = read_attention_snapshots(dir / kAttentionSnapshotsFile);
+  ASSERT_EQ(s.steps.size(), 4u);
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    Trainer t(config(0));
+    TrainOptions until;
+    until.quiet = true;
+    until.stop_at_step = s.steps[i] + 1;
+    t.run(until);
+    AttentionMapAccumulator maps(2, 2, 16);
+    t.evaluate(&maps);
+    ASSERT_EQ(maps.samples(0), 30);
+    const size_t side = s.side();
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 2; ++h) {
+        const std::vector<float> mean = maps.mean(l, h), first = maps.sample0(l, h);
+        const size_t at = i * s.block() + (static_cast<size_t>(l) * 2 + h) * side * side;
+        for (size_t e = 0; e < side * side; ++e) {
+          ASSERT_NEAR(s.mean[at + e], mean[e], 1e-6) << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
+          ASSERT_EQ(s.example[at + e], first[e]) << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
+        }
+      }
+  }
+  // The roles are evaluation input 0's: BOS is the sink key.
+  EXPECT_EQ(s.roles[0] & 1, 1);
+}
+
+TEST(TrainerSnapshots, SnapshotsNeverChangeTheWeights) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = run_folder(dir / "every");
+  Trainer every(config(1));
+  every.run(o);
+  o.run_dir = run_folder(dir / "never");
+  Trainer never(config(0));
+  never.run(o);
+  const auto a = every.parameters().values(), b = never.parameters().values();
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+  EXPECT_EQ(read_attention_snapshots(dir / "every" / kAttentionSnapshotsFile).steps.size(), 23u);
+}
+
+TEST(TrainerSnapshots, SnapshotEveryZeroWritesNoFile) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  Trainer(config(0)).run(o);
+  EXPECT_TRUE(fs::exists(dir / "summary.json"));
+  EXPECT_FALSE(fs::exists(dir / kAttentionSnapshotsFile));
+}
+
+TEST(TrainerSnapshots, AResumedRunContinuesTheSnapshotsBitIdentically) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions straight;
+  straight.quiet = true;
+  straight.run_dir = run_folder(dir / "straight");
+  Trainer(config(3)).run(straight);
+  const std::string reference = bytes_of(dir / "straight" / kAttentionSnapshotsFile);
+
+  // Interrupted after step 13: the file holds 0 .. 12 and a resume continues from the checkpoint.
+  TrainOptions first;
+  first.quiet = true;
+  first.run_dir = run_folder(dir / "resumed");
+  first.stop_at_step = 14;
+  Trainer(config(3)).run(first);
+  EXPECT_EQ(read_attention_snapshots(dir / "resumed" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 3, 6, 9, 12}));
+  TrainOptions second = first;
+  second.stop_at_step = -1;
+  second.resume_from = dir / "resumed" / "checkpoint.bin";
+  Trainer(config(3)).run(second);
+  EXPECT_EQ(bytes_of(dir / "resumed" / kAttentionSnapshotsFile), reference);
+
+  // Killed between writing the snapshots and the checkpoint: the file is ahead of the checkpoint (here:
+  // the whole run's file); a resume drops the later snapshots and takes them again.
+  TrainOptions killed = first;
+  killed.run_dir = run_folder(dir / "killed");
+  killed.stop_at_step = 8;
+  Trainer(config(3)).run(killed);
+  fs::copy_file(dir / "straight" / kAttentionSnapshotsFile, dir / "killed" / kAttentionSnapshotsFile,
+                fs::copy_options::overwrite_existing);
+  TrainOptions again = killed;
+  again.stop_at_step = -1;
+  again.resume_from = dir / "killed" / "checkpoint.bin";
+  Trainer(config(3)).run(again);
+  EXPECT_EQ(bytes_of(dir / "killed" / kAttentionSnapshotsFile), reference);
+}
+
+TEST(TrainerSnapshots, AResumeRefusesAnotherRunsSnapshots) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  o.stop_at_step = 8;
+  Trainer(config(3)).run(o);
+  AttentionSnapshots other = read_attention_snapshots(dir / kAttentionSnapshotsFile);
+  other.roles[1] ^= 4;
+  write_attention_snapshots(dir / kAttentionSnapshotsFile, other);
+  o.stop_at_step = -1;
+  o.resume_from = dir / "checkpoint.bin";
+  try {
+    Trainer(config(3)).run(o);
+    FAIL() << "resumed with another run's snapshots";
+  } catch (const AttentionSnapshotFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("written for another model or evaluation set"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sinklab
