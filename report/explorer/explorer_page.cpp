@@ -1,0 +1,180 @@
+#include "report/explorer/explorer_page.h"
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "core/io/file_write.h"
+#include "report/explorer/attention_snapshots.h"
+#include "report/explorer/base64.h"
+#include "report/explorer/explorer_assets.h"
+#include "report/report_line_plots.h"
+#include "run_files/npy.h"
+
+namespace sinklab {
+namespace {
+
+using nlohmann::json;
+
+// One base64 string per step, each the [L, H, R, C] float32 maps of that step: the page decodes a
+// step only when it is shown, so a long run does not delay the first paint.
+json steps_base64(const std::vector<float>& maps, size_t steps) {
+  if (maps.empty()) return nullptr;
+  json out = json::array();
+  const size_t per_step = maps.size() / steps;
+  for (size_t s = 0; s < steps; ++s)
+    out.push_back(base64_encode(std::string_view(reinterpret_cast<const char*>(maps.data() + s * per_step), per_step * sizeof(float))));
+  return out;
+}
+
+json maps_json(const AttentionSnapshots& s, bool with_example) {
+  json j = {{"source", s.source}, {"steps", s.steps},   {"layers", s.layers}, {"heads", s.heads},
+            {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}};
+  j["roles"] = s.roles.empty() ? json(nullptr) : json(s.roles);
+  j["tokens"] = s.tokens.empty() ? json(nullptr) : json(s.tokens);
+  j["mean"] = steps_base64(s.mean, s.steps.size());
+  j["example"] = with_example ? steps_base64(s.example, s.steps.size()) : json(nullptr);
+  return j;
+}
+
+// A number of the curves, null where it is undefined (NaN: rows that never occurred).
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json curves_json(const std::vector<MetricsRecord>& metrics, const BosRows& rows) {
+  json steps = json::array(), bos = json::array(), score = json::array(), virt = json::array(), sink = json::array();
+  for (const MetricsRecord& r : metrics) {
+    steps.push_back(r.step);
+    json b = json::array(), sc = json::array(), v = json::array(), k = json::array();
+    for (const HeadSinkStats& h : r.heads) {
+      b.push_back(number(h.*rows.statistic()));
+      sc.push_back(number(h.sink_score));
+      v.push_back(number(h.virtual_mass_nontrigger_mean));
+      k.push_back(h.sink_head);
+    }
+    bos.push_back(b);
+    score.push_back(sc);
+    virt.push_back(v);
+    sink.push_back(k);
+  }
+  return {{"steps", steps}, {"bos_mass", bos}, {"sink_score", score}, {"virtual_mass", virt}, {"sink_head", sink},
+          {"bos_rows", rows.name}};
+}
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) text.replace(pos, from.size(), to);
+  return text;
+}
+
+// A run id as a folder name: anything but letters, digits, '.', '-' and '_' becomes '_'.
+std::string folder_name(const std::string& id) {
+  std::string out = id;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return out.empty() || out == "." || out == ".." ? "run" : out;
+}
+
+void write_page(const std::filesystem::path& dir, const std::string& title, const std::string& assets, const json& data) {
+  std::filesystem::create_directories(dir);
+  std::string html = replace_all(kExplorerHtml, "@TITLE@", html_escape(title));
+  html = replace_all(html, "@ASSETS@", assets);
+  write_file_atomically(dir / "explorer.html", html);
+  // "</" is escaped so no string in the data can end a script element when the file is inlined.
+  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(), "</", "<\\/") + ";\n");
+}
+
+void write_assets(const std::filesystem::path& dir) {
+  write_file_atomically(dir / "explorer.js", kExplorerJs);
+  write_file_atomically(dir / "explorer.css", kExplorerCss);
+}
+
+}  // namespace
+
+json explorer_run_data(const ReportRun& run, std::ostream& log) {
+  json j = {{"id", run.id}, {"variant", run.variant}, {"seed", run.seed}, {"dir", run.dir.string()}};
+  if (run.summary) {
+    const RunSummary& s = *run.summary;
+    j["normalizer"] = s.normalizer;
+    j["layers"] = s.layers;
+    j["heads"] = s.heads_per_layer;
+    j["seq_len"] = s.seq_len;
+    j["steps"] = s.steps;
+    json onset50 = json::array(), onset90 = json::array();
+    for (const HeadSinkStats& h : s.heads) {
+      onset50.push_back(h.sink_onset_step_50 ? json(*h.sink_onset_step_50) : json(nullptr));
+      onset90.push_back(h.sink_onset_step_90 ? json(*h.sink_onset_step_90) : json(nullptr));
+    }
+    j["onset50"] = onset50;
+    j["onset90"] = onset90;
+  } else {
+    j["run_error"] = run.error;
+  }
+
+  const auto snapshots = run.dir / kAttentionSnapshotsFile;
+  std::optional<AttentionSnapshots> maps;
+  try {
+    if (std::filesystem::exists(snapshots)) maps = read_attention_snapshots(snapshots);
+  } catch (const NpzError& e) {
+    j["maps_error"] = e.what();
+    log << "explorer: " << e.what() << "\n";
+  }
+  if (!maps && run.summary) {
+    try {
+      maps = final_maps_snapshot(run.dir, run.summary->steps, run.summary->seq_len);
+      if (maps && !j.contains("maps_error")) j["maps_note"] = "This run has no " + std::string(kAttentionSnapshotsFile) +
+                                                               ": showing its final attention maps (attention/*.npy) as a single step.";
+    } catch (const NpyError& e) {
+      log << "explorer: " << e.what() << "\n";
+      j["maps_error"] = (j.contains("maps_error") ? j["maps_error"].get<std::string>() + "; " : std::string()) + e.what();
+    }
+  }
+  j["maps"] = maps ? maps_json(*maps, true) : json(nullptr);
+
+  const auto metrics_path = run.dir / "metrics.jsonl";
+  j["curves"] = nullptr;
+  if (std::filesystem::exists(metrics_path)) {
+    try {
+      j["curves"] = curves_json(read_metrics(metrics_path), bos_rows_of(measures_of(run)));
+    } catch (const RunFileError& e) {
+      j["curves_error"] = e.what();
+      log << "explorer: " << e.what() << "\n";
+    }
+  }
+  return j;
+}
+
+std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir, std::ostream& log) {
+  const ReportRuns runs = load_report_runs(dir);
+  write_assets(out_dir);
+  if (!runs.is_sweep) {
+    const ReportRun& run = runs.runs.front();
+    write_page(out_dir, "Sink explorer: " + run.id, "", {{"kind", "run"}, {"run", explorer_run_data(run, log)}});
+    return out_dir / "explorer.html";
+  }
+  json list = json::array();
+  for (const ReportRun& run : runs.runs) {
+    json data = explorer_run_data(run, log);
+    const std::string folder = "explorer-runs/" + folder_name(run.id);
+    write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
+    data["page"] = folder + "/explorer.html";
+    // The sweep page compares mean maps only; each run's own page has the example input too.
+    if (data["maps"].is_object()) data["maps"]["example"] = nullptr;
+    list.push_back(std::move(data));
+  }
+  write_page(out_dir, "Sink explorer: " + runs.title, "",
+             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}});
+  return out_dir / "explorer.html";
+}
+
+}  // namespace sinklab
