@@ -23,6 +23,13 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
 
   function DataError(message) { this.message = message; }
 
+  // When the first frame with every shown map was drawn (ms since navigation): the first-paint
+  // measurement of tests/python/test_explorer_page.py reads it.
+  function markPainted() {
+    if (document.body.dataset.firstPaintMs) return;
+    requestAnimationFrame(function () { document.body.dataset.firstPaintMs = String(performance.now()); });
+  }
+
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) {
@@ -40,8 +47,13 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     check(Array.isArray(a) && a.every(isInt), what + ' is not a list of whole numbers');
   }
 
-  // ---- Attention maps: one base64 string of float32 [L, H, R, C] per step, decoded when shown. ----
-  function Maps(maps, what) {
+  // ---- Attention maps: one script file per step and kind (mean, example), each handing one base64
+  // string of float32 [L, H, R, C] to SINKLAB_EXPLORER_STEP. A step is loaded when first shown, so a
+  // long run or a large sweep paints without reading every step first. ----
+  var arrived = {};
+  window.SINKLAB_EXPLORER_STEP = function (id, kind, index, text) { arrived[id + '|' + kind + '|' + index] = text; };
+
+  function Maps(maps, id, what) {
     check(maps && typeof maps === 'object', what + ' has no maps object');
     checkIntArray(maps.steps, what + ': steps');
     check(maps.steps.length > 0, what + ': no steps');
@@ -52,44 +64,65 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     if (maps.roles !== null) { checkIntArray(maps.roles, what + ': roles'); check(maps.roles.length === maps.seq_len, what + ': roles length'); }
     if (maps.tokens !== null) { checkIntArray(maps.tokens, what + ': tokens'); check(maps.tokens.length === maps.seq_len, what + ': tokens length'); }
     this.raw = maps;
+    this.id = id;
     this.what = what;
     this.steps = maps.steps;
     this.L = maps.layers; this.H = maps.heads;
     this.R = maps.rows.length; this.C = maps.cols.length;
     this.cells = this.R * this.C;
     this.floats = this.L * this.H * this.cells;
-    var expectedChars = 4 * Math.ceil(this.floats * 4 / 3);
     var self = this;
     ['mean', 'example'].forEach(function (kind) {
       var list = maps[kind];
       if (list === null || list === undefined) { check(kind !== 'mean', what + ': no mean maps'); return; }
-      check(Array.isArray(list) && list.length === self.steps.length, what + ': ' + kind + ' has not one map set per step');
-      list.forEach(function (s, i) {
-        check(typeof s === 'string' && s.length === expectedChars,
-              what + ': ' + kind + ' maps of step ' + self.steps[i] + ' hold ' + (typeof s === 'string' ? s.length : 'no') +
-              ' base64 characters, expected ' + expectedChars + ' (truncated?)');
-      });
+      check(Array.isArray(list) && list.length === self.steps.length && list.every(function (f) { return typeof f === 'string'; }),
+            what + ': ' + kind + ' has not one map file per step');
     });
     this.hasExample = Array.isArray(maps.example);
     this.cache = {};
+    this.waiting = {};
   }
-  Maps.prototype.step = function (kind, index) {
-    var key = kind + index;
-    if (!this.cache[key]) {
-      var text;
-      try { text = atob(this.raw[kind][index]); } catch (e) {
-        throw new DataError('explorer-data.js is corrupt: ' + this.what + ': ' + kind + ' maps of step ' + this.steps[index] + ' are not base64');
+  // Calls done() once the maps of (kind, step index) are decoded; a missing, truncated or corrupt
+  // step file is a message in the page.
+  Maps.prototype.load = function (kind, index, done) {
+    var key = kind + index, self = this;
+    if (this.cache[key]) { done(); return; }
+    if (this.waiting[key]) { this.waiting[key].push(done); return; }
+    this.waiting[key] = [done];
+    var file = this.raw[kind][index];
+    var script = document.createElement('script');
+    script.src = file;
+    script.onerror = function () {
+      showProblem('The attention maps of ' + self.what + ' at step ' + self.steps[index] + ' are missing: ' + file +
+                  ' did not load. Run sinklab report again.');
+    };
+    script.onload = function () {
+      var text = arrived[self.id + '|' + kind + '|' + index], expected = 4 * Math.ceil(self.floats * 4 / 3);
+      delete arrived[self.id + '|' + kind + '|' + index];
+      try {
+        if (typeof text !== 'string') throw new DataError('did not hand over its maps (truncated or corrupt?)');
+        if (text.length !== expected) throw new DataError('holds ' + text.length + ' base64 characters, expected ' + expected + ' (truncated?)');
+        var binary;
+        try { binary = atob(text); } catch (e) { throw new DataError('is not base64 (corrupt?)'); }
+        var bytes = new Uint8Array(binary.length);
+        for (var i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
+        if (bytes.length !== self.floats * 4) throw new DataError('holds ' + bytes.length + ' bytes, expected ' + self.floats * 4);
+        self.cache[key] = new Float32Array(bytes.buffer);
+      } catch (e) {
+        showProblem('The ' + kind + ' maps of ' + self.what + ' at step ' + self.steps[index] + ' cannot be shown: ' + file + ' ' +
+                    (e instanceof DataError ? e.message : String(e)) + '. Run sinklab report again.');
+        return;
       }
-      if (text.length !== this.floats * 4) throw new DataError('explorer-data.js is corrupt: ' + this.what + ': wrong map size');
-      var bytes = new Uint8Array(text.length);
-      for (var i = 0; i < text.length; ++i) bytes[i] = text.charCodeAt(i);
-      this.cache[key] = new Float32Array(bytes.buffer);
-    }
-    return this.cache[key];
+      var callbacks = self.waiting[key];
+      delete self.waiting[key];
+      callbacks.forEach(function (f) { f(); });
+    };
+    document.head.appendChild(script);
   };
+  Maps.prototype.loaded = function (kind, index) { return !!this.cache[kind + index]; };
   // The [R, C] map of one head as a view (no copy).
   Maps.prototype.head = function (kind, index, layer, head) {
-    var all = this.step(kind, index), offset = (layer * this.H + head) * this.cells;
+    var all = this.cache[kind + index], offset = (layer * this.H + head) * this.cells;
     return all.subarray(offset, offset + this.cells);
   };
   // The last snapshot at or before `step` (the first one when all are later).
@@ -144,6 +177,7 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
   function attachHover(canvas, readout, source) {
     canvas.addEventListener('mousemove', function (e) {
       var s = source(), rect = canvas.getBoundingClientRect();
+      if (!s.maps.loaded(s.kind, s.index)) { readout.textContent = 'loading step ' + s.maps.steps[s.index] + ' ...'; return; }
       var r = Math.min(s.maps.R - 1, Math.max(0, Math.floor((e.clientY - rect.top) / rect.height * s.maps.R)));
       var c = Math.min(s.maps.C - 1, Math.max(0, Math.floor((e.clientX - rect.left) / rect.width * s.maps.C)));
       var w = s.maps.head(s.kind, s.index, s.layer, s.head)[r * s.maps.C + c];
@@ -269,7 +303,7 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
         (run.maps_error ? ' that can be read' : '') + ' and no attention/*.npy.'}));
       return;
     }
-    var maps = new Maps(run.maps, 'run ' + run.id);
+    var maps = new Maps(run.maps, run.id, 'run ' + run.id);
     var curves = checkCurves(run.curves, maps.L, maps.H, 'run ' + run.id);
     var state = {index: maps.steps.length - 1, kind: 'mean', enlarged: null};
 
@@ -346,16 +380,23 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       }
     }
 
+    // Paints the shown step once its maps are loaded; a later slider move wins over an earlier one.
     function redraw() {
-      var step = maps.steps[state.index];
-      stepLabel.textContent = 'step ' + step + ' (snapshot ' + (state.index + 1) + ' of ' + maps.steps.length + ')';
+      var index = state.index, kind = state.kind, step = maps.steps[index];
+      stepLabel.textContent = 'step ' + step + ' (snapshot ' + (index + 1) + ' of ' + maps.steps.length + ')';
       stepLabel.dataset.step = String(step);
       cells.forEach(function (cell) {
-        paintHeatmap(cell.canvas, maps.head(state.kind, state.index, cell.layer, cell.head), maps.R, maps.C);
         badge(cell.tag, curves, step, cell.flat);
         if (cell.curves) paintCurves(cell.curves, curves, cell.flat, step, cell.onsets);
       });
-      if (state.enlarged) showEnlarged();
+      maps.load(kind, index, function () {
+        if (index !== state.index || kind !== state.kind) return;
+        cells.forEach(function (cell) { paintHeatmap(cell.canvas, maps.head(kind, index, cell.layer, cell.head), maps.R, maps.C); });
+        if (state.enlarged) showEnlarged();
+        grid.dataset.shownStep = String(step);
+        grid.dataset.shownKind = kind;
+        markPainted();
+      });
     }
     redraw();
   }
@@ -366,7 +407,7 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     var runs = data.runs.map(function (run) {
       var entry = {run: run, maps: null, curves: null, problem: run.maps_error || run.run_error || null};
       if (run.maps) {
-        entry.maps = new Maps(run.maps, 'run ' + run.id);
+        entry.maps = new Maps(run.maps, run.id, 'run ' + run.id);
         entry.curves = checkCurves(run.curves, entry.maps.L, entry.maps.H, 'run ' + run.id);
       }
       return entry;
@@ -407,7 +448,7 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
           cell.canvas = el('canvas', {className: 'heatmap', id: 'map-' + e.run.id});
           children.push(cell.canvas);
           attachHover(cell.canvas, readout, function () {
-            return {maps: e.maps, kind: 'mean', index: cell.shownIndex, layer: state.layer, head: state.head, runId: e.run.id,
+            return {maps: e.maps, kind: 'mean', index: cell.shownIndex === undefined ? -1 : cell.shownIndex, layer: state.layer, head: state.head, runId: e.run.id,
                     label: variant + ' seed ' + e.run.seed};
           });
         } else {
@@ -419,17 +460,26 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       });
     });
     function redraw() {
-      var step = allSteps[state.index];
+      var step = allSteps[state.index], layer = state.layer, head = state.head;
       stepLabel.textContent = 'step ' + step;
       stepLabel.dataset.step = String(step);
+      board.dataset.shownStep = '';
+      var pending = 0;
       cells.forEach(function (cell) {
         var m = cell.entry.maps;
         if (!m) return;
-        if (state.layer >= m.L || state.head >= m.H) { cell.stepNote.textContent = 'no such head'; return; }
-        cell.shownIndex = m.indexAt(step);
-        paintHeatmap(cell.canvas, m.head('mean', cell.shownIndex, state.layer, state.head), m.R, m.C);
-        cell.stepNote.textContent = 'snapshot at step ' + m.steps[cell.shownIndex];
-        badge(cell.tag, cell.entry.curves, m.steps[cell.shownIndex], state.layer * m.H + state.head);
+        if (layer >= m.L || head >= m.H) { cell.stepNote.textContent = 'no such head'; return; }
+        var index = m.indexAt(step);
+        pending += 1;
+        m.load('mean', index, function () {
+          pending -= 1;
+          if (step !== allSteps[state.index] || layer !== state.layer || head !== state.head) return;
+          cell.shownIndex = index;
+          paintHeatmap(cell.canvas, m.head('mean', index, layer, head), m.R, m.C);
+          cell.stepNote.textContent = 'snapshot at step ' + m.steps[index];
+          badge(cell.tag, cell.entry.curves, m.steps[index], layer * m.H + head);
+          if (pending === 0) { board.dataset.shownStep = String(step); markPainted(); }
+        });
       });
     }
     if (allSteps.length) redraw();

@@ -16,8 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-// One base64 string per step, each the [L, H, R, C] float32 maps of that step: the page decodes a
-// step only when it is shown, so a long run does not delay the first paint.
+// One base64 string per step, each the [L, H, R, C] float32 maps of that step (write_map_files puts
+// each in its own script, which the page loads when the step is first shown).
 json steps_base64(const std::vector<float>& maps, size_t steps) {
   if (maps.empty()) return nullptr;
   json out = json::array();
@@ -94,6 +94,36 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(), "</", "<\\/") + ";\n");
 }
 
+// Moves the base64 maps of a run's data into one script per step and kind,
+// <page_dir>/explorer-maps/<kind>-<index>.js, which calls SINKLAB_EXPLORER_STEP(run id, kind, index,
+// base64); the data keeps their paths relative to page_dir. A script per step keeps the first paint
+// of a long run or a large sweep fast, and needs no fetch from file://.
+void write_map_files(json& run, const std::filesystem::path& page_dir) {
+  const auto dir = page_dir / "explorer-maps";
+  std::filesystem::remove_all(dir);  // a previous report may have had more steps
+  if (!run["maps"].is_object()) return;
+  std::filesystem::create_directories(dir);
+  const std::string id = run["id"].dump();
+  for (const char* kind : {"mean", "example"}) {
+    json& list = run["maps"][kind];
+    if (!list.is_array()) continue;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string name = std::string(kind) + "-" + std::to_string(i) + ".js";
+      write_file_atomically(dir / name, "SINKLAB_EXPLORER_STEP(" + id + ", \"" + kind + "\", " + std::to_string(i) + ", \"" +
+                                            list[i].get<std::string>() + "\");\n");
+      list[i] = "explorer-maps/" + name;
+    }
+  }
+}
+
+// The same paths as seen from a page `folder` levels up.
+void prefix_map_files(json& run, const std::string& folder) {
+  if (!run["maps"].is_object()) return;
+  for (const char* kind : {"mean", "example"})
+    if (run["maps"][kind].is_array())
+      for (json& path : run["maps"][kind]) path = folder + "/" + path.get<std::string>();
+}
+
 void write_assets(const std::filesystem::path& dir) {
   write_file_atomically(dir / "explorer.js", kExplorerJs);
   write_file_atomically(dir / "explorer.css", kExplorerCss);
@@ -159,15 +189,19 @@ std::filesystem::path write_explorer(const std::filesystem::path& dir, const std
   write_assets(out_dir);
   if (!runs.is_sweep) {
     const ReportRun& run = runs.runs.front();
-    write_page(out_dir, "Sink explorer: " + run.id, "", {{"kind", "run"}, {"run", explorer_run_data(run, log)}});
+    json data = explorer_run_data(run, log);
+    write_map_files(data, out_dir);
+    write_page(out_dir, "Sink explorer: " + run.id, "", {{"kind", "run"}, {"run", data}});
     return out_dir / "explorer.html";
   }
   json list = json::array();
   for (const ReportRun& run : runs.runs) {
     json data = explorer_run_data(run, log);
     const std::string folder = "explorer-runs/" + folder_name(run.id);
+    write_map_files(data, out_dir / folder);
     write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
     data["page"] = folder + "/explorer.html";
+    prefix_map_files(data, folder);
     // The sweep page compares mean maps only; each run's own page has the example input too.
     if (data["maps"].is_object()) data["maps"]["example"] = nullptr;
     list.push_back(std::move(data));

@@ -3,7 +3,8 @@
 // maps over training, head by head, with each head's BOS mass / sink score / virtual mass curves.
 // `sinklab report DIR` writes, into the report directory:
 //   explorer.html, explorer.js, explorer.css   the page and its code (report/explorer/explorer_assets.h)
-//   explorer-data.js                           window.SINKLAB_EXPLORER = {...}: the data, arrays base64
+//   explorer-data.js                           window.SINKLAB_EXPLORER = {...}: everything but the maps
+//   explorer-maps/<mean|example>-<i>.js        step i's maps, base64 float32 [L, H, R, C], loaded when shown
 // For a sweep, explorer.html compares one head across variants (seeds as small multiples) and every
 // run gets its own page under explorer-runs/<run id>/, linked from the sweep page.
 // A missing or unreadable snapshot file never fails the report: the page says what is wrong.
