@@ -160,7 +160,7 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
 }
 
 // One entry's bytes, read in chunks so a forged size in the directory allocates nothing up front.
-std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& where) {
+std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& where, uint64_t max_bytes) {
   const std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, index, 0), zip_fclose);
   if (!file) fail(where, std::string("cannot open: ") + zip_strerror(archive));
   std::string out;
@@ -169,7 +169,7 @@ std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& wh
     const zip_int64_t n = zip_fread(file.get(), chunk, sizeof chunk);
     if (n < 0) fail(where, std::string("cannot read (truncated or corrupt): ") + zip_file_strerror(file.get()));
     if (n == 0) break;
-    if (out.size() + static_cast<uint64_t>(n) > kMaxNpzEntryBytes) fail(where, "entry larger than " + std::to_string(kMaxNpzEntryBytes) + " bytes");
+    if (out.size() + static_cast<uint64_t>(n) > max_bytes) fail(where, "entry larger than " + std::to_string(max_bytes) + " bytes");
     out.append(chunk, static_cast<size_t>(n));
   }
   return out;
@@ -183,7 +183,7 @@ int64_t NpzArray::element_count() const {
   return n;
 }
 
-NpzArrays decode_npz(std::string_view bytes, const std::string& where) {
+NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_entry_bytes) {
   if (bytes.empty()) fail(where, "empty file");
   zip_error_t error;
   zip_error_init(&error);
@@ -207,7 +207,7 @@ NpzArrays decode_npz(std::string_view bytes, const std::string& where) {
     const std::string entry_where = where + " entry " + name;
     const std::string key = name.substr(0, name.size() - 4);
     if (arrays.contains(key)) fail(where, "entry " + name + " appears twice");
-    arrays.emplace(key, decode_npy(read_entry(archive.get(), static_cast<zip_uint64_t>(i), entry_where), entry_where));
+    arrays.emplace(key, decode_npy(read_entry(archive.get(), static_cast<zip_uint64_t>(i), entry_where, max_entry_bytes), entry_where));
   }
   return arrays;
 }

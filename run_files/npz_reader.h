@@ -26,13 +26,14 @@ struct NpzArray {
 // Entry name without ".npy" -> array.
 using NpzArrays = std::map<std::string, NpzArray>;
 
+// Default upper bound on one entry's uncompressed size, so a forged size cannot exhaust memory.
+inline constexpr uint64_t kMaxNpzEntryBytes = uint64_t{1} << 32;
+
 // The arrays of an archive held in memory; `where` names it in errors. Throws NpzError saying which
-// entry and what is wrong (not a zip, truncated, unknown dtype, data shorter than the shape, ...).
-NpzArrays decode_npz(std::string_view bytes, const std::string& where);
+// entry and what is wrong (not a zip, truncated, unknown dtype, data shorter than the shape, an entry
+// above max_entry_bytes uncompressed, ...).
+NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_entry_bytes = kMaxNpzEntryBytes);
 // The same for a file; errors name the file.
 NpzArrays read_npz(const std::filesystem::path& path);
-
-// Upper bound on one entry's uncompressed size, so a forged size cannot exhaust memory.
-inline constexpr uint64_t kMaxNpzEntryBytes = uint64_t{1} << 32;
 
 }  // namespace sinklab

@@ -2,16 +2,11 @@
 
 #include <algorithm>
 
-#include "report/report_heatmaps.h"
-#include "run_files/npy.h"
-#include "run_files/npz_reader.h"
 
 namespace sinklab {
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
-  throw NpzError("attention snapshots " + path.string() + ": " + why);
-}
+[[noreturn]] void fail(const std::string& where, const std::string& why) { throw NpzError("attention snapshots " + where + ": " + why); }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -19,29 +14,27 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-const NpzArray& array(const NpzArrays& arrays, const std::string& name, const std::filesystem::path& path) {
+const NpzArray& array(const NpzArrays& arrays, const std::string& name, const std::string& path) {
   const auto it = arrays.find(name);
   if (it == arrays.end()) fail(path, "has no array '" + name + "'");
   return it->second;
 }
 
-const std::vector<int64_t>& integers(const NpzArray& a, const std::string& name, size_t rank, const std::filesystem::path& path) {
+const std::vector<int64_t>& integers(const NpzArray& a, const std::string& name, size_t rank, const std::string& path) {
   if (a.is_float()) fail(path, "'" + name + "' has dtype " + a.dtype + ", expected integers");
   if (a.shape.size() != rank) fail(path, "'" + name + "' has shape " + shape_text(a.shape) + ", expected " + std::to_string(rank) + " dimension(s)");
   return a.integers;
 }
 
-void check_positions(const std::vector<int64_t>& positions, const std::string& name, int64_t seq_len, const std::filesystem::path& path) {
+void check_positions(const std::vector<int64_t>& positions, const std::string& name, int64_t seq_len, const std::string& path) {
   for (const int64_t p : positions)
     if (p < 0 || p >= seq_len) fail(path, "'" + name + "' holds position " + std::to_string(p) + " outside [0, seq_len = " + std::to_string(seq_len) + ")");
 }
 
 }  // namespace
 
-AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path) {
-  const NpzArrays arrays = read_npz(path);
+AttentionSnapshots attention_snapshots_from(const NpzArrays& arrays, const std::string& path) {
   AttentionSnapshots s;
-  s.source = path.filename().string();
 
   const NpzArray& seq_len = array(arrays, "seq_len", path);
   if (seq_len.element_count() != 1) fail(path, "'seq_len' has shape " + shape_text(seq_len.shape) + ", expected one number");
@@ -90,38 +83,9 @@ AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path) {
   return s;
 }
 
-std::optional<AttentionSnapshots> final_maps_snapshot(const std::filesystem::path& run_dir, int64_t final_step, int seq_len) {
-  const auto means = find_attention_maps(run_dir, AttentionMapKind::mean);
-  if (means.empty() || seq_len <= 0) return std::nullopt;
-  AttentionSnapshots s;
-  s.source = "attention/*.npy (final maps)";
-  s.steps = {final_step};
-  s.seq_len = seq_len;
-  for (const auto& [l, h] : means) {
-    s.layers = std::max<int64_t>(s.layers, l + 1);
-    s.heads = std::max<int64_t>(s.heads, h + 1);
-  }
-  const int stride = attention_map_stride(seq_len), side = attention_map_side(seq_len);
-  for (int i = 0; i < side; ++i) s.rows.push_back(int64_t{i} * stride);
-  s.cols = s.rows;
-  const auto cells = static_cast<size_t>(side) * static_cast<size_t>(side);
-  s.mean.assign(static_cast<size_t>(s.layers * s.heads) * cells, 0.0f);
-  const bool examples = find_attention_maps(run_dir, AttentionMapKind::sample0).size() == means.size();
-  if (examples) s.example.assign(s.mean.size(), 0.0f);
-  const auto dir = run_dir / "attention";
-  // A head without a map stays zero: the grid keeps its place.
-  for (const auto& [l, h] : means) {
-    const size_t offset = static_cast<size_t>(l * s.heads + h) * cells;
-    const auto load = [&](AttentionMapKind kind, std::vector<float>& into) {
-      const NpyArray map = read_npy(attention_map_path(dir, l, h, kind));
-      if (map.data.size() != cells)
-        throw NpyError("npy file " + attention_map_path(dir, l, h, kind).string() + ": holds " + std::to_string(map.data.size()) +
-                       " values, expected " + std::to_string(side) + " x " + std::to_string(side) + " for seq_len " + std::to_string(seq_len));
-      std::copy(map.data.begin(), map.data.end(), into.begin() + static_cast<std::ptrdiff_t>(offset));
-    };
-    load(AttentionMapKind::mean, s.mean);
-    if (examples) load(AttentionMapKind::sample0, s.example);
-  }
+AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path) {
+  AttentionSnapshots s = attention_snapshots_from(read_npz(path), path.string());
+  s.source = path.filename().string();
   return s;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "run_files/npz_file.h"  // NpzError
+#include "run_files/npz_reader.h"
 
 namespace sinklab {
 
@@ -30,12 +30,15 @@ struct AttentionSnapshots {
   int64_t map_size() const { return static_cast<int64_t>(rows.size() * cols.size()); }  // R * C
 };
 
-// Reads and checks <run_dir>/attention_snapshots.npz. Throws NpzError naming the file and what is
-// wrong: unreadable archive, a missing array, shapes that disagree, positions outside [0, seq_len).
+// Checks the arrays of a snapshot file (read with run_files/npz_reader.h) and gathers them. Throws
+// NpzError naming `where` and what is wrong: a missing array, shapes that disagree, steps out of
+// order, positions outside [0, seq_len).
+AttentionSnapshots attention_snapshots_from(const NpzArrays& arrays, const std::string& where);
+// Reads and checks a snapshot file; errors name it (unreadable archive included).
 AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path);
 
 // The final maps under <run_dir>/attention as a single snapshot at `final_step`, or nothing when the
-// run has none. Throws NpyError for a map that cannot be read.
+// run has none (report/explorer/final_maps_snapshot.cpp). Throws NpyError for a map that cannot be read.
 std::optional<AttentionSnapshots> final_maps_snapshot(const std::filesystem::path& run_dir, int64_t final_step, int seq_len);
 
 }  // namespace sinklab

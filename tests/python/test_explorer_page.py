@@ -352,10 +352,10 @@ def measure(tiny_run, out):
     for folder in (sweep, big):
         report(folder)
         page = folder / "report" / "explorer.html"
-        size = sum(f.stat().st_size for f in page.parent.rglob("explorer*") if f.is_file())
-        maps = sum(f.stat().st_size for f in page.parent.rglob("explorer-maps/*.js"))
-        print(f"{folder.name}: first paint {first_paint_ms(page)} ms; explorer files {size / 1e6:.1f} MB, "
-              f"of which step files {maps / 1e6:.1f} MB")
+        data = (page.parent / "explorer-data.js").stat().st_size
+        steps = [f.stat().st_size for f in page.parent.rglob("explorer-maps/*.js")]
+        print(f"{folder.name}: first paint {first_paint_ms(page)} ms; explorer-data.js {data / 1e6:.2f} MB; "
+              f"{len(steps)} step files, {sum(steps) / 1e6:.1f} MB, largest {max(steps) / 1e6:.2f} MB")
 
 
 if __name__ == "__main__":
