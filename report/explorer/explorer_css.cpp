@@ -33,8 +33,8 @@ canvas.curves { display: block; width: 200px; height: 80px; margin-top: 4px; }
 .sweep { display: flex; gap: 18px; align-items: flex-start; flex-wrap: wrap; margin-top: 0.8em; }
 .variant { border: 1px solid #ddd; padding: 6px; background: #fafafa; }
 .variant h2 { font-size: 14px; margin: 0 0 6px; }
-.seeds { display: grid; grid-template-columns: repeat(2, auto); gap: 8px; }
-.seed canvas.heatmap { width: 120px; height: 120px; }
+.seeds { display: grid; grid-template-columns: auto; gap: 8px; }
+.seed canvas.heatmap { width: 110px; height: 110px; }
 .seed .caption { font-size: 12px; }
 )CSS";
 

@@ -419,7 +419,9 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       L = Math.max(L, e.maps.L); H = Math.max(H, e.maps.H);
     });
     allSteps = allSteps.filter(function (s, i, a) { return a.indexOf(s) === i; }).sort(function (a, b) { return a - b; });
-    app.appendChild(el('div', {className: 'facts', text: runs.length + ' run(s), ' + (data.variants || []).length + ' variant(s)'}));
+    app.appendChild(el('div', {className: 'facts'}, [document.createTextNode(runs.length + ' run(s), ' + (data.variants || []).length +
+      ' variant(s): one column per variant, its seeds below each other; a seed\'s link opens its run page. Tables: '),
+      el('a', {href: 'index.html', text: 'index.html'})]));
     if (!allSteps.length) {
       app.appendChild(el('div', {className: 'problem', id: 'no-maps', text: 'No run of this sweep has attention maps to show.'}));
     }
