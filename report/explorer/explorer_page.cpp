@@ -1,5 +1,7 @@
 #include "report/explorer/explorer_page.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -40,8 +42,12 @@ json maps_json(const AttentionSnapshots& s, bool with_example) {
 // A number of the curves, null where it is undefined (NaN: rows that never occurred).
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// Every record gets one entry per head: a step that logged fewer heads (a diverged step logs none)
+// has nulls there, so the page's curves simply break.
 json curves_json(const std::vector<MetricsRecord>& metrics, const BosRows& rows) {
   json steps = json::array(), bos = json::array(), score = json::array(), virt = json::array(), sink = json::array();
+  size_t heads = 0;
+  for (const MetricsRecord& r : metrics) heads = std::max(heads, r.heads.size());
   for (const MetricsRecord& r : metrics) {
     steps.push_back(r.step);
     json b = json::array(), sc = json::array(), v = json::array(), k = json::array();
@@ -50,6 +56,12 @@ json curves_json(const std::vector<MetricsRecord>& metrics, const BosRows& rows)
       sc.push_back(number(h.sink_score));
       v.push_back(number(h.virtual_mass_nontrigger_mean));
       k.push_back(h.sink_head);
+    }
+    for (size_t i = r.heads.size(); i < heads; ++i) {
+      b.push_back(nullptr);
+      sc.push_back(nullptr);
+      v.push_back(nullptr);
+      k.push_back(false);
     }
     bos.push_back(b);
     score.push_back(sc);
@@ -175,7 +187,16 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   j["curves"] = nullptr;
   if (std::filesystem::exists(metrics_path)) {
     try {
-      j["curves"] = curves_json(read_metrics(metrics_path), bos_rows_of(measures_of(run)));
+      json curves = curves_json(read_metrics(metrics_path), bos_rows_of(measures_of(run)));
+      const size_t logged = curves["bos_mass"].empty() ? 0 : curves["bos_mass"][0].size();
+      const size_t drawn = maps ? static_cast<size_t>(maps->layers * maps->heads) : logged;
+      if (logged != drawn && !curves["steps"].empty()) {
+        j["curves_error"] = metrics_path.string() + " logs " + std::to_string(logged) + " heads, the attention maps have " +
+                            std::to_string(drawn) + ": curves not drawn";
+        log << "explorer: " << j["curves_error"].get<std::string>() << "\n";
+      } else {
+        j["curves"] = std::move(curves);
+      }
     } catch (const RunFileError& e) {
       j["curves_error"] = e.what();
       log << "explorer: " << e.what() << "\n";

@@ -253,6 +253,27 @@ def test_a_run_without_any_maps_says_so(snapshot_run, tmp_path, browser):
     assert console_errors(browser) == []
 
 
+def test_curves_break_at_a_step_without_heads_and_are_left_out_when_they_do_not_match_the_maps(snapshot_run, tmp_path, browser):
+    run = copy_run(snapshot_run[0], tmp_path / "run")
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    last.update(step=last["step"] + 5, heads=[])  # what a diverged step logs
+    (run / "metrics.jsonl").write_text("\n".join(lines + [json.dumps(last)]) + "\n")
+    report(run)
+    open_page(browser, run / "report" / "explorer.html")
+    assert browser.find_elements("id", "curves-0-0")
+    assert console_errors(browser) == []
+
+    s = summary_of(run)
+    write_snapshots(run, [10, 20], 1, 1, s["seq_len"])  # one head drawn, eight logged
+    report(run)
+    open_page(browser, run / "report" / "explorer.html")
+    assert not browser.find_elements("id", "curves-0-0")
+    assert f"logs {s['layers'] * s['heads_per_layer']} heads, the attention maps have 1: curves not drawn" in \
+        browser.find_element("id", "app").text
+    assert console_errors(browser) == []
+
+
 @pytest.mark.parametrize("damaged_file", ["explorer-data.js", "explorer-maps/mean-3.js", "explorer-maps/mean-2.js"])
 def test_a_truncated_page_file_is_a_message_not_a_blank_page(snapshot_run, tmp_path, browser, damaged_file):
     page_dir = shutil.copytree(snapshot_run[0] / "report", tmp_path / "report")
