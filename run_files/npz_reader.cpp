@@ -9,6 +9,8 @@
 #include <limits>
 #include <memory>
 
+#include "run_files/half_float.h"
+
 namespace sinklab {
 namespace {
 
@@ -63,29 +65,6 @@ size_t item_size(const std::string& dtype) {
                                                       {"<u2", 2}, {"<i2", 2}, {"<u4", 4}, {"<i4", 4}, {"<i8", 8}};
   const auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
-}
-
-// IEEE binary16 to float: NumPy's float16 snapshots (the explorer reads them as float32).
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits = 0;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf or NaN
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa != 0) {  // subnormal: shift until normal
-    int e = -1;
-    do {
-      ++e;
-      mantissa <<= 1;
-    } while ((mantissa & 0x400u) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mantissa & 0x3ffu) << 13);
-  } else {
-    bits = sign;
-  }
-  return std::bit_cast<float>(bits);
 }
 
 template <typename T>

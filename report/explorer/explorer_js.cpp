@@ -53,6 +53,24 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
   var arrived = {};
   window.SINKLAB_EXPLORER_STEP = function (id, kind, index, text) { arrived[id + '|' + kind + '|' + index] = text; };
 
+  // float16 step files (a float16 snapshot file): every half is exactly a float32.
+  function halfToFloat(h) {
+    var sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 31, mantissa = h & 1023;
+    if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+    if (exponent === 0) return sign * mantissa * Math.pow(2, -24);
+    return sign * (1 + mantissa / 1024) * Math.pow(2, exponent - 15);
+  }
+  var halfTable = null;
+  function halvesToFloats(halves) {
+    if (!halfTable) {
+      halfTable = new Float32Array(65536);
+      for (var h = 0; h < 65536; ++h) halfTable[h] = halfToFloat(h);
+    }
+    var out = new Float32Array(halves.length);
+    for (var i = 0; i < halves.length; ++i) out[i] = halfTable[halves[i]];
+    return out;
+  }
+
   function Maps(maps, id, what) {
     check(maps && typeof maps === 'object', what + ' has no maps object');
     checkIntArray(maps.steps, what + ': steps');
@@ -79,6 +97,8 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
             what + ': ' + kind + ' has not one map file per step');
     });
     this.hasExample = Array.isArray(maps.example);
+    check(maps.dtype && ['f2', 'f4'].indexOf(maps.dtype.mean) >= 0 && ['f2', 'f4'].indexOf(maps.dtype.example) >= 0, what + ': dtype');
+    this.bytesPerValue = {mean: maps.dtype.mean === 'f2' ? 2 : 4, example: maps.dtype.example === 'f2' ? 2 : 4};
     this.cache = {};
     this.waiting = {};
   }
@@ -97,7 +117,8 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
                   ' did not load. Run sinklab report again.');
     };
     script.onload = function () {
-      var text = arrived[self.id + '|' + kind + '|' + index], expected = 4 * Math.ceil(self.floats * 4 / 3);
+      var size = self.bytesPerValue[kind], text = arrived[self.id + '|' + kind + '|' + index];
+      var expected = 4 * Math.ceil(self.floats * size / 3);
       delete arrived[self.id + '|' + kind + '|' + index];
       try {
         if (typeof text !== 'string') throw new DataError('did not hand over its maps (truncated or corrupt?)');
@@ -106,8 +127,8 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
         try { binary = atob(text); } catch (e) { throw new DataError('is not base64 (corrupt?)'); }
         var bytes = new Uint8Array(binary.length);
         for (var i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
-        if (bytes.length !== self.floats * 4) throw new DataError('holds ' + bytes.length + ' bytes, expected ' + self.floats * 4);
-        self.cache[key] = new Float32Array(bytes.buffer);
+        if (bytes.length !== self.floats * size) throw new DataError('holds ' + bytes.length + ' bytes, expected ' + self.floats * size);
+        self.cache[key] = size === 2 ? halvesToFloats(new Uint16Array(bytes.buffer)) : new Float32Array(bytes.buffer);
       } catch (e) {
         showProblem('The ' + kind + ' maps of ' + self.what + ' at step ' + self.steps[index] + ' cannot be shown: ' + file + ' ' +
                     (e instanceof DataError ? e.message : String(e)) + '. Run sinklab report again.');

@@ -11,6 +11,7 @@
 #include "report/explorer/base64.h"
 #include "report/explorer/explorer_assets.h"
 #include "report/report_line_plots.h"
+#include "run_files/half_float.h"
 #include "run_files/npy.h"
 
 namespace sinklab {
@@ -18,14 +19,25 @@ namespace {
 
 using nlohmann::json;
 
-// One base64 string per step, each the [L, H, R, C] float32 maps of that step (write_map_files puts
-// each in its own script, which the page loads when the step is first shown).
-json steps_base64(const std::vector<float>& maps, size_t steps) {
+// One base64 string per step, each the [L, H, R, C] maps of that step (write_map_files puts each in
+// its own script, which the page loads when the step is first shown). The values go as float16 when
+// every one of them is exactly a float16 (a float16 snapshot file: half the bytes, same numbers),
+// else as float32; `dtype` says which ("f2" or "f4").
+json steps_base64(const std::vector<float>& maps, size_t steps, std::string& dtype) {
   if (maps.empty()) return nullptr;
+  std::vector<uint16_t> halves;
+  halves.reserve(maps.size());
+  for (const float v : maps) {
+    const std::optional<uint16_t> h = exact_half(v);
+    if (!h) break;
+    halves.push_back(*h);
+  }
+  const bool half = halves.size() == maps.size();
+  dtype = half ? "f2" : "f4";
+  const size_t per_step = maps.size() / steps, bytes = half ? sizeof(uint16_t) : sizeof(float);
+  const char* data = half ? reinterpret_cast<const char*>(halves.data()) : reinterpret_cast<const char*>(maps.data());
   json out = json::array();
-  const size_t per_step = maps.size() / steps;
-  for (size_t s = 0; s < steps; ++s)
-    out.push_back(base64_encode(std::string_view(reinterpret_cast<const char*>(maps.data() + s * per_step), per_step * sizeof(float))));
+  for (size_t s = 0; s < steps; ++s) out.push_back(base64_encode(std::string_view(data + s * per_step * bytes, per_step * bytes)));
   return out;
 }
 
@@ -34,8 +46,10 @@ json maps_json(const AttentionSnapshots& s, bool with_example) {
             {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}};
   j["roles"] = s.roles.empty() ? json(nullptr) : json(s.roles);
   j["tokens"] = s.tokens.empty() ? json(nullptr) : json(s.tokens);
-  j["mean"] = steps_base64(s.mean, s.steps.size());
-  j["example"] = with_example ? steps_base64(s.example, s.steps.size()) : json(nullptr);
+  std::string mean_dtype = "f4", example_dtype = "f4";
+  j["mean"] = steps_base64(s.mean, s.steps.size(), mean_dtype);
+  j["example"] = with_example ? steps_base64(s.example, s.steps.size(), example_dtype) : json(nullptr);
+  j["dtype"] = {{"mean", mean_dtype}, {"example", example_dtype}};
   return j;
 }
 

@@ -25,13 +25,13 @@ ROLE_SINK_KEY, ROLE_NO_OP_ROW, ROLE_ACTIVE_ROW = 1, 2, 4
 
 # ---- Run folders with a snapshot file, as training writes it (attention_snapshots.npz). ----
 
-def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, example_dtype=np.float16):
+def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, mean_dtype=np.float32, example_dtype=np.float16):
     """Random causal row-normalized maps per step; returns the arrays written."""
     rng = np.random.default_rng(seed)
     rows = np.arange(seq_len, dtype=np.int32) if rows is None else np.asarray(rows, dtype=np.int32)
     shape = (len(steps), layers, heads, len(rows), len(rows))
     mean = rng.random(shape, dtype=np.float32) * (rows[None, :] <= rows[:, None])
-    mean /= mean.sum(-1, keepdims=True)
+    mean = (mean / mean.sum(-1, keepdims=True)).astype(mean_dtype)
     example = (rng.random(shape, dtype=np.float32) * (rows[None, :] <= rows[:, None])).astype(example_dtype)
     roles = np.full(seq_len, ROLE_NO_OP_ROW, np.uint8)
     roles[0] = ROLE_SINK_KEY
@@ -356,7 +356,8 @@ def first_paint_ms(page, repeats=3):
 
 def measure(tiny_run, out):
     """A 30-run sweep (10 variants x 3 seeds, 40 snapshots of 2 x 4 heads, T = 16) and a kjv_char-sized run
-    (4 layers x 8 heads, T = 1024 stored as 256 x 256 rows/columns, 20 snapshots)."""
+    (4 layers x 8 heads, T = 1024 stored as 256 x 256 rows/columns, 20 snapshots), once with float32 mean
+    maps and once with float16 ones (the example maps are float16 in both)."""
     sweep = out / "sweep30"
     entries = []
     for v in range(10):
@@ -367,10 +368,13 @@ def measure(tiny_run, out):
             write_snapshots(run, list(range(10, 410, 10)), s["layers"], s["heads_per_layer"], s["seq_len"], seed=v * 3 + seed)
             entries.append({"id": run_id, "variant": f"variant{v}", "seed": seed, "dir": f"runs/{run_id}"})
     (sweep / "sweep.json").write_text(json.dumps({"name": "first_paint", "runs": entries}))
-    big = copy_run(tiny_run, out / "t1024")
-    widen_run(big, 4, 8, 1024)
-    write_snapshots(big, list(range(100, 2100, 100)), 4, 8, 1024, rows=np.arange(0, 1024, 4))
-    for folder in (sweep, big):
+    folders = [sweep]
+    for name, dtype in [("t1024_f32", np.float32), ("t1024_f16", np.float16)]:
+        big = copy_run(tiny_run, out / name)
+        widen_run(big, 4, 8, 1024)
+        write_snapshots(big, list(range(100, 2100, 100)), 4, 8, 1024, rows=np.arange(0, 1024, 4), mean_dtype=dtype)
+        folders.append(big)
+    for folder in folders:
         report(folder)
         page = folder / "report" / "explorer.html"
         data = (page.parent / "explorer-data.js").stat().st_size

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/explorer/base64.h"
+#include "run_files/half_float.h"
 #include "run_files/npz_file.h"
 #include "run_files/npz_reader.h"
 
@@ -143,6 +144,19 @@ TEST(AttentionSnapshots, NamesWhatDisagrees) {
             std::string::npos);
   EXPECT_NE(error_of(archive(replaced(good, "steps.npy", npy<float>("<f4", "(2,)", {1, 2})))).find("'steps' has dtype <f4, expected integers"),
             std::string::npos);
+}
+
+TEST(HalfFloat, EveryHalfRoundTripsAndOtherFloatsAreRefused) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = half_to_float(static_cast<uint16_t>(h));
+    const std::optional<uint16_t> back = exact_half(f);
+    ASSERT_TRUE(back.has_value()) << h;
+    if (f == f) EXPECT_EQ(*back, h) << h;  // NaN payloads may differ; NaN stays NaN
+    else EXPECT_TRUE(std::isnan(half_to_float(*back))) << h;
+  }
+  EXPECT_FALSE(exact_half(0.1f));      // needs more mantissa bits
+  EXPECT_FALSE(exact_half(70000.0f));  // above the largest half
+  EXPECT_FALSE(exact_half(1e-8f));     // below the smallest subnormal
 }
 
 TEST(Base64, EncodesTheRfcVectors) {
