@@ -1,6 +1,6 @@
-// explorer.html (report/explorer/explorer_assets.h): the page skeleton. The status line is visible
-// until explorer.js replaces it, so a data or code file that fails to load leaves a message, never a
-// blank page.
+// explorer.html (report/explorer/explorer_assets.h): the page skeleton. The status line stays until
+// explorer.js replaces it, so a data or code file that fails to load leaves a message, never a blank
+// page.
 #include "report/explorer/explorer_assets.h"
 
 namespace sinklab {
@@ -15,8 +15,8 @@ extern const char kExplorerHtml[] = R"HTML(<!doctype html>
 </head>
 <body>
 <h1>@TITLE@</h1>
-<div id="status" class="problem">The explorer did not start: explorer-data.js or @ASSETS@explorer.js is missing,
-truncated or blocked. Run <code>sinklab report</code> on the run or sweep folder again.</div>
+<div id="status" class="note">Loading the explorer. If this message stays, explorer-data.js or @ASSETS@explorer.js is
+missing, truncated or blocked: run <code>sinklab report</code> on the run or sweep folder again.</div>
 <noscript><div class="problem">The explorer needs JavaScript.</div></noscript>
 <div id="app"></div>
 <script src="explorer-data.js"></script>

@@ -288,7 +288,8 @@ def test_a_truncated_page_file_is_a_message_not_a_blank_page(snapshot_run, tmp_p
     if damaged_file.endswith("mean-2.js"):  # a step is loaded when shown: move the slider there
         from selenium.webdriver.common.keys import Keys
         browser.find_element("id", "step-slider").send_keys(Keys.LEFT)
-    wait_for(browser, lambda d: status.is_displayed() and expected in status.text, f"a message naming {expected}")
+    wait_for(browser, lambda d: status.is_displayed() and status.get_attribute("class") == "problem" and expected in status.text,
+             f"a message naming {expected}")
 
 
 def test_sweep_page_shows_one_head_of_every_run_and_links_their_pages(snapshot_sweep, browser, tmp_path):
