@@ -168,12 +168,20 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     for (var i = 0; i < map.length; ++i) if (Math.abs(map[i]) > max) max = Math.abs(map[i]);
     return Math.max(1, max);
   }
+  // colour() sampled at 256 levels per sign, so painting a large map does no per-cell allocation.
+  var LEVELS = 256, positiveColours = [], negativeColours = [];
+  for (var level = 0; level < LEVELS; ++level) {
+    positiveColours.push(colour(level / (LEVELS - 1), 1));
+    negativeColours.push(colour(-level / (LEVELS - 1), 1));
+  }
   function paintHeatmap(canvas, map, R, C) {
     if (canvas.width !== C || canvas.height !== R) { canvas.width = C; canvas.height = R; }
-    var ctx = canvas.getContext('2d'), image = ctx.createImageData(C, R), scale = scaleOf(map);
+    var ctx = canvas.getContext('2d'), image = ctx.createImageData(C, R), pixels = image.data, scale = scaleOf(map);
     for (var i = 0; i < R * C; ++i) {
-      var rgb = colour(map[i], scale);
-      image.data[4 * i] = rgb[0]; image.data[4 * i + 1] = rgb[1]; image.data[4 * i + 2] = rgb[2]; image.data[4 * i + 3] = 255;
+      var v = map[i], rgb;
+      if (v !== v) rgb = [200, 200, 200];  // NaN
+      else rgb = (v < 0 ? negativeColours : positiveColours)[Math.min(LEVELS - 1, Math.round(Math.abs(v) / scale * (LEVELS - 1)))];
+      pixels[4 * i] = rgb[0]; pixels[4 * i + 1] = rgb[1]; pixels[4 * i + 2] = rgb[2]; pixels[4 * i + 3] = 255;
     }
     ctx.putImageData(image, 0, 0);
     canvas.dataset.scale = String(scale);

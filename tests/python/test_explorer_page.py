@@ -327,7 +327,11 @@ def widen_run(run, layers, heads, seq_len):
     """Rewrites a run's summary and metrics for a model of layers x heads heads and T = seq_len, repeating
     its heads' numbers: a stand-in for a large run the page is timed on."""
     def widen(head_list):
-        return [dict(head_list[i % len(head_list)]) for i in range(layers * heads)]
+        wide = [dict(head_list[i % len(head_list)]) for i in range(layers * heads)]
+        for i, h in enumerate(wide):
+            if "layer" in h:
+                h.update(layer=i // heads, head=i % heads)
+        return wide
     summary = summary_of(run)
     summary.update(layers=layers, heads_per_layer=heads, seq_len=seq_len, heads=widen(summary["heads"]))
     for h in summary["heads"]:
