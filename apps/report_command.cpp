@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "report/explorer/explorer_page.h"
 #include "report/report.h"
 
 namespace sinklab::apps {
@@ -43,6 +44,7 @@ void add_report_command(CLI::App& app) {
       write_report(flags->dir, options);
       std::cout << variant_table_text(runs);
       std::cout << "report: " << (report_output_dir(flags->dir, options) / "index.html").string() << "\n";
+      std::cout << "explorer: " << write_explorer(flags->dir, report_output_dir(flags->dir, options), std::cerr).string() << "\n";
     } catch (const std::runtime_error& e) {
       std::cerr << "sinklab: error: " << e.what() << "\n";
       throw CLI::RuntimeError(2);

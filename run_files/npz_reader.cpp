@@ -1,0 +1,204 @@
+#include "run_files/npz_reader.h"
+
+#include <zip.h>
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+
+#include "run_files/half_float.h"
+
+namespace sinklab {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "npz: little-endian data is read as raw host values");
+
+[[noreturn]] void fail(const std::string& where, const std::string& why) { throw NpzError("npz file " + where + ": " + why); }
+
+// The text after "'key':" in the header dict, up to the next top-level ',' or '}'.
+std::string dict_value(const std::string& header, const std::string& key, const std::string& where) {
+  const std::string quoted = "'" + key + "'";
+  size_t pos = header.find(quoted);
+  if (pos == std::string::npos) fail(where, "header has no " + quoted + " entry");
+  pos = header.find(':', pos + quoted.size());
+  if (pos == std::string::npos) fail(where, "malformed header entry " + quoted);
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ') ++pos;
+  size_t end = pos;
+  for (int depth = 0; end < header.size(); ++end) {
+    const char c = header[end];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+  }
+  std::string value = header.substr(pos, end - pos);
+  while (!value.empty() && value.back() == ' ') value.pop_back();
+  return value;
+}
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& where) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail(where, "shape is not a tuple: " + text);
+  std::vector<int64_t> shape;
+  size_t pos = 1;
+  while (pos < text.size() - 1) {
+    while (pos < text.size() - 1 && (text[pos] == ' ' || text[pos] == ',')) ++pos;
+    if (pos >= text.size() - 1) break;
+    int64_t d = 0;
+    bool digits = false;
+    for (; pos < text.size() - 1 && text[pos] >= '0' && text[pos] <= '9'; ++pos) {
+      if (d > (std::numeric_limits<int64_t>::max() - 9) / 10) fail(where, "dimension too large in shape " + text);
+      d = d * 10 + (text[pos] - '0');
+      digits = true;
+    }
+    if (!digits) fail(where, "bad dimension in shape " + text);
+    shape.push_back(d);
+  }
+  return shape;
+}
+
+// Bytes per element of a supported dtype, 0 for others.
+size_t item_size(const std::string& dtype) {
+  static const std::map<std::string, size_t> sizes = {{"<f2", 2}, {"<f4", 4}, {"<f8", 8}, {"|u1", 1}, {"|i1", 1},
+                                                      {"<u2", 2}, {"<i2", 2}, {"<u4", 4}, {"<i4", 4}, {"<i8", 8}};
+  const auto it = sizes.find(dtype);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+template <typename T>
+T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+NpzArray decode_npy(const std::string& bytes, const std::string& where) {
+  constexpr std::string_view kMagic("\x93NUMPY", 6);
+  if (bytes.size() < 10 || std::string_view(bytes).substr(0, 6) != kMagic) fail(where, "not a .npy entry (bad magic)");
+  const auto version = static_cast<unsigned char>(bytes[6]);
+  size_t header_start = 0, header_len = 0;
+  const auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(bytes[i])); };
+  if (version == 1) {
+    header_start = 10;
+    header_len = byte(8) | (byte(9) << 8);
+  } else if (version == 2 || version == 3) {
+    if (bytes.size() < 12) fail(where, "truncated header");
+    header_start = 12;
+    header_len = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
+  } else {
+    fail(where, "unsupported .npy format version " + std::to_string(version));
+  }
+  if (header_len > bytes.size() - header_start) fail(where, "truncated header");
+  const std::string header = bytes.substr(header_start, header_len);
+  NpzArray array;
+  std::string descr = dict_value(header, "descr", where);
+  if (descr.size() != 5 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
+    fail(where, "unsupported dtype " + descr);
+  array.dtype = descr.substr(1, 3);
+  const size_t size = item_size(array.dtype);
+  if (size == 0) fail(where, "unsupported dtype " + descr + " (little-endian floats and integers only)");
+  if (dict_value(header, "fortran_order", where) != "False") fail(where, "Fortran order is not supported");
+  array.shape = parse_shape(dict_value(header, "shape", where), where);
+
+  // Element count against the data actually present, before anything is allocated from it.
+  const size_t data_bytes = bytes.size() - header_start - header_len;
+  uint64_t count = 1;
+  for (const int64_t d : array.shape) {
+    if (d != 0 && count > data_bytes / static_cast<uint64_t>(d)) {
+      count = std::numeric_limits<uint64_t>::max();
+      break;
+    }
+    count *= static_cast<uint64_t>(d);
+  }
+  if (count == std::numeric_limits<uint64_t>::max() || count * size != data_bytes)
+    fail(where, "data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
+                    (count == std::numeric_limits<uint64_t>::max() ? std::string("more") : std::to_string(count * size)));
+  const char* data = bytes.data() + header_start + header_len;
+  if (array.is_float()) {
+    array.floats.resize(count);
+    for (uint64_t i = 0; i < count; ++i) {
+      const char* p = data + i * size;
+      array.floats[i] = size == 2 ? half_to_float(load<uint16_t>(p)) : size == 4 ? load<float>(p) : static_cast<float>(load<double>(p));
+    }
+  } else {
+    array.integers.resize(count);
+    const char kind = array.dtype[1];
+    for (uint64_t i = 0; i < count; ++i) {
+      const char* p = data + i * size;
+      int64_t v = 0;
+      if (size == 1) v = kind == 'u' ? load<uint8_t>(p) : load<int8_t>(p);
+      else if (size == 2) v = kind == 'u' ? load<uint16_t>(p) : load<int16_t>(p);
+      else if (size == 4) v = kind == 'u' ? static_cast<int64_t>(load<uint32_t>(p)) : load<int32_t>(p);
+      else v = load<int64_t>(p);
+      array.integers[i] = v;
+    }
+  }
+  return array;
+}
+
+// One entry's bytes, read in chunks so a forged size in the directory allocates nothing up front.
+std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& where, uint64_t max_bytes) {
+  const std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, index, 0), zip_fclose);
+  if (!file) fail(where, std::string("cannot open: ") + zip_strerror(archive));
+  std::string out;
+  char chunk[1 << 16];
+  for (;;) {
+    const zip_int64_t n = zip_fread(file.get(), chunk, sizeof chunk);
+    if (n < 0) fail(where, std::string("cannot read (truncated or corrupt): ") + zip_file_strerror(file.get()));
+    if (n == 0) break;
+    if (out.size() + static_cast<uint64_t>(n) > max_bytes) fail(where, "entry larger than " + std::to_string(max_bytes) + " bytes");
+    out.append(chunk, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t NpzArray::element_count() const {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_entry_bytes) {
+  if (bytes.empty()) fail(where, "empty file");
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  if (source == nullptr) fail(where, std::string("cannot read: ") + zip_error_strerror(&error));
+  zip_t* opened = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (opened == nullptr) {
+    zip_source_free(source);
+    const std::string why = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    fail(where, "not a readable zip archive (truncated or corrupt?): " + why);
+  }
+  const std::unique_ptr<zip_t, decltype(&zip_discard)> archive(opened, zip_discard);
+  NpzArrays arrays;
+  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    const char* raw_name = zip_get_name(archive.get(), static_cast<zip_uint64_t>(i), 0);
+    if (raw_name == nullptr) fail(where, "entry " + std::to_string(i) + " has no name");
+    const std::string name = raw_name;
+    if (name.size() <= 4 || name.substr(name.size() - 4) != ".npy") continue;
+    const std::string entry_where = where + " entry " + name;
+    const std::string key = name.substr(0, name.size() - 4);
+    if (arrays.contains(key)) fail(where, "entry " + name + " appears twice");
+    arrays.emplace(key, decode_npy(read_entry(archive.get(), static_cast<zip_uint64_t>(i), entry_where, max_entry_bytes), entry_where));
+  }
+  return arrays;
+}
+
+NpzArrays read_npz(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) fail(path.string(), "missing or not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path.string(), "cannot open for reading");
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) fail(path.string(), "read error");
+  return decode_npz(bytes, path.string());
+}
+
+}  // namespace sinklab

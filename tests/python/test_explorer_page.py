@@ -1,0 +1,394 @@
+"""The sink explorer page (report/explorer/explorer_page.h) in a real browser: headless Chromium driven by
+Selenium loads the page `sinklab report` writes, moves the step slider, hovers cells and checks what the
+page shows against the snapshot file read with NumPy; broken snapshot and data files give a message.
+
+Needs Debian's chromium, chromium-driver and python3-selenium (scripts/setup.sh); skipped without them.
+Run as a script with --measure to time the first paint of a 30-run sweep and a T = 1024 run.
+"""
+import json
+import pathlib
+import re
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+
+CHROMEDRIVER = pathlib.Path("/usr/bin/chromedriver")
+CHROME_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1300,1000"]
+ROLE_SINK_KEY, ROLE_NO_OP_ROW, ROLE_ACTIVE_ROW = 1, 2, 4
+
+
+# ---- Run folders with a snapshot file, as training writes it (attention_snapshots.npz). ----
+
+def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, mean_dtype=np.float32, example_dtype=np.float16):
+    """Random causal row-normalized maps per step; returns the arrays written."""
+    rng = np.random.default_rng(seed)
+    rows = np.arange(seq_len, dtype=np.int32) if rows is None else np.asarray(rows, dtype=np.int32)
+    shape = (len(steps), layers, heads, len(rows), len(rows))
+    mean = rng.random(shape, dtype=np.float32) * (rows[None, :] <= rows[:, None])
+    mean = (mean / mean.sum(-1, keepdims=True)).astype(mean_dtype)
+    example = (rng.random(shape, dtype=np.float32) * (rows[None, :] <= rows[:, None])).astype(example_dtype)
+    roles = np.full(seq_len, ROLE_NO_OP_ROW, np.uint8)
+    roles[0] = ROLE_SINK_KEY
+    roles[seq_len // 2 - 1] = ROLE_ACTIVE_ROW
+    arrays = dict(steps=np.asarray(steps, np.int64), mean=mean, example=example, rows=rows, cols=rows.copy(),
+                  roles=roles, seq_len=np.int64(seq_len))
+    np.savez(run_dir / "attention_snapshots.npz", **arrays)
+    return arrays
+
+
+def copy_run(source, target, seed=None):
+    shutil.copytree(source, target)
+    shutil.rmtree(target / "report", ignore_errors=True)
+    if seed is not None:  # a sweep's manifest and the run's summary must agree on the seed
+        summary = json.loads((target / "summary.json").read_text())
+        summary["seed"] = seed
+        (target / "summary.json").write_text(json.dumps(summary))
+    return target
+
+
+def report(run_or_sweep):
+    done = run_cli("report", run_or_sweep, "--no-render")
+    assert f"explorer: {run_or_sweep / 'report' / 'explorer.html'}" in done.stdout
+    return done
+
+
+def summary_of(run_dir):
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def snapshot_run(tiny_run, tmp_path_factory):
+    run = copy_run(tiny_run, tmp_path_factory.mktemp("explorer") / "run")
+    s = summary_of(run)
+    arrays = write_snapshots(run, [10, 20, 30, 40], s["layers"], s["heads_per_layer"], s["seq_len"])
+    report(run)
+    return run, arrays
+
+
+@pytest.fixture(scope="module")
+def snapshot_sweep(tiny_run, tmp_path_factory):
+    """Two variants x two seeds, each run with its own snapshot maps."""
+    sweep = tmp_path_factory.mktemp("explorer") / "sweep"
+    entries, arrays = [], {}
+    for v, variant in enumerate(["softmax", "relu"]):
+        for seed in (0, 1):
+            run_id = f"{variant}_s{seed}"
+            run = copy_run(tiny_run, sweep / "runs" / run_id, seed=seed)
+            s = summary_of(run)
+            arrays[run_id] = write_snapshots(run, [10, 20, 40], s["layers"], s["heads_per_layer"], s["seq_len"],
+                                             seed=10 * v + seed)
+            entries.append({"id": run_id, "variant": variant, "seed": seed, "dir": f"runs/{run_id}"})
+    (sweep / "sweep.json").write_text(json.dumps({"name": "explorer_test", "runs": entries}))
+    report(sweep)
+    return sweep, arrays
+
+
+# ---- The browser. ----
+
+def new_browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not CHROMEDRIVER.exists() or shutil.which("chromium") is None:
+        pytest.skip("needs Debian's chromium and chromium-driver (scripts/setup.sh)")
+    options = webdriver.ChromeOptions()
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="sinklab-chromium-"))
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    from selenium.webdriver.chrome.service import Service
+    return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+
+
+@pytest.fixture
+def browser():
+    driver = new_browser()
+    yield driver
+    driver.quit()
+
+
+def wait_for(driver, condition, what, timeout=20):
+    from selenium.webdriver.support.ui import WebDriverWait
+    try:
+        return WebDriverWait(driver, timeout).until(lambda d: condition(d))
+    except Exception as e:
+        status = driver.execute_script("var s = document.getElementById('status'); return s ? s.textContent : ''")
+        raise AssertionError(f"timed out waiting for {what}; page status: {status!r}") from e
+
+
+def open_page(driver, page):
+    driver.get(page.as_uri())
+    wait_for(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the page to start")
+
+
+def shown_step(driver, element_id):
+    return driver.execute_script(f"return document.getElementById('{element_id}').dataset.shownStep")
+
+
+def canvas_pixels(driver, element_id):
+    return driver.execute_script(f"return document.getElementById('{element_id}').toDataURL()")
+
+
+def hover_cell(driver, canvas, row, col, rows, cols):
+    """Moves the mouse to the centre of cell (row, col) of a canvas drawn with rows x cols cells."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    rect = driver.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.width, r.height];", canvas)
+    x = (col + 0.5) * rect[0] / cols - rect[0] / 2
+    y = (row + 0.5) * rect[1] / rows - rect[1] / 2
+    ActionChains(driver).move_to_element_with_offset(canvas, round(x), round(y)).perform()
+
+
+def readout(driver, element_id="readout"):
+    return driver.execute_script(f"var r = document.getElementById('{element_id}'); return [r.textContent, Object.assign({{}}, r.dataset)]")
+
+
+def console_errors(driver):
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+# ---- Tests. ----
+
+def test_run_page_shows_the_snapshot_weights_as_the_slider_moves(snapshot_run, browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+    run, arrays = snapshot_run
+    steps, mean, example = arrays["steps"], arrays["mean"], arrays["example"]
+    S, L, H, R, C = mean.shape
+    open_page(browser, run / "report" / "explorer.html")
+    assert not browser.find_element("id", "status").is_displayed()
+    assert len(browser.find_elements("css selector", "canvas.heatmap")) == L * H
+    wait_for(browser, lambda d: shown_step(d, "grid") == str(steps[-1]), "the last step's maps")
+    layer, head = L - 1, H - 1
+    map_before, curves_before = canvas_pixels(browser, f"map-{layer}-{head}"), canvas_pixels(browser, f"curves-{layer}-{head}")
+
+    slider = browser.find_element("id", "step-slider")
+    slider.send_keys(Keys.HOME)
+    wait_for(browser, lambda d: shown_step(d, "grid") == str(steps[0]), "the first step's maps")
+    assert canvas_pixels(browser, f"map-{layer}-{head}") != map_before, "the heatmap did not change with the step"
+    assert canvas_pixels(browser, f"curves-{layer}-{head}") != curves_before, "the curve cursor did not move"
+    assert browser.find_element("id", f"curves-{layer}-{head}").get_attribute("data-cursor-step") == str(steps[0])
+    assert browser.find_element("id", "step-label").text.startswith(f"step {steps[0]} ")
+
+    active = int(np.flatnonzero(arrays["roles"] == ROLE_ACTIVE_ROW)[0])
+    canvas = browser.find_element("id", f"map-{layer}-{head}")
+    for index, (row, col) in [(0, (active, 0)), (0, (R - 1, 3)), (1, (R - 2, R - 5))]:
+        if index > 0:
+            slider.send_keys(Keys.RIGHT)
+            wait_for(browser, lambda d: shown_step(d, "grid") == str(steps[index]), f"step {steps[index]}")
+        hover_cell(browser, canvas, row, col, R, C)
+        text, data = readout(browser)
+        assert (data["stepIndex"], data["layer"], data["head"]) == (str(index), str(layer), str(head))
+        assert (data["rowIndex"], data["colIndex"]) == (str(row), str(col)), text
+        assert float(data["weight"]) == float(mean[index, layer, head, row, col]), text
+        assert f"query row {row} " in text and f"key col {col} " in text
+        shown = float(re.search(r"weight (\S+)", text).group(1))  # six significant digits
+        assert shown == pytest.approx(float(mean[index, layer, head, row, col]), rel=1e-5), text
+    hover_cell(browser, canvas, active, 0, R, C)
+    assert "(active row)" in readout(browser)[0] and "(sink key)" in readout(browser)[0]
+
+    browser.find_element("id", "kind-example").click()
+    wait_for(browser, lambda d: d.execute_script("return document.getElementById('grid').dataset.shownKind") == "example",
+             "the example maps")
+    hover_cell(browser, canvas, R - 1, 2, R, C)
+    assert float(readout(browser)[1]["weight"]) == float(example[1, layer, head, R - 1, 2].astype(np.float32))
+
+    canvas.click()  # enlarge: the big map has its own readout
+    big = browser.find_element("id", "enlarged-map")
+    hover_cell(browser, big, 5, 4, R, C)
+    assert float(readout(browser, "enlarged-readout")[1]["weight"]) == float(example[1, layer, head, 5, 4].astype(np.float32))
+
+    browser.save_screenshot(str(tmp_path / "explorer_run.png"))
+    assert (tmp_path / "explorer_run.png").stat().st_size > 0
+    assert console_errors(browser) == []
+
+
+def test_play_steps_through_every_snapshot(snapshot_run, browser):
+    run, arrays = snapshot_run
+    open_page(browser, run / "report" / "explorer.html")
+    wait_for(browser, lambda d: shown_step(d, "grid") == str(arrays["steps"][-1]), "the last step's maps")
+    browser.execute_script("""var grid = document.getElementById('grid'); window.shownSteps = [];
+        new MutationObserver(function () { window.shownSteps.push(Number(grid.dataset.shownStep)); })
+            .observe(grid, {attributes: true, attributeFilter: ['data-shown-step']});""")
+    browser.find_element("id", "play").click()  # from the last step, play starts over at the first
+    assert browser.find_element("id", "play").text == "pause"
+    wait_for(browser, lambda d: d.find_element("id", "play").text == "play", "play to stop at the end")
+    assert browser.execute_script("return window.shownSteps") == arrays["steps"].tolist()
+    assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_a_zip", "wrong_shape"])
+def test_a_broken_snapshot_file_is_a_message_in_the_page(snapshot_run, tmp_path, browser, damage):
+    run = copy_run(snapshot_run[0], tmp_path / "run")
+    path = run / "attention_snapshots.npz"
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "not_a_zip":
+        path.write_bytes(b"this is not an archive" * 10)
+    else:
+        arrays = dict(np.load(path))
+        arrays["mean"] = arrays["mean"][:, :, :, :-1]
+        np.savez(path, **arrays)
+    done = report(run)
+    assert "attention_snapshots.npz" in done.stderr
+    open_page(browser, run / "report" / "explorer.html")
+    message = browser.find_element("id", "maps-error")
+    assert message.is_displayed()
+    assert "cannot be read" in message.text and str(path) in message.text
+    if damage == "wrong_shape":
+        assert "'mean' has shape" in message.text
+    # The final maps (attention/*.npy) still show, as one step.
+    wait_for(browser, lambda d: shown_step(d, "grid") == str(summary_of(run)["steps"]), "the final maps")
+
+
+def test_a_run_without_any_maps_says_so(snapshot_run, tmp_path, browser):
+    run = copy_run(snapshot_run[0], tmp_path / "run")
+    (run / "attention_snapshots.npz").unlink()
+    shutil.rmtree(run / "attention")
+    report(run)
+    open_page(browser, run / "report" / "explorer.html")
+    assert "no attention maps to show" in browser.find_element("id", "no-maps").text
+    assert console_errors(browser) == []
+
+
+def test_curves_break_at_a_step_without_heads_and_are_left_out_when_they_do_not_match_the_maps(snapshot_run, tmp_path, browser):
+    run = copy_run(snapshot_run[0], tmp_path / "run")
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    last.update(step=last["step"] + 5, heads=[])  # what a diverged step logs
+    (run / "metrics.jsonl").write_text("\n".join(lines + [json.dumps(last)]) + "\n")
+    report(run)
+    open_page(browser, run / "report" / "explorer.html")
+    assert browser.find_elements("id", "curves-0-0")
+    assert console_errors(browser) == []
+
+    s = summary_of(run)
+    write_snapshots(run, [10, 20], 1, 1, s["seq_len"])  # one head drawn, eight logged
+    report(run)
+    open_page(browser, run / "report" / "explorer.html")
+    assert not browser.find_elements("id", "curves-0-0")
+    assert f"logs {s['layers'] * s['heads_per_layer']} heads, the attention maps have 1: curves not drawn" in \
+        browser.find_element("id", "app").text
+    assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("damaged_file", ["explorer-data.js", "explorer-maps/mean-3.js", "explorer-maps/mean-2.js"])
+def test_a_truncated_page_file_is_a_message_not_a_blank_page(snapshot_run, tmp_path, browser, damaged_file):
+    page_dir = shutil.copytree(snapshot_run[0] / "report", tmp_path / "report")
+    path = page_dir / damaged_file
+    if damaged_file.endswith("mean-2.js"):
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    browser.get((page_dir / "explorer.html").as_uri())
+    status = browser.find_element("id", "status")
+    expected = "explorer-data.js" if damaged_file == "explorer-data.js" else damaged_file
+    if damaged_file.endswith("mean-2.js"):  # a step is loaded when shown: move the slider there
+        from selenium.webdriver.common.keys import Keys
+        browser.find_element("id", "step-slider").send_keys(Keys.LEFT)
+    wait_for(browser, lambda d: status.is_displayed() and status.get_attribute("class") == "problem" and expected in status.text,
+             f"a message naming {expected}")
+
+
+def test_sweep_page_shows_one_head_of_every_run_and_links_their_pages(snapshot_sweep, browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+    sweep, arrays = snapshot_sweep
+    page = sweep / "report" / "explorer.html"
+    open_page(browser, page)
+    assert [e.text for e in browser.find_elements("css selector", ".variant h2")] == ["softmax", "relu"]
+    wait_for(browser, lambda d: shown_step(d, "sweep") == "40", "every run's last maps")
+    for run_id in arrays:
+        browser.find_element("css selector", f"a[href='explorer-runs/{run_id}/explorer.html']")
+        assert (page.parent / "explorer-runs" / run_id / "explorer.html").exists()
+    browser.find_element("id", "step-slider").send_keys(Keys.HOME)
+    wait_for(browser, lambda d: shown_step(d, "sweep") == "10", "every run's first maps")
+    head_choice = browser.find_element("id", "head-choice")
+    head_choice.find_elements("tag name", "option")[5].click()  # layer 1 head 1 of a 2 x 4 model
+    wait_for(browser, lambda d: shown_step(d, "sweep") == "10", "the chosen head")
+    mean = arrays["relu_s1"]["mean"]
+    R = mean.shape[3]
+    hover_cell(browser, browser.find_element("id", "map-relu_s1"), R - 1, 1, R, R)
+    text, data = readout(browser)
+    assert data["runId"] == "relu_s1" and (data["layer"], data["head"]) == ("1", "1")
+    assert float(data["weight"]) == float(mean[0, 1, 1, R - 1, 1]), text
+    browser.save_screenshot(str(tmp_path / "explorer_sweep.png"))
+    assert console_errors(browser) == []
+
+    browser.get((sweep / "report" / "explorer-runs" / "relu_s1" / "explorer.html").as_uri())
+    wait_for(browser, lambda d: shown_step(d, "grid") == "40", "the run page opened from the sweep")
+    assert console_errors(browser) == []
+
+
+# ---- First paint (not a test: `python3 test_explorer_page.py --measure RUN_DIR`). ----
+
+def widen_run(run, layers, heads, seq_len):
+    """Rewrites a run's summary and metrics for a model of layers x heads heads and T = seq_len, repeating
+    its heads' numbers: a stand-in for a large run the page is timed on."""
+    def widen(head_list):
+        wide = [dict(head_list[i % len(head_list)]) for i in range(layers * heads)]
+        for i, h in enumerate(wide):
+            if "layer" in h:
+                h.update(layer=i // heads, head=i % heads)
+        return wide
+    summary = summary_of(run)
+    summary.update(layers=layers, heads_per_layer=heads, seq_len=seq_len, heads=widen(summary["heads"]))
+    for h in summary["heads"]:
+        h["bos_mass_by_row"] = [h["bos_mass_by_row"][0]] * seq_len
+    (run / "summary.json").write_text(json.dumps(summary))
+    lines = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    for line in lines:
+        line["heads"] = widen(line["heads"])
+    (run / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shutil.rmtree(run / "attention", ignore_errors=True)
+
+
+def first_paint_ms(page, repeats=3):
+    driver = new_browser()
+    try:
+        times = []
+        for _ in range(repeats):
+            driver.get("about:blank")
+            driver.get(page.as_uri())
+            wait_for(driver, lambda d: d.execute_script("return document.body.dataset.firstPaintMs"), "the first paint", 120)
+            times.append(float(driver.execute_script("return document.body.dataset.firstPaintMs")))
+            assert console_errors(driver) == []
+        return times
+    finally:
+        driver.quit()
+
+
+def measure(tiny_run, out):
+    """A 30-run sweep (10 variants x 3 seeds, 40 snapshots of 2 x 4 heads, T = 16) and a kjv_char-sized run
+    (4 layers x 8 heads, T = 1024 stored as 256 x 256 rows/columns, 20 snapshots), once with float32 mean
+    maps and once with float16 ones (the example maps are float16 in both)."""
+    sweep = out / "sweep30"
+    entries = []
+    for v in range(10):
+        for seed in range(3):
+            run_id = f"variant{v}_s{seed}"
+            run = copy_run(tiny_run, sweep / "runs" / run_id, seed=seed)
+            s = summary_of(run)
+            write_snapshots(run, list(range(10, 410, 10)), s["layers"], s["heads_per_layer"], s["seq_len"], seed=v * 3 + seed)
+            entries.append({"id": run_id, "variant": f"variant{v}", "seed": seed, "dir": f"runs/{run_id}"})
+    (sweep / "sweep.json").write_text(json.dumps({"name": "first_paint", "runs": entries}))
+    folders = [sweep]
+    for name, dtype in [("t1024_f32", np.float32), ("t1024_f16", np.float16)]:
+        big = copy_run(tiny_run, out / name)
+        widen_run(big, 4, 8, 1024)
+        write_snapshots(big, list(range(100, 2100, 100)), 4, 8, 1024, rows=np.arange(0, 1024, 4), mean_dtype=dtype)
+        folders.append(big)
+    for folder in folders:
+        report(folder)
+        page = folder / "report" / "explorer.html"
+        data = (page.parent / "explorer-data.js").stat().st_size
+        steps = [f.stat().st_size for f in page.parent.rglob("explorer-maps/*.js")]
+        print(f"{folder.name}: first paint {first_paint_ms(page)} ms; explorer-data.js {data / 1e6:.2f} MB; "
+              f"{len(steps)} step files, {sum(steps) / 1e6:.1f} MB, largest {max(steps) / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "--measure":
+        sys.exit("usage: test_explorer_page.py --measure RUN_DIR  (RUN_DIR: a finished run of configs/examples/tiny_block.yaml)")
+    measure(pathlib.Path(sys.argv[2]).resolve(), pathlib.Path(tempfile.mkdtemp(prefix="sinklab-explorer-measure-")))
