@@ -164,6 +164,16 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
                                        str(config.analysis.eval_attention_samples) +
                                        ") must be at most task.eval_samples (" + str(config.task.eval_samples) + ")");
   }
+  if (config.analysis.snapshot_samples > config.task.eval_samples) {
+    throw where.error_at_first_set({"analysis.snapshot_samples", "task.eval_samples"},
+                                   "analysis.snapshot_samples (" + str(config.analysis.snapshot_samples) +
+                                       ") must be at most task.eval_samples (" + str(config.task.eval_samples) + ")");
+  }
+  if (config.analysis.snapshot_limit == 1) {
+    throw where.error_at_first_set({"analysis.snapshot_limit"},
+                                   "analysis.snapshot_limit is 1: thinning keeps every second snapshot, so it must be 0 "
+                                   "(never thin) or at least 2");
+  }
 }
 
 }  // namespace sinklab

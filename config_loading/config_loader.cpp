@@ -1,5 +1,6 @@
 #include "config_loading/config_loader.h"
 
+#include <algorithm>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -91,6 +92,9 @@ class Loader {
     } else {
       default_name();
     }
+    // The default averages up to 128 evaluation inputs: fewer when the task has fewer.
+    if (!where_.is_set("analysis.snapshot_samples"))
+      config_.analysis.snapshot_samples = std::min(config_.analysis.snapshot_samples, config_.task.eval_samples);
     check_consistency(config_, where_, vocab_);
     resolve_plugin_defaults(config_);  // the resolved config.yaml lists every option of the chosen plug-ins
     check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes

@@ -336,8 +336,18 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(attention_samples);
   t.push_back(int_field("analysis.snapshot_every", [](RunConfig& c) -> int& { return c.analysis.snapshot_every; },
                         B::at_least(0),
-                        "steps between attention snapshots (every head's mean map over the evaluation inputs and input "
-                        "0's map, kept in attention_snapshots.npz with one more at the final step); 0 = none"));
+                        "steps between attention snapshots at the start of a run (every head's mean map over "
+                        "analysis.snapshot_samples evaluation inputs and input 0's map, kept in attention_snapshots.npz "
+                        "with one more at the final step); doubles whenever analysis.snapshot_limit are kept; 0 = none"));
+  t.push_back(int_field("analysis.snapshot_limit", [](RunConfig& c) -> int& { return c.analysis.snapshot_limit; },
+                        B::at_least(0).up_to(100000),
+                        "when a run holds this many attention snapshots, every second one is dropped and the interval "
+                        "doubles, so a run of any length keeps between half of it and all of it; 0 = never thin"));
+  auto snapshot_samples = int_field("analysis.snapshot_samples", [](RunConfig& c) -> int& { return c.analysis.snapshot_samples; },
+                                    B::at_least(1).up_to(kMaxEvalSamples),
+                                    "evaluation inputs averaged into each attention snapshot's mean map (unset: 128, or task.eval_samples when fewer)");
+  snapshot_samples.allowed = "1 .. task.eval_samples";
+  t.push_back(snapshot_samples);
   return t;
 }
 

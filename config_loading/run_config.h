@@ -57,7 +57,11 @@ struct TrainConfig {
 struct AnalysisConfig {
   double sink_eps = 0.3;
   int eval_attention_samples = 1000;
-  int snapshot_every = 200;  // 0 = no attention snapshots (docs/analysis.md, attention_snapshots.npz)
+  // Attention snapshots (docs/analysis.md, attention_snapshots.npz): every 16 steps at first, the
+  // interval doubling whenever 100 are kept, so a run of any length keeps 50-100; 0 = none.
+  int snapshot_every = 16;
+  int snapshot_limit = 100;
+  int snapshot_samples = 128;  // evaluation inputs in each snapshot's mean map
   bool operator==(const AnalysisConfig&) const = default;
 };
 

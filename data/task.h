@@ -84,6 +84,13 @@ class Task {
   // best reachable loss on its no-op rows); run summaries record them under task_baselines.
   virtual std::vector<std::pair<std::string, double>> baselines() const { return {}; }
 
+  // A token id's text for people (attention snapshots label their axes with it); empty when the ids
+  // stand for nothing readable (synthetic token tasks), so a page shows the id.
+  virtual std::string token_label(int32_t id) const {
+    (void)id;
+    return {};
+  }
+
   int seq_len() const { return shape().seq_len; }
   int input_dim() const { return shape().input_dim; }
   int output_dim() const { return shape().output_dim; }

@@ -145,6 +145,11 @@ std::string TextLmTask::decode(std::span<const int32_t> ids) const {
   return text_->chars ? text_->chars->decode(ids.data(), ids.size()) : text_->words->decode(ids.data(), ids.size());
 }
 
+std::string TextLmTask::token_label(int32_t id) const {
+  if (id == 0) return "<bos>";
+  return decode(std::span<const int32_t>(&id, 1));
+}
+
 TaskRegistration text_lm_task_registration() {
   return {"text_lm",
           "next-token language modelling on a text file, by character or word (token ids, next-token cross-entropy)",

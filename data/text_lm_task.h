@@ -52,6 +52,8 @@ class TextLmTask final : public Task {
   std::vector<int32_t> encode(std::string_view text) const;
   // Ids -> text; BOS is skipped (word: the readable rendering of WordVocabulary::decode).
   std::string decode(std::span<const int32_t> ids) const;
+  // "<bos>" for BOS, else the id's character (a byte) or word.
+  std::string token_label(int32_t id) const override;
 
  private:
   TextTokenizer tokenizer_;

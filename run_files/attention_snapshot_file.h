@@ -3,10 +3,11 @@
 // one NumPy archive that numpy.load opens alone (docs/analysis.md lists its arrays):
 //   steps int64 [S]; mean, example float32 [S, layers, heads, R, C]; rows, cols int32 [R], [C] (the
 //   first original position of each stored row / column); roles uint8 [T]; tokens int32 [T] (token
-//   tasks only); seq_len int64 [] (T).
+//   tasks only); token_labels |S<width> [T] (each token's text, tasks that have it); seq_len int64 [] (T).
 // Written atomically, so an interrupted run leaves the previous complete file.
 #include <filesystem>
 
+#include "run_files/npz_reader.h"
 #include "run_files/run_summary.h"  // RunFileError
 #include "stats/attention_snapshots.h"
 
@@ -26,6 +27,9 @@ void write_attention_snapshots(const std::filesystem::path& path, const Attentio
 
 // Reads a file written by write_attention_snapshots. Throws AttentionSnapshotFileError naming the file
 // and what is wrong: missing, truncated or corrupt archive, a missing array, a wrong type or shape.
+// The reader accepts any float type for the maps (a float16 copy made with NumPy works too).
 AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path);
+// The same checks on an archive already decoded (run_files/npz_reader.h); errors name `where`.
+AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std::string& where);
 
 }  // namespace sinklab

@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "core/io/file_write.h"
@@ -29,7 +28,7 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 }
 
 // Value text after "'key':" in the header dict, up to the next top-level ',' or '}'.
-std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
+std::string dict_value(const std::string& header, const std::string& key, const std::filesystem::path& path) {
   const std::string quoted = "'" + key + "'";
   size_t pos = header.find(quoted);
   if (pos == std::string::npos) fail(path, "header has no " + quoted + " entry");
@@ -50,7 +49,7 @@ std::string dict_value(const std::string& header, const std::string& key, const 
   return value;
 }
 
-std::vector<int64_t> parse_shape(const std::string& text, const std::string& path) {
+std::vector<int64_t> parse_shape(const std::string& text, const std::filesystem::path& path) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail(path, "shape is not a tuple: " + text);
   std::vector<int64_t> shape;
   size_t pos = 1;
@@ -121,7 +120,9 @@ struct NpyHeader {
   uint64_t data_bytes = 0;  // bytes after the header
 };
 
-NpyHeader read_header(std::istream& in, const std::string& path) {
+NpyHeader read_header(std::ifstream& in, const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
   if (!in) fail(path, "cannot open for reading");
   // Sizes in the header are checked against the file before anything is allocated from them.
   in.seekg(0, std::ios::end);
@@ -162,7 +163,7 @@ NpyHeader read_header(std::istream& in, const std::string& path) {
 // product(shape) elements of `element_bytes` each, or an error when the file holds fewer (the product
 // of untrusted dimensions can overflow; anything above the elements left is truncated data).
 int64_t checked_count(const std::vector<int64_t>& shape, uint64_t data_bytes, uint64_t element_bytes,
-                      const char* type, const std::string& path) {
+                      const char* type, const std::filesystem::path& path) {
   const uint64_t left = data_bytes / element_bytes;
   int64_t n = 1;
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
@@ -175,14 +176,10 @@ int64_t checked_count(const std::vector<int64_t>& shape, uint64_t data_bytes, ui
   return n;
 }
 
+}  // namespace
 
-// A file the caller names must be a regular file: a FIFO or device planted there is refused, not read.
-void check_regular(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
-}
-
-NpyArray read_floats(std::istream& in, const std::string& path) {
+NpyArray read_npy(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   NpyHeader h = read_header(in, path);
   if (h.descr != "'<f4'") fail(path, "dtype " + h.descr + " is not supported (only '<f4', little-endian float32)");
 
@@ -196,7 +193,8 @@ NpyArray read_floats(std::istream& in, const std::string& path) {
   return array;
 }
 
-NpyIntArray read_integers(std::istream& in, const std::string& path) {
+NpyIntArray read_npy_integers(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   NpyHeader h = read_header(in, path);
   // '|' marks a one-byte type without byte order; '=' is native, which is little-endian here.
   struct IntType {
@@ -229,30 +227,6 @@ NpyIntArray read_integers(std::istream& in, const std::string& path) {
     array.data[i] = static_cast<int64_t>(u);
   }
   return array;
-}
-
-}  // namespace
-
-NpyArray read_npy(const std::filesystem::path& path) {
-  check_regular(path);
-  std::ifstream in(path, std::ios::binary);
-  return read_floats(in, path.string());
-}
-
-NpyIntArray read_npy_integers(const std::filesystem::path& path) {
-  check_regular(path);
-  std::ifstream in(path, std::ios::binary);
-  return read_integers(in, path.string());
-}
-
-NpyArray decode_npy(const std::string& bytes, const std::string& where) {
-  std::istringstream in(bytes);
-  return read_floats(in, where);
-}
-
-NpyIntArray decode_npy_integers(const std::string& bytes, const std::string& where) {
-  std::istringstream in(bytes);
-  return read_integers(in, where);
 }
 
 }  // namespace sinklab

@@ -45,9 +45,4 @@ struct NpyIntArray {
 };
 NpyIntArray read_npy_integers(const std::filesystem::path& path);
 
-// The same readers for a .npy file's bytes already in memory (an entry of an .npz archive); `where`
-// names it in errors.
-NpyArray decode_npy(const std::string& bytes, const std::string& where);
-NpyIntArray decode_npy_integers(const std::string& bytes, const std::string& where);
-
 }  // namespace sinklab

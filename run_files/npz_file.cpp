@@ -99,43 +99,4 @@ void write_npz(const std::filesystem::path& path, const std::vector<NamedTensor>
   write_file_atomically(path, encode_npz(tensors, texts, path.string()));
 }
 
-NpzTextEntries read_npz_entries(const std::filesystem::path& path) {
-  const std::string where = path.string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail(where, "missing or not a regular file");
-  int code = 0;
-  // ZIP_CHECKCONS: a truncated or tampered archive is refused here, not read as fewer entries.
-  zip_t* archive = zip_open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
-  if (archive == nullptr) {
-    zip_error_t error;
-    zip_error_init_with_code(&error, code);
-    const std::string why = zip_error_strerror(&error);
-    zip_error_fini(&error);
-    fail(where, "not a readable zip archive (" + why + ")");
-  }
-  const std::unique_ptr<zip_t, decltype(&zip_discard)> owner(archive, zip_discard);
-  NpzTextEntries entries;
-  const zip_int64_t count = zip_get_num_entries(archive, 0);
-  for (zip_int64_t i = 0; i < count; ++i) {
-    const auto index = static_cast<zip_uint64_t>(i);
-    zip_stat_t stat;
-    if (zip_stat_index(archive, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE) || !(stat.valid & ZIP_STAT_NAME))
-      fail(where, "entry " + std::to_string(i) + ": " + zip_problem(archive));
-    const std::string name = stat.name;
-    zip_file_t* file = zip_fopen_index(archive, index, 0);
-    if (file == nullptr) fail(where, "entry " + name + ": " + zip_problem(archive));
-    std::string bytes(static_cast<size_t>(stat.size), '\0');
-    zip_int64_t got = zip_fread(file, bytes.data(), bytes.size());
-    // Reading on to the end makes libzip compare the entry's CRC: a flipped byte is refused here.
-    char past_end = 0;
-    if (got == static_cast<zip_int64_t>(bytes.size()) && zip_fread(file, &past_end, 1) != 0) got = -1;
-    const std::string why = got < 0 ? zip_file_strerror(file) : "";
-    zip_fclose(file);
-    if (got != static_cast<zip_int64_t>(bytes.size()))
-      fail(where, "entry " + name + " is truncated or corrupt" + (why.empty() ? "" : " (" + why + ")"));
-    entries.emplace_back(name, std::move(bytes));
-  }
-  return entries;
-}
-
 }  // namespace sinklab

@@ -26,9 +26,4 @@ std::string encode_npz(const std::vector<NamedTensor>& tensors, const NpzTextEnt
 // Writes the archive atomically (core/io/file_write.h).
 void write_npz(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors, const NpzTextEntries& texts);
 
-// Every entry of an archive (any zip numpy.load opens), in archive order, as raw bytes: "<name>.npy"
-// entries decode with run_files/npy.h's decode_npy*. Throws NpzError naming the file for a missing,
-// truncated or corrupt archive.
-NpzTextEntries read_npz_entries(const std::filesystem::path& path);
-
 }  // namespace sinklab

@@ -94,11 +94,21 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
   const std::string header = bytes.substr(header_start, header_len);
   NpzArray array;
   std::string descr = dict_value(header, "descr", where);
-  if (descr.size() != 5 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
+  if (descr.size() < 5 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
     fail(where, "unsupported dtype " + descr);
-  array.dtype = descr.substr(1, 3);
-  const size_t size = item_size(array.dtype);
-  if (size == 0) fail(where, "unsupported dtype " + descr + " (little-endian floats and integers only)");
+  size_t size = 0;
+  if (descr.compare(1, 2, "|S") == 0) {  // fixed-width byte strings, NUL-padded: '|S<width>'
+    array.dtype = "|S";
+    const std::string width = descr.substr(3, descr.size() - 4);
+    if (width.empty() || width.size() > 6 || width.find_first_not_of("0123456789") != std::string::npos || std::stoul(width) == 0)
+      fail(where, "unsupported dtype " + descr);
+    size = std::stoul(width);
+  } else {
+    if (descr.size() != 5) fail(where, "unsupported dtype " + descr);
+    array.dtype = descr.substr(1, 3);
+    size = item_size(array.dtype);
+  }
+  if (size == 0) fail(where, "unsupported dtype " + descr + " (little-endian floats and integers, byte strings only)");
   if (dict_value(header, "fortran_order", where) != "False") fail(where, "Fortran order is not supported");
   array.shape = parse_shape(dict_value(header, "shape", where), where);
 
@@ -116,7 +126,14 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
     fail(where, "data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
                     (count == std::numeric_limits<uint64_t>::max() ? std::string("more") : std::to_string(count * size)));
   const char* data = bytes.data() + header_start + header_len;
-  if (array.is_float()) {
+  if (array.is_strings()) {
+    array.strings.resize(count);
+    for (uint64_t i = 0; i < count; ++i) {
+      std::string_view item(data + i * size, size);
+      item = item.substr(0, item.find_last_not_of('\0') + 1);  // NumPy drops the padding (npos + 1 = 0: all NULs)
+      array.strings[i] = std::string(item);
+    }
+  } else if (array.is_float()) {
     array.floats.resize(count);
     for (uint64_t i = 0; i < count; ++i) {
       const char* p = data + i * size;

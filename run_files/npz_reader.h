@@ -2,7 +2,8 @@
 // Reading NumPy .npz archives (numpy.savez or numpy.savez_compressed): every "<name>.npy" entry as an
 // array of numbers. Other entries (text, pickles) are skipped. Accepted dtypes: little-endian floats
 // '<f2', '<f4', '<f8' (held as float) and integers '|u1', '|i1', '<u2', '<i2', '<u4', '<i4', '<i8'
-// (held as int64), format versions 1.0 to 3.0, C order. The writer is run_files/npz_file.h.
+// (held as int64), NUL-padded byte strings '|S<width>' (held as strings, padding dropped as NumPy
+// does), format versions 1.0 to 3.0, C order. The writer is run_files/npz_file.h.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -15,11 +16,13 @@
 namespace sinklab {
 
 struct NpzArray {
-  std::string dtype;               // as the header gives it: "<f4", "|u1", ...
+  std::string dtype;               // as the header gives it: "<f4", "|u1", ...; "|S" for byte strings of any width
   std::vector<int64_t> shape;      // [] is a scalar
   std::vector<float> floats;       // float dtypes: product(shape) values, row-major
   std::vector<int64_t> integers;   // integer dtypes: product(shape) values, row-major
-  bool is_float() const { return !dtype.empty() && dtype[1] == 'f'; }
+  std::vector<std::string> strings;  // byte strings: product(shape) values, row-major
+  bool is_float() const { return dtype.size() > 1 && dtype[1] == 'f'; }
+  bool is_strings() const { return dtype == "|S"; }
   int64_t element_count() const;
 };
 

@@ -122,4 +122,28 @@ void AttentionSnapshots::keep_before(int64_t step) {
   example.resize(kept * block());
 }
 
+void AttentionSnapshots::keep_multiples_of(int64_t interval) {
+  size_t kept = 0;
+  const size_t b = block();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] % interval != 0) continue;
+    if (kept != i) {
+      steps[kept] = steps[i];
+      std::copy_n(mean.begin() + static_cast<std::ptrdiff_t>(i * b), b, mean.begin() + static_cast<std::ptrdiff_t>(kept * b));
+      std::copy_n(example.begin() + static_cast<std::ptrdiff_t>(i * b), b, example.begin() + static_cast<std::ptrdiff_t>(kept * b));
+    }
+    ++kept;
+  }
+  steps.resize(kept);
+  mean.resize(kept * b);
+  example.resize(kept * b);
+}
+
+int64_t snapshot_interval(int64_t every, int64_t limit, int64_t steps_done) {
+  int64_t interval = every;
+  // The multiples of `interval` in [0, steps_done): 0, interval, ..., one per started interval.
+  while (limit > 0 && (steps_done + interval - 1) / interval >= limit) interval *= 2;
+  return interval;
+}
+
 }  // namespace sinklab

@@ -9,6 +9,7 @@
 // The file: run_files/attention_snapshot_file.h; when the trainer takes them: train/trainer.cpp.
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/observe/attention_block_layout.h"
@@ -62,6 +63,13 @@ class SnapshotMapAccumulator {
   std::vector<int64_t> samples_;     // per layer
 };
 
+// The thinning schedule of analysis.snapshot_every / snapshot_limit: snapshots are taken at multiples
+// of an interval that starts at `every`; when `limit` are kept, those not at a multiple of twice the
+// interval are dropped and the interval doubles. So after the steps 0 .. steps_done - 1 the kept steps
+// are exactly the multiples of this function's result below steps_done, fewer than `limit` of them
+// (limit 0: never thinned). A resumed run recomputes its interval with it.
+int64_t snapshot_interval(int64_t every, int64_t limit, int64_t steps_done);
+
 // Feeds an accumulator from the model's attention layers while registered.
 class SnapshotObserver final : public AttentionObserver {
  public:
@@ -81,6 +89,7 @@ struct AttentionSnapshots {
   std::vector<int32_t> positions;  // snapshot_positions(seq_len): the stored rows and columns
   std::vector<uint8_t> roles;      // [seq_len], core/observe/position_roles.h flags
   std::vector<int32_t> tokens;     // [seq_len] input ids of token tasks, else empty
+  std::vector<std::string> token_labels;  // [seq_len] each token's text (Task::token_label), or empty
   std::vector<int64_t> steps;
   std::vector<float> mean, example;
 
@@ -90,6 +99,8 @@ struct AttentionSnapshots {
   void append(int64_t step, const SnapshotMapAccumulator& maps);
   // Drops every snapshot of a step >= `step` (a resumed run continues from its checkpoint's step).
   void keep_before(int64_t step);
+  // Drops every snapshot whose step is not a multiple of `interval` (thinning, see snapshot_interval).
+  void keep_multiples_of(int64_t interval);
   bool operator==(const AttentionSnapshots&) const = default;
 };
 

@@ -65,7 +65,13 @@ Trainer::Trainer(const RunConfig& config)
     snapshots_.positions = snapshot_maps_->positions();
     const ConstBatchView first = eval_set_->view(0, 1);  // the example input
     snapshots_.roles.assign(first.roles, first.roles + T);
-    if (eval_task_->shape().input == TaskInput::tokens) snapshots_.tokens.assign(first.input_ids, first.input_ids + T);
+    if (eval_task_->shape().input == TaskInput::tokens) {
+      snapshots_.tokens.assign(first.input_ids, first.input_ids + T);
+      for (const int32_t id : snapshots_.tokens) snapshots_.token_labels.push_back(eval_task_->token_label(id));
+      if (std::all_of(snapshots_.token_labels.begin(), snapshots_.token_labels.end(), [](const std::string& l) { return l.empty(); }))
+        snapshots_.token_labels.clear();  // a task without text for its ids: the page shows the ids
+    }
+    snapshot_interval_ = config.analysis.snapshot_every;
   }
 }
 
@@ -132,12 +138,12 @@ void Trainer::observe_batch_in_chunks(int batch) {
 bool Trainer::snapshots_on(const TrainOptions& options) const { return snapshot_maps_ && !options.run_dir.empty(); }
 
 // Like observe_batch_in_chunks, on the evaluation path: the model only reads its weights here.
-void Trainer::take_snapshot(int64_t step) {
+void Trainer::take_snapshot(int64_t step, bool final) {
   snapshot_maps_->reset();
   SnapshotObserver observer(*snapshot_maps_);
   const AttentionObservers::Registration registration = model_->observers().observe(observer);
   const NoGradGuard no_grad(graph_);
-  const int samples = config_.analysis.eval_attention_samples;
+  const int samples = config_.analysis.snapshot_samples;
   const int chunk = evaluation_chunk(eval_task_->seq_len(), kEvalChunk);
   for (int begin = 0; begin < samples; begin += chunk) {
     const int count = std::min(chunk, samples - begin);
@@ -146,6 +152,11 @@ void Trainer::take_snapshot(int64_t step) {
   }
   graph_.reset();
   snapshots_.append(step, *snapshot_maps_);
+  const int limit = config_.analysis.snapshot_limit;
+  if (!final && limit > 0 && static_cast<int64_t>(snapshots_.steps.size()) >= limit) {
+    snapshot_interval_ *= 2;
+    snapshots_.keep_multiples_of(snapshot_interval_);
+  }
 }
 
 void Trainer::write_snapshots(const std::filesystem::path& run_dir) const {
@@ -156,13 +167,17 @@ void Trainer::write_snapshots(const std::filesystem::path& run_dir) const {
 // a checkpoint that a kill then prevented) are dropped and taken again.
 void Trainer::reload_snapshots(const std::filesystem::path& run_dir) {
   snapshots_.keep_before(0);
+  snapshot_interval_ = snapshot_interval(config_.analysis.snapshot_every, config_.analysis.snapshot_limit, resumed_.step);
   const std::filesystem::path path = run_dir / kAttentionSnapshotsFile;
   std::error_code ec;
   if (resumed_.step == 0 || !std::filesystem::exists(path, ec)) return;  // none yet (or a run from before snapshots)
   AttentionSnapshots kept = read_attention_snapshots(path);
   kept.keep_before(resumed_.step);
+  // A kill between this file's rewrite and the checkpoint's can leave it thinned past the checkpoint:
+  // keep what the interval allows (the dropped snapshots are lost, training is not affected).
+  kept.keep_multiples_of(snapshot_interval_);
   if (kept.layers != snapshots_.layers || kept.heads != snapshots_.heads || kept.seq_len != snapshots_.seq_len ||
-      kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens)
+      kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens || kept.token_labels != snapshots_.token_labels)
     throw AttentionSnapshotFileError("attention snapshots " + path.string() + ": written for another model or evaluation set than this run's (" +
                                      std::to_string(kept.layers) + " layers x " + std::to_string(kept.heads) + " heads at T " +
                                      std::to_string(kept.seq_len) + ")");
@@ -366,7 +381,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       }
     }
     if (!state.non_finite.empty()) return;
-    if (snapshots_on(options) && step % config_.analysis.snapshot_every == 0) take_snapshot(step);
+    if (snapshots_on(options) && step % snapshot_interval_ == 0) take_snapshot(step, false);
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
     if (state.stop != StopRule::none) return;
     const bool by_steps = duties.checkpoint;
@@ -468,7 +483,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
       // The final weights: a run stopped by a rule ends at its last step (its update not applied),
       // one that reached max_steps after step max_steps - 1.
       const int64_t last = state.stop != StopRule::none ? state.step : state.step - 1;
-      if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last)) take_snapshot(last);
+      if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last)) take_snapshot(last, true);
       write_snapshots(options.run_dir);  // a diverged run keeps the snapshots it took while finite
     }
     log.sync();

@@ -87,7 +87,8 @@ class Trainer {
   // Attention snapshots (stats/attention_snapshots.h): a forward-only pass over the evaluation inputs
   // the observers see, labelled `step`; and the file, rewritten before every checkpoint and at the end.
   bool snapshots_on(const TrainOptions& options) const;
-  void take_snapshot(int64_t step);
+  // The final snapshot (the last step's weights) never thins the list: it is one past the schedule.
+  void take_snapshot(int64_t step, bool final);
   void write_snapshots(const std::filesystem::path& run_dir) const;
   void reload_snapshots(const std::filesystem::path& run_dir);
   // The one place stop rules are decided, on the step's own batch before its update.
@@ -116,6 +117,7 @@ class Trainer {
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
   std::unique_ptr<SnapshotMapAccumulator> snapshot_maps_;  // only with analysis.snapshot_every > 0
   AttentionSnapshots snapshots_;                           // taken so far (a resumed run: reloaded)
+  int64_t snapshot_interval_ = 0;  // steps between snapshots now (snapshot_interval: doubles as they thin)
 };
 
 }  // namespace sinklab

@@ -7,7 +7,8 @@
 #include <string_view>
 
 #include "core/io/file_write.h"
-#include "report/explorer/attention_snapshots.h"
+#include "report/explorer/explorer_maps.h"
+#include "run_files/attention_snapshot_file.h"
 #include "report/explorer/base64.h"
 #include "report/explorer/explorer_assets.h"
 #include "report/report_line_plots.h"
@@ -41,11 +42,14 @@ json steps_base64(const std::vector<float>& maps, size_t steps, std::string& dty
   return out;
 }
 
-json maps_json(const AttentionSnapshots& s, bool with_example) {
+json maps_json(const ExplorerMaps& s, bool with_example) {
   json j = {{"source", s.source}, {"steps", s.steps},   {"layers", s.layers}, {"heads", s.heads},
             {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}};
   j["roles"] = s.roles.empty() ? json(nullptr) : json(s.roles);
   j["tokens"] = s.tokens.empty() ? json(nullptr) : json(s.tokens);
+  // Labels are bytes (a char model's tokenizer splits UTF-8): the data file's dump replaces what is
+  // not UTF-8 with U+FFFD, and the page draws them as text, never as HTML.
+  j["token_labels"] = s.token_labels.empty() ? json(nullptr) : json(s.token_labels);
   std::string mean_dtype = "f4", example_dtype = "f4";
   j["mean"] = steps_base64(s.mean, s.steps.size(), mean_dtype);
   j["example"] = with_example ? steps_base64(s.example, s.steps.size(), example_dtype) : json(nullptr);
@@ -117,7 +121,7 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   html = replace_all(html, "@ASSETS@", assets);
   write_file_atomically(dir / "explorer.html", html);
   // "</" is escaped so no string in the data can end a script element when the file is inlined.
-  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(), "</", "<\\/") + ";\n");
+  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(-1, ' ', false, json::error_handler_t::replace), "</", "<\\/") + ";\n");
 }
 
 // Moves the base64 maps of a run's data into one script per step and kind,
@@ -178,10 +182,10 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   }
 
   const auto snapshots = run.dir / kAttentionSnapshotsFile;
-  std::optional<AttentionSnapshots> maps;
+  std::optional<ExplorerMaps> maps;
   try {
-    if (std::filesystem::exists(snapshots)) maps = read_attention_snapshots(snapshots);
-  } catch (const NpzError& e) {
+    if (std::filesystem::exists(snapshots)) maps = explorer_maps_from(read_attention_snapshots(snapshots), kAttentionSnapshotsFile);
+  } catch (const AttentionSnapshotFileError& e) {
     j["maps_error"] = e.what();
     log << "explorer: " << e.what() << "\n";
   }

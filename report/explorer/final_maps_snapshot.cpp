@@ -1,16 +1,16 @@
 // The final attention maps (attention/*.npy) as a one-step snapshot, for runs without a snapshot file.
 #include <algorithm>
 
-#include "report/explorer/attention_snapshots.h"
+#include "report/explorer/explorer_maps.h"
 #include "report/report_heatmaps.h"
 #include "run_files/npy.h"
 
 namespace sinklab {
 
-std::optional<AttentionSnapshots> final_maps_snapshot(const std::filesystem::path& run_dir, int64_t final_step, int seq_len) {
+std::optional<ExplorerMaps> final_maps_snapshot(const std::filesystem::path& run_dir, int64_t final_step, int seq_len) {
   const auto means = find_attention_maps(run_dir, AttentionMapKind::mean);
   if (means.empty() || seq_len <= 0) return std::nullopt;
-  AttentionSnapshots s;
+  ExplorerMaps s;
   s.source = "attention/*.npy (final maps)";
   s.steps = {final_step};
   s.seq_len = seq_len;

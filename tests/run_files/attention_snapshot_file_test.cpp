@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include "run_files/npy.h"
 #include "run_files/npz_file.h"
+#include "run_files/npz_reader.h"
 #include "tests/support/test_dir.h"
 
 namespace sinklab {
@@ -30,6 +32,7 @@ AttentionSnapshots two_snapshots(int T, bool tokens) {
   for (int i = 0; i < T; ++i) {
     s.roles.push_back(static_cast<uint8_t>(i == 0 ? 1 : 2));
     if (tokens) s.tokens.push_back(100 + i);
+    if (tokens) s.token_labels.push_back(i == 0 ? "<bos>" : i == 1 ? std::string("\n") : std::string(1, static_cast<char>('a' + i)));
   }
   return s;
 }
@@ -56,30 +59,28 @@ TEST(AttentionSnapshotFile, HoldsTheDocumentedArrays) {
   const fs::path dir = testing::fresh_test_dir();
   const AttentionSnapshots s = two_snapshots(5, true);
   write_attention_snapshots(dir / "a.npz", s);
-  std::map<std::string, std::string> entries;
-  for (auto& [name, bytes] : read_npz_entries(dir / "a.npz")) entries[name] = bytes;
-  const std::vector<std::string> names{"cols.npy", "example.npy", "mean.npy", "roles.npy", "rows.npy", "seq_len.npy", "steps.npy", "tokens.npy"};
-  std::vector<std::string> got;
-  for (const auto& [name, bytes] : entries) got.push_back(name);
-  EXPECT_EQ(got, names);
-  const auto descr = [&](const std::string& name) {
-    const std::string& b = entries[name];
-    const size_t at = b.find("'descr': '") + 10;
-    return b.substr(at, b.find('\'', at) - at);
-  };
-  EXPECT_EQ(descr("steps.npy"), "<i8");
-  EXPECT_EQ(descr("mean.npy"), "<f4");
-  EXPECT_EQ(descr("rows.npy"), "<i4");
-  EXPECT_EQ(descr("roles.npy"), "|u1");
-  EXPECT_EQ(descr("tokens.npy"), "<i4");
-  EXPECT_EQ(descr("seq_len.npy"), "<i8");
-  const NpyArray mean = decode_npy(entries["mean.npy"], "mean");
-  EXPECT_EQ(mean.shape, (std::vector<int64_t>{2, 2, 1, 5, 5}));
-  EXPECT_EQ(mean.data, s.mean);
-  const NpyIntArray seq_len = decode_npy_integers(entries["seq_len.npy"], "seq_len");
-  EXPECT_TRUE(seq_len.shape.empty());
-  EXPECT_EQ(seq_len.data, (std::vector<int64_t>{5}));
-  EXPECT_EQ(decode_npy_integers(entries["steps.npy"], "steps").data, (std::vector<int64_t>{0, 7}));
+  const NpzArrays arrays = read_npz(dir / "a.npz");
+  std::vector<std::string> names;
+  for (const auto& [name, array] : arrays) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"cols", "example", "mean", "roles", "rows", "seq_len", "steps", "token_labels", "tokens"}));
+  EXPECT_EQ(arrays.at("steps").dtype, "<i8");
+  EXPECT_EQ(arrays.at("mean").dtype, "<f4");
+  EXPECT_EQ(arrays.at("example").dtype, "<f4");
+  EXPECT_EQ(arrays.at("rows").dtype, "<i4");
+  EXPECT_EQ(arrays.at("roles").dtype, "|u1");
+  EXPECT_EQ(arrays.at("tokens").dtype, "<i4");
+  EXPECT_EQ(arrays.at("token_labels").dtype, "|S");
+  EXPECT_EQ(arrays.at("seq_len").dtype, "<i8");
+  EXPECT_EQ(arrays.at("mean").shape, (std::vector<int64_t>{2, 2, 1, 5, 5}));
+  EXPECT_EQ(arrays.at("mean").floats, s.mean);
+  EXPECT_TRUE(arrays.at("seq_len").shape.empty());
+  EXPECT_EQ(arrays.at("seq_len").integers, (std::vector<int64_t>{5}));
+  EXPECT_EQ(arrays.at("steps").integers, (std::vector<int64_t>{0, 7}));
+  EXPECT_EQ(arrays.at("token_labels").strings, s.token_labels);
+  // Width: the longest label ("<bos>", 5 bytes); NumPy reads '|S5'.
+  std::ifstream in(dir / "a.npz", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(bytes.find("'descr': '|S5'"), std::string::npos);
 }
 
 TEST(AttentionSnapshotFile, EqualSnapshotsGiveEqualBytes) {
@@ -103,32 +104,49 @@ TEST(AttentionSnapshotFile, TruncatedOrCorruptFilesAreRefusedByName) {
   EXPECT_NE(what_of(corrupt).find("corrupt"), std::string::npos) << what_of(corrupt);
 }
 
+// Checks on the decoded arrays: each mutation of a good file is one message naming the array.
+std::string error_of(const NpzArrays& arrays) {
+  try {
+    decode_attention_snapshots(arrays, "x.npz");
+  } catch (const AttentionSnapshotFileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(AttentionSnapshotFile, MissingArraysAndWrongShapesAreRefused) {
-  const fs::path dir = testing::fresh_test_dir();
-  const AttentionSnapshots s = two_snapshots(4, false);
-  NpzTextEntries entries;
-  for (auto& e : read_npz_entries([&] {
-         write_attention_snapshots(dir / "good.npz", s);
-         return dir / "good.npz";
-       }()))
-    entries.push_back(e);
-  const auto write_without = [&](const std::string& name, const std::string& replacement) {
-    NpzTextEntries kept;
-    for (const auto& e : entries)
-      if (e.first != name) kept.push_back(e);
-      else if (!replacement.empty()) kept.emplace_back(name, replacement);
-    write_npz(dir / "bad.npz", {}, kept);
-    return what_of(dir / "bad.npz");
+  const NpzArrays good = decode_npz(encode_attention_snapshots(two_snapshots(4, true), "x.npz"), "x.npz");
+  ASSERT_EQ(error_of(good), "no error");
+  const auto changed = [&](const std::string& name, auto&& change) {
+    NpzArrays arrays = good;
+    change(arrays, arrays[name]);
+    return error_of(arrays);
   };
-  EXPECT_NE(write_without("mean.npy", "").find("has no array 'mean'"), std::string::npos);
-  const std::vector<float> short_example(3, 0.0f);
-  EXPECT_NE(write_without("example.npy", encode_npy(short_example, {3}, "e")).find("array 'example' has shape [3], expected [2, 2, 1, 4, 4]"),
-            std::string::npos)
-      << write_without("example.npy", encode_npy(short_example, {3}, "e"));
-  const std::vector<int64_t> backwards{7, 0};
-  EXPECT_NE(write_without("steps.npy", encode_npy_typed("<i8", backwards.data(), 8, 2, {2}, "s")).find("not strictly increasing"),
-            std::string::npos);
-  EXPECT_NE(write_without("seq_len.npy", "not an npy file").find("bad magic"), std::string::npos);
+  const auto expect = [](const std::string& what, const std::string& part) {
+    EXPECT_NE(what.find("attention snapshots x.npz: "), std::string::npos) << what;
+    EXPECT_NE(what.find(part), std::string::npos) << what;
+  };
+  expect(changed("mean", [](NpzArrays& a, NpzArray&) { a.erase("mean"); }), "has no array 'mean'");
+  expect(changed("example", [](NpzArrays&, NpzArray& e) { e.shape = {3}; }), "array 'example' has shape [3], expected [2, 2, 1, 4, 4]");
+  expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.integers = {7, 0}; }), "'steps' is not strictly increasing");
+  expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.integers = {}; e.shape = {0}; }), "'steps' is empty");
+  expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.dtype = "<f4"; }), "'steps' has dtype <f4, expected integers");
+  expect(changed("rows", [](NpzArrays&, NpzArray& e) { e.integers[3] = 4; }), "'rows' is not the documented positions for seq_len 4");
+  expect(changed("roles", [](NpzArrays&, NpzArray& e) { e.shape = {3}; }), "array 'roles' has shape [3], expected [4]");
+  expect(changed("roles", [](NpzArrays&, NpzArray& e) { e.integers[0] = 300; }), "'roles' holds 300");
+  expect(changed("seq_len", [](NpzArrays&, NpzArray& e) { e.integers = {0}; }), "seq_len 0 is out of range");
+  expect(changed("tokens", [](NpzArrays&, NpzArray& e) { e.integers[1] = -1; }), "'tokens' holds -1");
+  expect(changed("token_labels", [](NpzArrays&, NpzArray& e) { e.shape = {2}; }), "'token_labels' has shape [2], expected [4]");
+  expect(changed("tokens", [](NpzArrays& a, NpzArray&) { a.erase("tokens"); }), "has 'token_labels' but no 'tokens'");
+  expect(changed("mean", [](NpzArrays&, NpzArray& e) { e.dtype = "<i4"; }), "'mean' has dtype <i4, expected floats");
+}
+
+TEST(AttentionSnapshotFile, FloatSixteenMapsReadAsFloats) {
+  // A copy made with numpy (mean.astype(np.float16)) reads like the original, rounded.
+  const AttentionSnapshots s = two_snapshots(4, false);
+  NpzArrays arrays = decode_npz(encode_attention_snapshots(s, "x.npz"), "x.npz");
+  arrays["mean"].dtype = "<f2";
+  EXPECT_EQ(decode_attention_snapshots(arrays, "x.npz").mean, s.mean);
 }
 
 }  // namespace

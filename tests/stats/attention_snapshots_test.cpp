@@ -138,5 +138,43 @@ TEST(AttentionSnapshots, AppendsInStepOrderAndKeepsThoseBeforeAStep) {
   EXPECT_THROW(s.append(30, other), AttentionSnapshotError);
 }
 
+// The closed form a resumed run uses equals the schedule a straight run follows: take at multiples of
+// the interval, and when `limit` are kept drop those off twice the interval and double it.
+TEST(SnapshotInterval, EqualsTheOnlineThinning) {
+  for (const int64_t every : {1, 3, 16})
+    for (const int64_t limit : {0, 2, 3, 4, 7, 100}) {
+      int64_t interval = every;
+      std::vector<int64_t> kept;
+      for (int64_t step = 0; step < 3000; ++step) {
+        ASSERT_EQ(snapshot_interval(every, limit, step), interval) << every << " " << limit << " " << step;
+        if (step % interval != 0) continue;
+        kept.push_back(step);
+        if (limit > 0 && static_cast<int64_t>(kept.size()) >= limit) {
+          interval *= 2;
+          std::erase_if(kept, [&](int64_t s) { return s % interval != 0; });
+        }
+        // The kept steps are the multiples of the interval so far.
+        ASSERT_EQ(static_cast<int64_t>(kept.size()), step / interval + 1) << every << " " << limit << " " << step;
+      }
+    }
+}
+
+TEST(SnapshotInterval, KeepMultiplesOfMovesTheMaps) {
+  AttentionSnapshots s;
+  s.layers = 1;
+  s.heads = 1;
+  s.seq_len = 2;
+  s.positions = snapshot_positions(2);
+  s.steps = {0, 2, 4, 6};
+  for (int i = 0; i < 16; ++i) {
+    s.mean.push_back(static_cast<float>(i));
+    s.example.push_back(static_cast<float>(-i));
+  }
+  s.keep_multiples_of(4);
+  EXPECT_EQ(s.steps, (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(s.mean, (std::vector<float>{0, 1, 2, 3, 8, 9, 10, 11}));
+  EXPECT_EQ(s.example, (std::vector<float>{0, -1, -2, -3, -8, -9, -10, -11}));
+}
+
 }  // namespace
 }  // namespace sinklab

@@ -18,12 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-RunConfig config(int snapshot_every, int max_steps = 23) {
+RunConfig config(int snapshot_every, int max_steps = 23, int snapshot_limit = 0) {
   RunConfig c = parse_run_config("model: {layers: 2, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
                                  "train: {batch_size: 16, max_steps: " + std::to_string(max_steps) +
                                      ", log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
-                                     "task: {eval_samples: 40}\nanalysis: {eval_attention_samples: 30, snapshot_every: " +
-                                     std::to_string(snapshot_every) + "}\n",
+                                     "task: {eval_samples: 40}\nanalysis: {eval_attention_samples: 30, snapshot_samples: 30, snapshot_every: " +
+                                     std::to_string(snapshot_every) + ", snapshot_limit: " + std::to_string(snapshot_limit) + "}\n",
                                  "test.yaml", {}, registered_vocabulary());
   return c;
 }
@@ -153,6 +153,43 @@ TEST(TrainerSnapshots, AResumedRunContinuesTheSnapshotsBitIdentically) {
   again.resume_from = dir / "killed" / "checkpoint.bin";
   Trainer(config(3)).run(again);
   EXPECT_EQ(bytes_of(dir / "killed" / kAttentionSnapshotsFile), reference);
+}
+
+// snapshot_every 1, limit 4 over steps 0 .. 22: 0 1 2 3 -> thinned to 0 2 (every 2), 4 6 -> 0 4
+// (every 4), 8 12 -> 0 8 (every 8), 16, and the final step 22.
+TEST(TrainerSnapshots, ALimitThinsToEvenlySpacedSteps) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions straight;
+  straight.quiet = true;
+  straight.run_dir = run_folder(dir / "straight");
+  Trainer(config(1, 23, 4)).run(straight);
+  EXPECT_EQ(read_attention_snapshots(dir / "straight" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 8, 16, 22}));
+
+  // Interrupted after step 13 (kept: 0 8, every 8 from then on) and resumed: the same file.
+  TrainOptions first;
+  first.quiet = true;
+  first.run_dir = run_folder(dir / "resumed");
+  first.stop_at_step = 14;
+  Trainer(config(1, 23, 4)).run(first);
+  EXPECT_EQ(read_attention_snapshots(dir / "resumed" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 8}));
+  TrainOptions second = first;
+  second.stop_at_step = -1;
+  second.resume_from = dir / "resumed" / "checkpoint.bin";
+  Trainer(config(1, 23, 4)).run(second);
+  EXPECT_EQ(bytes_of(dir / "resumed" / kAttentionSnapshotsFile), bytes_of(dir / "straight" / kAttentionSnapshotsFile));
+}
+
+// With the default keys a paper-length run keeps between limit / 2 and limit snapshots.
+TEST(TrainerSnapshots, DefaultsKeepFiftyToAHundred) {
+  const RunConfig c = parse_run_config("model: {layers: 1, heads: 1}\n", "test.yaml", {}, registered_vocabulary());
+  EXPECT_EQ(c.analysis.snapshot_every, 16);
+  EXPECT_EQ(c.analysis.snapshot_limit, 100);
+  for (const int64_t steps : {800, 900, 11000, 20000, 50000}) {
+    const int64_t interval = snapshot_interval(c.analysis.snapshot_every, c.analysis.snapshot_limit, steps);
+    const int64_t kept = (steps + interval - 1) / interval;
+    EXPECT_GE(kept, 50) << steps;
+    EXPECT_LT(kept, 100) << steps;
+  }
 }
 
 TEST(TrainerSnapshots, AResumeRefusesAnotherRunsSnapshots) {

@@ -1,6 +1,6 @@
-// The explorer's inputs: .npz archives as numpy.savez writes them (run_files/npz_reader.h), the
-// snapshot file's checks (report/explorer/attention_snapshots.h) and base64 (report/explorer/base64.h).
-#include "report/explorer/attention_snapshots.h"
+// .npz archives as numpy.savez writes them (run_files/npz_reader.h) and half floats
+// (run_files/half_float.h).
+#include "run_files/npz_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -9,10 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "report/explorer/base64.h"
 #include "run_files/half_float.h"
 #include "run_files/npz_file.h"
-#include "run_files/npz_reader.h"
 
 namespace sinklab {
 namespace {
@@ -31,7 +29,7 @@ std::string npy(const std::string& descr, const std::string& shape, const std::v
   return bytes;
 }
 
-// A two-step, one-layer, two-head snapshot file of T = 4 with 2 stored rows and 3 stored columns.
+// Entries of every kind numpy.savez writes for a snapshot-like archive.
 NpzTextEntries snapshot_entries() {
   std::vector<float> mean(2 * 1 * 2 * 2 * 3);
   for (size_t i = 0; i < mean.size(); ++i) mean[i] = static_cast<float>(i) / 16.0f;
@@ -46,21 +44,6 @@ NpzTextEntries snapshot_entries() {
 }
 
 std::string archive(const NpzTextEntries& entries) { return encode_npz({}, entries, "test.npz"); }
-
-NpzTextEntries replaced(NpzTextEntries entries, const std::string& name, const std::string& bytes) {
-  for (auto& [n, b] : entries)
-    if (n == name) b = bytes;
-  return entries;
-}
-
-std::string error_of(const std::string& bytes) {
-  try {
-    attention_snapshots_from(decode_npz(bytes, "test.npz"), "test.npz");
-  } catch (const NpzError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(NpzReader, ReadsEveryDtypeAsNumPyWroteIt) {
   const NpzArrays arrays = decode_npz(archive(snapshot_entries()), "test.npz");
@@ -113,37 +96,25 @@ TEST(NpzReader, CapsAnEntrysSize) {
   EXPECT_NO_THROW(decode_npz(bytes, "a.npz", 1 << 20));
 }
 
-TEST(AttentionSnapshots, GathersAValidFile) {
-  const AttentionSnapshots s = attention_snapshots_from(decode_npz(archive(snapshot_entries()), "test.npz"), "test.npz");
-  EXPECT_EQ(s.steps, (std::vector<int64_t>{10, 20}));
-  EXPECT_EQ(s.layers, 1);
-  EXPECT_EQ(s.heads, 2);
-  EXPECT_EQ(s.map_size(), 6);
-  EXPECT_EQ(s.mean.size(), 24u);
-  EXPECT_EQ(s.example.size(), 24u);
-  EXPECT_EQ(s.roles, (std::vector<uint8_t>{1, 2, 2, 4}));
-  EXPECT_EQ(s.tokens, (std::vector<int64_t>{0, 7, 8, 9}));
-  EXPECT_EQ(s.seq_len, 4);
-}
-
-TEST(AttentionSnapshots, NamesWhatDisagrees) {
-  const NpzTextEntries good = snapshot_entries();
-  NpzTextEntries no_mean = good;
-  no_mean.erase(no_mean.begin() + 1);
-  EXPECT_NE(error_of(archive(no_mean)).find("test.npz: has no array 'mean'"), std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "mean.npy", npy<float>("<f4", "(2, 1, 2, 3, 2)", std::vector<float>(24)))))
-                .find("'mean' has shape [2, 1, 2, 3, 2], expected [steps 2, layers, heads, rows 2, cols 3]"),
-            std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "rows.npy", npy<int32_t>("<i4", "(2,)", {0, 4})))).find("'rows' holds position 4 outside [0, seq_len = 4)"),
-            std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "steps.npy", npy<int64_t>("<i8", "(2,)", {20, 10})))).find("'steps' is not strictly increasing"),
-            std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "example.npy", npy<float>("<f4", "(2,)", {1, 2})))).find("'example' has dtype <f4 and shape [2]"),
-            std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "roles.npy", npy<uint8_t>("|u1", "(3,)", {1, 2, 2})))).find("'roles' has 3 entries, expected seq_len = 4"),
-            std::string::npos);
-  EXPECT_NE(error_of(archive(replaced(good, "steps.npy", npy<float>("<f4", "(2,)", {1, 2})))).find("'steps' has dtype <f4, expected integers"),
-            std::string::npos);
+TEST(NpzReader, ReadsByteStringsAsNumPyDoes) {
+  // '|S3': NUL-padded to the width; NumPy gives b"a", b"", b"a\nc" (trailing NULs dropped, inner bytes kept).
+  const std::string data("a\0\0\0\0\0a\nc", 9);
+  const std::vector<char> bytes(data.begin(), data.end());
+  const NpzArrays arrays = decode_npz(archive({{"s.npy", npy<char>("|S3", "(3,)", bytes)}}), "s.npz");
+  EXPECT_TRUE(arrays.at("s").is_strings());
+  EXPECT_FALSE(arrays.at("s").is_float());
+  EXPECT_EQ(arrays.at("s").strings, (std::vector<std::string>{"a", "", "a\nc"}));
+  const auto message = [](const std::string& bytes) {
+    try {
+      decode_npz(bytes, "s.npz");
+    } catch (const NpzError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(archive({{"s.npy", npy<char>("|S0", "(1,)", std::vector<char>{})}})).find("unsupported dtype '|S0'"), std::string::npos);
+  EXPECT_NE(message(archive({{"s.npy", npy<char>("|Sx", "(1,)", std::vector<char>{'a'})}})).find("unsupported dtype '|Sx'"), std::string::npos);
+  EXPECT_NE(message(archive({{"s.npy", npy<char>("|S4", "(2,)", bytes)}})).find("data holds 9 bytes, the shape needs 8"), std::string::npos);
 }
 
 TEST(HalfFloat, EveryHalfRoundTripsAndOtherFloatsAreRefused) {
@@ -157,15 +128,6 @@ TEST(HalfFloat, EveryHalfRoundTripsAndOtherFloatsAreRefused) {
   EXPECT_FALSE(exact_half(0.1f));      // needs more mantissa bits
   EXPECT_FALSE(exact_half(70000.0f));  // above the largest half
   EXPECT_FALSE(exact_half(1e-8f));     // below the smallest subnormal
-}
-
-TEST(Base64, EncodesTheRfcVectors) {
-  EXPECT_EQ(base64_encode(""), "");
-  EXPECT_EQ(base64_encode("f"), "Zg==");
-  EXPECT_EQ(base64_encode("fo"), "Zm8=");
-  EXPECT_EQ(base64_encode("foo"), "Zm9v");
-  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(base64_encode(std::string("\xff\x00\x80", 3)), "/wCA");
 }
 
 }  // namespace
