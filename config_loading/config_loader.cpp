@@ -92,9 +92,11 @@ class Loader {
     } else {
       default_name();
     }
-    // The default averages up to 128 evaluation inputs: fewer when the task has fewer.
+    // The default averages up to 128 evaluation inputs, at most one training batch (so a snapshot
+    // costs at most about a third of a step) and at most what the task has.
     if (!where_.is_set("analysis.snapshot_samples"))
-      config_.analysis.snapshot_samples = std::min(config_.analysis.snapshot_samples, config_.task.eval_samples);
+      config_.analysis.snapshot_samples =
+          std::min({config_.analysis.snapshot_samples, config_.task.eval_samples, config_.train.batch_size});
     check_consistency(config_, where_, vocab_);
     resolve_plugin_defaults(config_);  // the resolved config.yaml lists every option of the chosen plug-ins
     check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes

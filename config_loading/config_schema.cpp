@@ -345,7 +345,7 @@ std::vector<FieldSpec> build_fields() {
                         "doubles, so a run of any length keeps between half of it and all of it; 0 = never thin"));
   auto snapshot_samples = int_field("analysis.snapshot_samples", [](RunConfig& c) -> int& { return c.analysis.snapshot_samples; },
                                     B::at_least(1).up_to(kMaxEvalSamples),
-                                    "evaluation inputs averaged into each attention snapshot's mean map (unset: 128, or task.eval_samples when fewer)");
+                                    "evaluation inputs averaged into each attention snapshot's mean map (unset: 128, or train.batch_size or task.eval_samples when smaller)");
   snapshot_samples.allowed = "1 .. task.eval_samples";
   t.push_back(snapshot_samples);
   return t;

@@ -61,7 +61,7 @@ struct AnalysisConfig {
   // interval doubling whenever 100 are kept, so a run of any length keeps 50-100; 0 = none.
   int snapshot_every = 16;
   int snapshot_limit = 100;
-  int snapshot_samples = 128;  // evaluation inputs in each snapshot's mean map
+  int snapshot_samples = 128;  // evaluation inputs in each snapshot's mean map (unset: also <= batch, eval_samples)
   bool operator==(const AnalysisConfig&) const = default;
 };
 
