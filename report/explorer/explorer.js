@@ -1,9 +1,4 @@
-// explorer.js (report/explorer/explorer_assets.h), the page's code; plain JS, no library.
-#include "report/explorer/explorer_assets.h"
-
-namespace sinklab {
-
-extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/explorer_page.h): reads window.SINKLAB_EXPLORER, set by
+// The sink explorer (report/explorer/explorer_page.h): reads window.SINKLAB_EXPLORER, set by
 // explorer-data.js, and draws a run page or a sweep page. No library and no network: works from file://.
 (function () {
   'use strict';
@@ -532,6 +527,3 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     showProblem(e instanceof DataError ? e.message : 'The explorer stopped: ' + (e && e.message) + '. Regenerate the page with sinklab report.');
   }
 })();
-)JS";
-
-}  // namespace sinklab
