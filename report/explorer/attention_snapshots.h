@@ -25,6 +25,7 @@ struct AttentionSnapshots {
   std::vector<float> example;                  // [S, L, H, R, C], or empty when the run stored none
   std::vector<uint8_t> roles;                  // [T], empty when unknown
   std::vector<int64_t> tokens;                 // [T], empty for tasks without tokens
+  std::vector<std::string> token_labels;       // [T] each token's text (any bytes), empty when unknown
   int64_t seq_len = 0;                         // T
   std::string source;                          // what the maps come from, for the page: a file name
   int64_t map_size() const { return static_cast<int64_t>(rows.size() * cols.size()); }  // R * C

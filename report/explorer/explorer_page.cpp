@@ -10,6 +10,7 @@
 #include "report/explorer/attention_snapshots.h"
 #include "report/explorer/base64.h"
 #include "report/explorer/explorer_assets.h"
+#include "report/explorer/token_label_text.h"
 #include "report/report_line_plots.h"
 #include "run_files/half_float.h"
 #include "run_files/npy.h"
@@ -41,17 +42,27 @@ json steps_base64(const std::vector<float>& maps, size_t steps, std::string& dty
   return out;
 }
 
-json maps_json(const AttentionSnapshots& s, bool with_example) {
+}  // namespace
+
+json explorer_maps_data(const AttentionSnapshots& s, bool pooled) {
   json j = {{"source", s.source}, {"steps", s.steps},   {"layers", s.layers}, {"heads", s.heads},
-            {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}};
+            {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}, {"pooled", pooled}};
   j["roles"] = s.roles.empty() ? json(nullptr) : json(s.roles);
   j["tokens"] = s.tokens.empty() ? json(nullptr) : json(s.tokens);
+  json labels = nullptr;
+  if (!s.token_labels.empty()) {
+    labels = json::array();
+    for (const std::string& label : s.token_labels) labels.push_back(token_label_text(label));
+  }
+  j["token_labels"] = std::move(labels);
   std::string mean_dtype = "f4", example_dtype = "f4";
   j["mean"] = steps_base64(s.mean, s.steps.size(), mean_dtype);
-  j["example"] = with_example ? steps_base64(s.example, s.steps.size(), example_dtype) : json(nullptr);
+  j["example"] = steps_base64(s.example, s.steps.size(), example_dtype);
   j["dtype"] = {{"mean", mean_dtype}, {"example", example_dtype}};
   return j;
 }
+
+namespace {
 
 // A number of the curves, null where it is undefined (NaN: rows that never occurred).
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -116,8 +127,10 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   std::string html = replace_all(kExplorerHtml, "@TITLE@", html_escape(title));
   html = replace_all(html, "@ASSETS@", assets);
   write_file_atomically(dir / "explorer.html", html);
-  // "</" is escaped so no string in the data can end a script element when the file is inlined.
-  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(), "</", "<\\/") + ";\n");
+  // "</" is escaped so no string in the data can end a script element when the file is inlined. Bytes
+  // that are not UTF-8 (a folder name, say) become U+FFFD instead of failing the report.
+  const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(text, "</", "<\\/") + ";\n");
 }
 
 // Moves the base64 maps of a run's data into one script per step and kind,
@@ -179,8 +192,12 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
 
   const auto snapshots = run.dir / kAttentionSnapshotsFile;
   std::optional<AttentionSnapshots> maps;
+  bool pooled = false;  // the snapshot file pools long rows; the final maps sample every s-th position
   try {
-    if (std::filesystem::exists(snapshots)) maps = read_attention_snapshots(snapshots);
+    if (std::filesystem::exists(snapshots)) {
+      maps = read_attention_snapshots(snapshots);
+      pooled = true;
+    }
   } catch (const NpzError& e) {
     j["maps_error"] = e.what();
     log << "explorer: " << e.what() << "\n";
@@ -195,7 +212,7 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
       j["maps_error"] = (j.contains("maps_error") ? j["maps_error"].get<std::string>() + "; " : std::string()) + e.what();
     }
   }
-  j["maps"] = maps ? maps_json(*maps, true) : json(nullptr);
+  j["maps"] = maps ? explorer_maps_data(*maps, pooled) : json(nullptr);
 
   const auto metrics_path = run.dir / "metrics.jsonl";
   j["curves"] = nullptr;

@@ -17,6 +17,15 @@
 
 namespace sinklab {
 
+struct AttentionSnapshots;
+
+// The page's description of one run's maps: steps, shape, stored rows/columns ("pooled": true when a
+// stored position stands for the positions up to the next one, as in the snapshot file; false when it
+// is a sampled position, as in the final maps), roles, tokens, "token_labels" (each token's text made
+// visible and valid UTF-8, report/explorer/token_label_text.h; null without labels) and per step the
+// maps as base64 (float16 when every value is one, else float32; "dtype" says which).
+nlohmann::json explorer_maps_data(const AttentionSnapshots& maps, bool pooled);
+
 // Everything the page shows of one run (attention maps, curves, onsets), as the data file holds it.
 // Problems with the run's files become "maps_error" / "curves_error" text, and a line on log.
 nlohmann::json explorer_run_data(const ReportRun& run, std::ostream& log);
