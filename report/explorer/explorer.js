@@ -553,6 +553,29 @@
       });
     }
     if (allSteps.length) redraw();
+    (data.tables || []).forEach(function (table, i) { app.appendChild(tableElement(table, 'table-' + i)); });
+  }
+
+  // A table of the report (the zoo table, or a per-variant one), every cell as text; a row's first
+  // cell links to the page of the run it stands for.
+  function tableElement(table, id) {
+    var strings = function (a) { return Array.isArray(a) && a.every(function (s) { return typeof s === 'string'; }); };
+    check(table && strings(table.header) && Array.isArray(table.rows) && table.rows.every(strings) && strings(table.links) &&
+          table.links.length === table.rows.length && Array.isArray(table.sections) && strings(table.notes), 'a table of the sweep page');
+    var node = el('table', {className: 'variants', id: id}), width = String(Math.max(1, table.header.length));
+    node.appendChild(el('tr', {}, table.header.map(function (h) { return el('th', {text: h}); })));
+    for (var r = 0; r <= table.rows.length; ++r) {
+      table.sections.forEach(function (s) {
+        if (s.at === r) node.appendChild(el('tr', {className: 'section'}, [el('th', {colspan: width, text: s.text})]));
+      });
+      if (r === table.rows.length) break;
+      var link = table.links[r];
+      node.appendChild(el('tr', {}, table.rows[r].map(function (cell, i) {
+        return el('td', {}, [i === 0 && link ? el('a', {href: link, text: cell}) : document.createTextNode(cell)]);
+      })));
+    }
+    return el('div', {className: 'tables'}, [table.title ? el('h2', {text: table.title}) : null, el('div', {className: 'scroll'}, [node])]
+      .concat(table.notes.map(function (n) { return el('p', {className: 'legend', text: n}); })));
   }
 
   try {

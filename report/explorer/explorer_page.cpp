@@ -12,6 +12,9 @@
 #include "report/explorer/explorer_assets.h"
 #include "report/explorer/token_label_text.h"
 #include "report/report_line_plots.h"
+#include "report/report_summary_tables.h"
+#include "report/zoo_figures.h"
+#include "report/zoo_table.h"
 #include "run_files/half_float.h"
 #include "run_files/npy.h"
 
@@ -236,31 +239,83 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   return j;
 }
 
+std::string explorer_page_of(const ReportRuns& runs, const ReportRun& run) {
+  return runs.is_sweep ? "explorer-runs/" + folder_name(run.id) + "/" + kExplorerPage : std::string(kExplorerPage);
+}
+
+const ReportRun* explorer_variant_run(const ReportRuns& runs, const std::string& variant) {
+  if (const ReportRun* usable = zoo_representative_run(runs, variant, /*with_maps=*/false)) return usable;
+  for (const ReportRun& r : runs.runs)
+    if (r.variant == variant) return &r;
+  return nullptr;
+}
+
+void link_rows_to_explorer(Table& table, const ReportRuns& runs) {
+  table.row_links.assign(table.rows.size(), "");
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    if (table.rows[i].empty()) continue;
+    const std::string& first = table.rows[i].front();
+    const ReportRun* run = explorer_variant_run(runs, first);
+    for (const ReportRun& r : runs.runs)
+      if (!run && r.id == first) run = &r;
+    if (run) table.row_links[i] = explorer_page_of(runs, *run);
+  }
+}
+
+namespace {
+
+// A table for the sweep page (rendered as text by explorer.js), its rows linked to run pages.
+json table_json(Table table, const ReportRuns& runs) {
+  link_rows_to_explorer(table, runs);
+  json sections = json::array();
+  for (const auto& [at, heading] : table.sections) sections.push_back({{"at", at}, {"text", heading}});
+  return {{"title", table.title}, {"header", table.header}, {"rows", table.rows}, {"links", table.row_links},
+          {"sections", sections}, {"notes", table.notes}};
+}
+
+// What index.html shows first: the zoo table when the sweep names sink classes, else the per-variant
+// tables (one per model shape).
+json sweep_tables(const ReportRuns& runs) {
+  json tables = json::array();
+  if (has_sink_classes(runs)) {
+    tables.push_back(table_json(zoo_table(runs, collect_zoo_variants(runs)), runs));
+  } else {
+    for (const Table& t : variant_tables(runs, summarize_variants(runs))) tables.push_back(table_json(t, runs));
+  }
+  return tables;
+}
+
+}  // namespace
+
 std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir, std::ostream& log) {
-  const ReportRuns runs = load_report_runs(dir);
+  return write_explorer(load_report_runs(dir), out_dir, log);
+}
+
+std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesystem::path& out_dir, std::ostream& log) {
   write_assets(out_dir);
   if (!runs.is_sweep) {
     const ReportRun& run = runs.runs.front();
     json data = explorer_run_data(run, log);
     write_map_files(data, out_dir);
     write_page(out_dir, "Sink explorer: " + run.id, "", {{"kind", "run"}, {"run", data}});
-    return out_dir / "explorer.html";
+    return out_dir / kExplorerPage;
   }
   json list = json::array();
   for (const ReportRun& run : runs.runs) {
     json data = explorer_run_data(run, log);
-    const std::string folder = "explorer-runs/" + folder_name(run.id);
+    const std::string page = explorer_page_of(runs, run);
+    const std::string folder = std::filesystem::path(page).parent_path().string();
     write_map_files(data, out_dir / folder);
     write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
-    data["page"] = folder + "/explorer.html";
+    data["page"] = page;
     prefix_map_files(data, folder);
     // The sweep page compares mean maps only; each run's own page has the example input too.
     if (data["maps"].is_object()) data["maps"]["example"] = nullptr;
     list.push_back(std::move(data));
   }
   write_page(out_dir, "Sink explorer: " + runs.title, "",
-             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}});
-  return out_dir / "explorer.html";
+             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}, {"tables", sweep_tables(runs)}});
+  return out_dir / kExplorerPage;
 }
 
 }  // namespace sinklab

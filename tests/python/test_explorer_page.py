@@ -406,6 +406,45 @@ def test_sweep_page_shows_one_head_of_every_run_and_links_their_pages(snapshot_s
     assert console_errors(browser) == []
 
 
+@pytest.mark.parametrize("zoo", [False, True])
+def test_each_variant_in_the_tables_links_its_run_page(snapshot_sweep, tmp_path, browser, zoo):
+    sweep, _ = snapshot_sweep
+    if zoo:  # the same runs with sink classes: the zoo table leads
+        sweep = shutil.copytree(sweep, tmp_path / "zoo", ignore=shutil.ignore_patterns("report"))
+        manifest = json.loads((sweep / "sweep.json").read_text())
+        for entry in manifest["runs"]:
+            entry["class"] = "S" if entry["variant"] == "softmax" else "Z"
+        (sweep / "sweep.json").write_text(json.dumps(manifest))
+        report(sweep)
+    report_dir = sweep / "report"
+    # Seed 0 stands for its variant.
+    expected = {variant: f"explorer-runs/{variant}_s0/explorer.html" for variant in ("softmax", "relu")}
+
+    open_page(browser, report_dir / "explorer.html")
+    table = browser.find_element("id", "table-0")
+    title = browser.execute_script("return arguments[0].closest('.tables').querySelector('h2').textContent", table)
+    assert ("Zoo comparison" in title) == zoo, title
+    links = browser.execute_script("""return Array.from(arguments[0].querySelectorAll('td:first-child a'))
+        .map(function (a) { return [a.textContent, a.getAttribute('href')]; })""", table)
+    assert dict(links) == expected and len(links) == 2
+    for href in expected.values():
+        assert (report_dir / href).is_file()
+    table.find_element("link text", "relu").click()
+    wait_for(browser, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the run page")
+    assert browser.title == "Sink explorer: relu_s0"
+    assert console_errors(browser) == []
+
+    # index.html: the variant rows of its tables (zoo table, per-variant and per-head tables) link the same pages.
+    html = (report_dir / "index.html").read_text()
+    for variant, href in expected.items():
+        assert f'<td><a href="{href}">{variant}</a></td>' in html
+    assert '<a href="explorer.html">the sink explorer</a>' in html
+    browser.get((report_dir / "index.html").as_uri())
+    browser.find_element("link text", "softmax").click()
+    wait_for(browser, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the run page from index.html")
+    assert browser.title == "Sink explorer: softmax_s0"
+
+
 # ---- First paint (not a test: `python3 test_explorer_page.py --measure RUN_DIR`). ----
 
 def widen_run(run, layers, heads, seq_len):
