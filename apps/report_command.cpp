@@ -41,10 +41,10 @@ void add_report_command(CLI::App& app) {
     options.seed = flags->seed;
     try {
       const ReportRuns runs = load_report_runs(flags->dir);  // fails early, naming DIR, when it is neither kind
-      write_report(flags->dir, options);
+      write_report(flags->dir, options);  // the explorer included
       std::cout << variant_table_text(runs);
       std::cout << "report: " << (report_output_dir(flags->dir, options) / "index.html").string() << "\n";
-      std::cout << "explorer: " << write_explorer(flags->dir, report_output_dir(flags->dir, options), std::cerr).string() << "\n";
+      std::cout << "explorer: " << (report_output_dir(flags->dir, options) / kExplorerPage).string() << "\n";
     } catch (const std::runtime_error& e) {
       std::cerr << "sinklab: error: " << e.what() << "\n";
       throw CLI::RuntimeError(2);

@@ -12,6 +12,7 @@
 #include "report/gnuplot_runner.h"
 #include "run_files/quarantine.h"
 #include "report/report_heatmaps.h"
+#include "report/explorer/explorer_page.h"
 #include "report/report_html.h"
 #include "report/report_line_plots.h"
 #include "report/report_summary_tables.h"
@@ -198,6 +199,8 @@ class ReportBuilder {
     const std::vector<Table> variants = variant_tables(runs_, variants_);
     const Table heads = head_table(variants_);
     const Table failed = failed_runs_table(runs_);
+    // The explorer first: the tables of index.html link to its pages.
+    write_explorer(runs_, out_, log_);
     write_report_file(out_ / "summary.csv", run_table(runs_).to_csv());
     std::string md = "# " + title + "\n\n";
     for (const auto& w : extra_warnings_) md += "> " + w + "\n\n";
@@ -242,6 +245,8 @@ class ReportBuilder {
       page.warnings.push_back("Figures were not rendered (render disabled); run `gnuplot " + (fig_dir() / "*.gp").string() + "`.");
     }
     page.figures = figures_;
+    page.explorer = kExplorerPage;
+    for (Table& t : page.tables) link_rows_to_explorer(t, runs_);
     write_report_file(out_ / "index.html", render_html(page));
   }
 

@@ -5,6 +5,8 @@
 //   summary.md    per-variant table (mean ± 95% CI over seeds), per-head table, failed runs
 //   index.html    self-contained page with the tables and every figure
 //   figures/      <name>.dat + <name>.gp for each figure, rendered to <name>.png and .svg
+//   explorer.html the sink explorer and its files (report/explorer/explorer_page.h); index.html's
+//                 variant and run rows link to its run pages
 // A run whose summary.json is missing or corrupt is listed as failed (which run, why), never fatal.
 #include <cstdint>
 #include <filesystem>

@@ -25,6 +25,9 @@ std::string render_html(const HtmlPage& page) {
                     html_escape(page.title) + "</title>\n<style>\n" + kStyle + "\n</style>\n</head>\n<body>\n";
   out += "<h1>" + html_escape(page.title) + "</h1>\n";
   for (const auto& fact : page.facts) out += "<p class=\"note\">" + html_escape(fact) + "</p>\n";
+  if (!page.explorer.empty())
+    out += "<p class=\"note\">Attention over training, head by head: <a href=\"" + html_escape(page.explorer) +
+           "\">the sink explorer</a>" + " (a variant or run in the tables opens its run's page).</p>\n";
   if (!page.warnings.empty()) {
     out += "<div class=\"warn\">\n";
     for (const auto& w : page.warnings) out += "<p>" + html_escape(w) + "</p>\n";

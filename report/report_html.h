@@ -15,6 +15,7 @@ struct HtmlPage {
   std::vector<std::string> warnings;  // shown in a highlighted box (failed runs, figures not rendered)
   std::vector<Table> tables;
   std::vector<Figure> figures;        // figures/<name>.png shown, .svg/.gp/.dat linked
+  std::string explorer;               // relative URL of the sink explorer page, "" when there is none
 };
 
 std::string render_html(const HtmlPage& page);

@@ -91,7 +91,11 @@ std::string Table::to_html() const {
                html_escape(heading) + "</th></tr>\n";
     if (r == rows.size()) break;
     out += "<tr>";
-    for (size_t i = 0; i < header.size(); ++i) out += "<td>" + html_escape(cell(rows[r], i)) + "</td>";
+    const std::string link = r < row_links.size() ? row_links[r] : std::string();
+    for (size_t i = 0; i < header.size(); ++i) {
+      const std::string text = html_escape(cell(rows[r], i));
+      out += "<td>" + (i == 0 && !link.empty() ? "<a href=\"" + html_escape(link) + "\">" + text + "</a>" : text) + "</td>";
+    }
     out += "</tr>\n";
   }
   out += "</table></div>\n";

@@ -17,6 +17,8 @@ struct Table {
   // Headings that group rows: {i, text} is shown as a full-width row just before rows[i] (i ==
   // rows.size(): after the last row). Markdown, HTML and text show them; CSV has data rows only.
   std::vector<std::pair<std::size_t, std::string>> sections;
+  // HTML only: row i's first cell links to row_links[i] (a relative URL) when that is not empty.
+  std::vector<std::string> row_links;
 
   std::string to_markdown() const;
   std::string to_html() const;   // <table> (+ notes as <p>), text escaped

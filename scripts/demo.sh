@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is needed, builds, and reproduces the sink paper (configs/paper/
-# reproduce.yaml: 6 models x 5 seeds) on all cores. Ends with the per-variant table and the path of
-# the HTML report. Resumable: run it again to finish an interrupted reproduction.
+# reproduce.yaml: 6 models x 5 seeds) on all cores. Ends with the per-variant table, the path of the
+# HTML report and, last, the URL of the sink explorer page. Resumable: run it again to finish an
+# interrupted reproduction.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -15,4 +16,11 @@ if [[ "$path" != "$readme_path" ]]; then
   echo "      without mass on non-trigger rows) is what holds on every path (docs/reproducibility.md)." >&2
 fi
 out="${OUT:-runs/paper-reproduction}"
-exec ./build/sinklab compare configs/paper/reproduce.yaml --jobs "$(nproc)" --out "$out" "$@"
+status=0
+./build/sinklab compare configs/paper/reproduce.yaml --jobs "$(nproc)" --out "$out" "$@" || status=$?
+# The last line: the reproduction's sink explorer (written with the report), as a URL to open in a browser.
+explorer="$out/report/explorer.html"
+if [[ -f "$explorer" ]]; then
+  echo "sink explorer: file://$(realpath "$explorer")"
+fi
+exit "$status"

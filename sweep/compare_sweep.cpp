@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/text/shell_quote.h"
+#include "report/explorer/explorer_page.h"
 #include "report/report.h"
 #include "run_files/run_folder_lock.h"
 #include "sweep/compare_sets.h"
@@ -72,6 +73,7 @@ bool write_report(const fs::path& out_dir, const fs::path& executable, bool rend
     write_sweep_report(out_dir, report);
     out << "\n" << variant_table_text(out_dir);
     out << "report: " << (report_output_dir(out_dir, report) / "index.html").string() << "\n";
+    out << "explorer: " << (report_output_dir(out_dir, report) / kExplorerPage).string() << "\n";
     return true;
   } catch (const std::runtime_error& e) {
     err << "sinklab: the runs are saved but the report failed: " << e.what() << "\n"

@@ -1,6 +1,8 @@
 #pragma once
 // The explorer page's code, compiled into the binary so that `sinklab report` needs no install
-// directory: explorer_js.cpp, explorer_css.cpp and explorer_html.cpp hold the files' text verbatim.
+// directory. The files live beside this header as themselves (explorer.js, explorer.css,
+// explorer.html); the build turns each into a char array (cmake/embed_file.cmake, called from the
+// top-level CMakeLists.txt), so these hold the files' bytes exactly, '\0'-terminated.
 namespace sinklab {
 
 extern const char kExplorerJs[];   // explorer.js

@@ -11,7 +11,11 @@
 #include "run_files/attention_snapshot_file.h"
 #include "report/explorer/base64.h"
 #include "report/explorer/explorer_assets.h"
+#include "report/explorer/token_label_text.h"
 #include "report/report_line_plots.h"
+#include "report/report_summary_tables.h"
+#include "report/zoo_figures.h"
+#include "report/zoo_table.h"
 #include "run_files/half_float.h"
 #include "run_files/npy.h"
 
@@ -42,20 +46,27 @@ json steps_base64(const std::vector<float>& maps, size_t steps, std::string& dty
   return out;
 }
 
-json maps_json(const ExplorerMaps& s, bool with_example) {
+}  // namespace
+
+json explorer_maps_data(const ExplorerMaps& s, bool pooled) {
   json j = {{"source", s.source}, {"steps", s.steps},   {"layers", s.layers}, {"heads", s.heads},
-            {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}};
+            {"rows", s.rows},     {"cols", s.cols},     {"seq_len", s.seq_len}, {"pooled", pooled}};
   j["roles"] = s.roles.empty() ? json(nullptr) : json(s.roles);
   j["tokens"] = s.tokens.empty() ? json(nullptr) : json(s.tokens);
-  // Labels are bytes (a char model's tokenizer splits UTF-8): the data file's dump replaces what is
-  // not UTF-8 with U+FFFD, and the page draws them as text, never as HTML.
-  j["token_labels"] = s.token_labels.empty() ? json(nullptr) : json(s.token_labels);
+  json labels = nullptr;
+  if (!s.token_labels.empty()) {
+    labels = json::array();
+    for (const std::string& label : s.token_labels) labels.push_back(token_label_text(label));
+  }
+  j["token_labels"] = std::move(labels);
   std::string mean_dtype = "f4", example_dtype = "f4";
   j["mean"] = steps_base64(s.mean, s.steps.size(), mean_dtype);
-  j["example"] = with_example ? steps_base64(s.example, s.steps.size(), example_dtype) : json(nullptr);
+  j["example"] = steps_base64(s.example, s.steps.size(), example_dtype);
   j["dtype"] = {{"mean", mean_dtype}, {"example", example_dtype}};
   return j;
 }
+
+namespace {
 
 // A number of the curves, null where it is undefined (NaN: rows that never occurred).
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -120,8 +131,10 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   std::string html = replace_all(kExplorerHtml, "@TITLE@", html_escape(title));
   html = replace_all(html, "@ASSETS@", assets);
   write_file_atomically(dir / "explorer.html", html);
-  // "</" is escaped so no string in the data can end a script element when the file is inlined.
-  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(data.dump(-1, ' ', false, json::error_handler_t::replace), "</", "<\\/") + ";\n");
+  // "</" is escaped so no string in the data can end a script element when the file is inlined. Bytes
+  // that are not UTF-8 (a folder name, say) become U+FFFD instead of failing the report.
+  const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(text, "</", "<\\/") + ";\n");
 }
 
 // Moves the base64 maps of a run's data into one script per step and kind,
@@ -183,8 +196,12 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
 
   const auto snapshots = run.dir / kAttentionSnapshotsFile;
   std::optional<ExplorerMaps> maps;
+  bool pooled = false;  // the snapshot file pools long rows; the final maps sample every s-th position
   try {
-    if (std::filesystem::exists(snapshots)) maps = explorer_maps_from(read_attention_snapshots(snapshots), kAttentionSnapshotsFile);
+    if (std::filesystem::exists(snapshots)) {
+      maps = explorer_maps_from(read_attention_snapshots(snapshots), kAttentionSnapshotsFile);
+      pooled = true;
+    }
   } catch (const AttentionSnapshotFileError& e) {
     j["maps_error"] = e.what();
     log << "explorer: " << e.what() << "\n";
@@ -199,7 +216,7 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
       j["maps_error"] = (j.contains("maps_error") ? j["maps_error"].get<std::string>() + "; " : std::string()) + e.what();
     }
   }
-  j["maps"] = maps ? maps_json(*maps, true) : json(nullptr);
+  j["maps"] = maps ? explorer_maps_data(*maps, pooled) : json(nullptr);
 
   const auto metrics_path = run.dir / "metrics.jsonl";
   j["curves"] = nullptr;
@@ -223,31 +240,83 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   return j;
 }
 
+std::string explorer_page_of(const ReportRuns& runs, const ReportRun& run) {
+  return runs.is_sweep ? "explorer-runs/" + folder_name(run.id) + "/" + kExplorerPage : std::string(kExplorerPage);
+}
+
+const ReportRun* explorer_variant_run(const ReportRuns& runs, const std::string& variant) {
+  if (const ReportRun* usable = zoo_representative_run(runs, variant, /*with_maps=*/false)) return usable;
+  for (const ReportRun& r : runs.runs)
+    if (r.variant == variant) return &r;
+  return nullptr;
+}
+
+void link_rows_to_explorer(Table& table, const ReportRuns& runs) {
+  table.row_links.assign(table.rows.size(), "");
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    if (table.rows[i].empty()) continue;
+    const std::string& first = table.rows[i].front();
+    const ReportRun* run = explorer_variant_run(runs, first);
+    for (const ReportRun& r : runs.runs)
+      if (!run && r.id == first) run = &r;
+    if (run) table.row_links[i] = explorer_page_of(runs, *run);
+  }
+}
+
+namespace {
+
+// A table for the sweep page (rendered as text by explorer.js), its rows linked to run pages.
+json table_json(Table table, const ReportRuns& runs) {
+  link_rows_to_explorer(table, runs);
+  json sections = json::array();
+  for (const auto& [at, heading] : table.sections) sections.push_back({{"at", at}, {"text", heading}});
+  return {{"title", table.title}, {"header", table.header}, {"rows", table.rows}, {"links", table.row_links},
+          {"sections", sections}, {"notes", table.notes}};
+}
+
+// What index.html shows first: the zoo table when the sweep names sink classes, else the per-variant
+// tables (one per model shape).
+json sweep_tables(const ReportRuns& runs) {
+  json tables = json::array();
+  if (has_sink_classes(runs)) {
+    tables.push_back(table_json(zoo_table(runs, collect_zoo_variants(runs)), runs));
+  } else {
+    for (const Table& t : variant_tables(runs, summarize_variants(runs))) tables.push_back(table_json(t, runs));
+  }
+  return tables;
+}
+
+}  // namespace
+
 std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir, std::ostream& log) {
-  const ReportRuns runs = load_report_runs(dir);
+  return write_explorer(load_report_runs(dir), out_dir, log);
+}
+
+std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesystem::path& out_dir, std::ostream& log) {
   write_assets(out_dir);
   if (!runs.is_sweep) {
     const ReportRun& run = runs.runs.front();
     json data = explorer_run_data(run, log);
     write_map_files(data, out_dir);
     write_page(out_dir, "Sink explorer: " + run.id, "", {{"kind", "run"}, {"run", data}});
-    return out_dir / "explorer.html";
+    return out_dir / kExplorerPage;
   }
   json list = json::array();
   for (const ReportRun& run : runs.runs) {
     json data = explorer_run_data(run, log);
-    const std::string folder = "explorer-runs/" + folder_name(run.id);
+    const std::string page = explorer_page_of(runs, run);
+    const std::string folder = std::filesystem::path(page).parent_path().string();
     write_map_files(data, out_dir / folder);
     write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
-    data["page"] = folder + "/explorer.html";
+    data["page"] = page;
     prefix_map_files(data, folder);
     // The sweep page compares mean maps only; each run's own page has the example input too.
     if (data["maps"].is_object()) data["maps"]["example"] = nullptr;
     list.push_back(std::move(data));
   }
   write_page(out_dir, "Sink explorer: " + runs.title, "",
-             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}});
-  return out_dir / "explorer.html";
+             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}, {"tables", sweep_tables(runs)}});
+  return out_dir / kExplorerPage;
 }
 
 }  // namespace sinklab

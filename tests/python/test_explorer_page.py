@@ -25,7 +25,8 @@ ROLE_SINK_KEY, ROLE_NO_OP_ROW, ROLE_ACTIVE_ROW = 1, 2, 4
 
 # ---- Run folders with a snapshot file, as training writes it (attention_snapshots.npz). ----
 
-def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, mean_dtype=np.float32, example_dtype=np.float16):
+def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, mean_dtype=np.float32, example_dtype=np.float16,
+                    tokens=None):
     """Random causal row-normalized maps per step; returns the arrays written."""
     rng = np.random.default_rng(seed)
     rows = np.arange(seq_len, dtype=np.int32) if rows is None else np.asarray(rows, dtype=np.int32)
@@ -38,8 +39,18 @@ def write_snapshots(run_dir, steps, layers, heads, seq_len, rows=None, seed=0, m
     roles[seq_len // 2 - 1] = ROLE_ACTIVE_ROW
     arrays = dict(steps=np.asarray(steps, np.int64), mean=mean, example=example, rows=rows, cols=rows.copy(),
                   roles=roles, seq_len=np.int64(seq_len))
+    if tokens is not None:
+        arrays["tokens"] = np.asarray(tokens, np.int32)
     np.savez(run_dir / "attention_snapshots.npz", **arrays)
     return arrays
+
+
+def snapshot_positions(seq_len):
+    """The stored rows of a snapshot file (stats/attention_snapshots.h): every position up to T = 128, else
+    the first and last 16 and the middle pooled into 96 bins."""
+    if seq_len <= 128:
+        return list(range(seq_len))
+    return list(range(16)) + [16 + b * (seq_len - 32) // 96 for b in range(96)] + list(range(seq_len - 16, seq_len))
 
 
 def copy_run(source, target, seed=None):
@@ -292,6 +303,80 @@ def test_a_truncated_page_file_is_a_message_not_a_blank_page(snapshot_run, tmp_p
              f"a message naming {expected}")
 
 
+# ---- Token labels. ----
+
+DATA_PREFIX = "window.SINKLAB_EXPLORER = "
+
+
+def give_token_labels(page_dir, labels):
+    """Puts token labels into a written page's data, as explorer_maps_data (report/explorer/explorer_page.h)
+    writes them for maps that carry labels: the text made visible (report/explorer/token_label_text.h,
+    tested in tests/report/token_label_text_test.cpp and explorer_maps_data_test.cpp)."""
+    path = page_dir / "explorer-data.js"
+    text = path.read_text()
+    assert text.startswith(DATA_PREFIX) and text.endswith(";\n")
+    data = json.loads(text[len(DATA_PREFIX):-2])
+    data["run"]["maps"]["token_labels"] = labels
+    path.write_text(DATA_PREFIX + json.dumps(data).replace("</", "<\\/") + ";\n")
+
+
+@pytest.fixture(scope="module")
+def labelled_run(tiny_run, tmp_path_factory):
+    """A token run with T = 1024: the snapshot file keeps 128 rows, the middle ones pooled; every position
+    has a label, among them a space, a newline, markup and a stray byte."""
+    run = copy_run(tiny_run, tmp_path_factory.mktemp("explorer") / "labelled")
+    s = summary_of(run)
+    seq_len = 1024
+    text = ("In the beginning God created the heaven and the earth.\n" * 20)[:seq_len]
+    labels = [{" ": "\u2423", "\n": "\u23ce"}.get(ch, ch) for ch in text]
+    labels[2], labels[5], labels[7] = "<b>x</b>", "\\xC3", "a longer label"
+    arrays = write_snapshots(run, [10, 20], s["layers"], s["heads_per_layer"], seq_len, rows=snapshot_positions(seq_len),
+                             tokens=[ord(ch) for ch in text])
+    report(run)
+    give_token_labels(run / "report", labels)
+    return run, arrays, labels
+
+
+def test_the_readout_and_the_enlarged_axes_show_token_labels(labelled_run, browser):
+    run, arrays, labels = labelled_run
+    rows = arrays["rows"].tolist()
+    R = len(rows)
+    open_page(browser, run / "report" / "explorer.html")
+    wait_for(browser, lambda d: shown_step(d, "grid") == "20", "the last step's maps")
+    canvas = browser.find_element("id", "map-0-0")
+
+    hover_cell(browser, canvas, 20, 5, R, R)  # a middle row: stands for positions rows[i] .. rows[i + 1] - 1
+    text, data = readout(browser)
+    pooled = int(data["rowIndex"])  # 128 rows on 200 pixels: the mouse lands on row 20 or a neighbour
+    assert 19 <= pooled <= 21 and data["colIndex"] == "5", text
+    assert data["rowToken"] == labels[rows[pooled]] + "\u2026" and data["colToken"] == "\\xC3", text
+    assert f"query row {rows[pooled]}\u2013{rows[pooled + 1] - 1} \u00ab{labels[rows[pooled]]}\u2026\u00bb" in text
+    assert float(data["weight"]) == float(arrays["mean"][1, 0, 0, pooled, 5])
+
+    canvas.click()
+    axes = browser.find_element("id", "enlarged-axes")
+    pixels = int(axes.get_attribute("data-cell-pixels"))
+    for axis in ("row", "col"):
+        shown = json.loads(axes.get_attribute(f"data-{axis}-labels"))
+        indices = [i for i, _ in shown]
+        assert indices[0] == 0 and len(indices) < R, "128 rows at a few pixels each: the labels are thinned"
+        assert min(b - a for a, b in zip(indices, indices[1:])) * pixels >= 12, "neighbouring labels overlap"
+        for i, label in shown:
+            expected = labels[rows[i]] + ("\u2026" if rows[i + 1 if i + 1 < R else i] - rows[i] > 1 else "")
+            assert label == (expected if len(expected) <= 8 else expected[:7] + "\u2026"), (i, label)
+        assert [0, labels[0]] in shown and any(label.endswith("\u2026") for _, label in shown)
+    big = browser.find_element("id", "enlarged-map")  # 4 pixels a cell: the mouse hits the cell it aims at
+    hover_cell(browser, big, 2, 6, R, R)  # positions 2 and 6 are stored alone
+    text, data = readout(browser, "enlarged-readout")
+    assert (data["rowIndex"], data["colIndex"]) == ("2", "6"), text
+    assert (data["rowToken"], data["colToken"]) == ("<b>x</b>", "\u2423"), text
+    assert "query row 2 \u00ab<b>x</b>\u00bb" in text and "key col 6 \u00ab\u2423\u00bb" in text
+    assert browser.execute_script("return document.getElementById('enlarged-readout').children.length") == 0, "a label became HTML"
+    hover_cell(browser, big, 7, 0, R, R)
+    assert readout(browser, "enlarged-readout")[1]["rowToken"] == "a longer label"
+    assert console_errors(browser) == []
+
+
 def test_sweep_page_shows_one_head_of_every_run_and_links_their_pages(snapshot_sweep, browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
     sweep, arrays = snapshot_sweep
@@ -319,6 +404,45 @@ def test_sweep_page_shows_one_head_of_every_run_and_links_their_pages(snapshot_s
     browser.get((sweep / "report" / "explorer-runs" / "relu_s1" / "explorer.html").as_uri())
     wait_for(browser, lambda d: shown_step(d, "grid") == "40", "the run page opened from the sweep")
     assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("zoo", [False, True])
+def test_each_variant_in_the_tables_links_its_run_page(snapshot_sweep, tmp_path, browser, zoo):
+    sweep, _ = snapshot_sweep
+    if zoo:  # the same runs with sink classes: the zoo table leads
+        sweep = shutil.copytree(sweep, tmp_path / "zoo", ignore=shutil.ignore_patterns("report"))
+        manifest = json.loads((sweep / "sweep.json").read_text())
+        for entry in manifest["runs"]:
+            entry["class"] = "S" if entry["variant"] == "softmax" else "Z"
+        (sweep / "sweep.json").write_text(json.dumps(manifest))
+        report(sweep)
+    report_dir = sweep / "report"
+    # Seed 0 stands for its variant.
+    expected = {variant: f"explorer-runs/{variant}_s0/explorer.html" for variant in ("softmax", "relu")}
+
+    open_page(browser, report_dir / "explorer.html")
+    table = browser.find_element("id", "table-0")
+    title = browser.execute_script("return arguments[0].closest('.tables').querySelector('h2').textContent", table)
+    assert ("Zoo comparison" in title) == zoo, title
+    links = browser.execute_script("""return Array.from(arguments[0].querySelectorAll('td:first-child a'))
+        .map(function (a) { return [a.textContent, a.getAttribute('href')]; })""", table)
+    assert dict(links) == expected and len(links) == 2
+    for href in expected.values():
+        assert (report_dir / href).is_file()
+    table.find_element("link text", "relu").click()
+    wait_for(browser, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the run page")
+    assert browser.title == "Sink explorer: relu_s0"
+    assert console_errors(browser) == []
+
+    # index.html: the variant rows of its tables (zoo table, per-variant and per-head tables) link the same pages.
+    html = (report_dir / "index.html").read_text()
+    for variant, href in expected.items():
+        assert f'<td><a href="{href}">{variant}</a></td>' in html
+    assert '<a href="explorer.html">the sink explorer</a>' in html
+    browser.get((report_dir / "index.html").as_uri())
+    browser.find_element("link text", "softmax").click()
+    wait_for(browser, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the run page from index.html")
+    assert browser.title == "Sink explorer: softmax_s0"
 
 
 # ---- First paint (not a test: `python3 test_explorer_page.py --measure RUN_DIR`). ----

@@ -62,5 +62,19 @@ TEST(ReportTable, SectionHeadingsGroupRowsInEveryRenderingButCsv) {
   EXPECT_EQ(t.to_csv(), "variant,value\nsoftmax,1\nrelu,2\n");
 }
 
+TEST(ReportTable, RowLinksWrapTheFirstCellInHtmlOnly) {
+  Table t;
+  t.header = {"variant", "value"};
+  t.rows = {{"softmax", "1"}, {"relu<", "2"}, {"sink_logit", "3"}};
+  t.row_links = {"explorer-runs/softmax_s0/explorer.html", "", "a\"b.html"};
+  const std::string html = t.to_html();
+  EXPECT_NE(html.find("<tr><td><a href=\"explorer-runs/softmax_s0/explorer.html\">softmax</a></td><td>1</td></tr>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>relu&lt;</td><td>2</td></tr>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td><a href=\"a&quot;b.html\">sink_logit</a></td>"), std::string::npos) << html;
+  EXPECT_EQ(t.to_markdown().find("href"), std::string::npos);
+  EXPECT_EQ(t.to_csv(), "variant,value\nsoftmax,1\nrelu<,2\nsink_logit,3\n");
+}
+
 }  // namespace
 }  // namespace sinklab

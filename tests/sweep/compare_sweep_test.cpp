@@ -143,6 +143,10 @@ TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
   EXPECT_TRUE(std::filesystem::exists(index));
   const std::string text = out.str();
   EXPECT_NE(text.find("report: " + index.string()), std::string::npos) << text;
+  const std::filesystem::path explorer = dir / "out/report/explorer.html";
+  EXPECT_TRUE(std::filesystem::exists(explorer));
+  EXPECT_NE(text.find("explorer: " + explorer.string() + "\n"), std::string::npos) << text;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/report/explorer-runs/relu_seed_1/explorer.html")) << "the failed run's page (= is not kept in a folder name)";
   EXPECT_NE(text.find("soft"), text.rfind("relu")) << text;
   EXPECT_NE(text.find("FAILED relu_seed=1"), std::string::npos) << text;
 }

@@ -1,9 +1,4 @@
-// explorer.js (report/explorer/explorer_assets.h), the page's code; plain JS, no library.
-#include "report/explorer/explorer_assets.h"
-
-namespace sinklab {
-
-extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/explorer_page.h): reads window.SINKLAB_EXPLORER, set by
+// The sink explorer (report/explorer/explorer_page.h): reads window.SINKLAB_EXPLORER, set by
 // explorer-data.js, and draws a run page or a sweep page. No library and no network: works from file://.
 (function () {
   'use strict';
@@ -81,6 +76,12 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     check(isInt(maps.seq_len) && maps.seq_len > 0, what + ': seq_len');
     if (maps.roles !== null) { checkIntArray(maps.roles, what + ': roles'); check(maps.roles.length === maps.seq_len, what + ': roles length'); }
     if (maps.tokens !== null) { checkIntArray(maps.tokens, what + ': tokens'); check(maps.tokens.length === maps.seq_len, what + ': tokens length'); }
+    if (maps.token_labels !== null && maps.token_labels !== undefined) {
+      check(Array.isArray(maps.token_labels) && maps.token_labels.every(function (s) { return typeof s === 'string'; }),
+            what + ': token_labels is not a list of strings');
+      check(maps.token_labels.length === maps.seq_len, what + ': token_labels length');
+    }
+    check(maps.pooled === undefined || typeof maps.pooled === 'boolean', what + ': pooled');
     this.raw = maps;
     this.id = id;
     this.what = what;
@@ -174,6 +175,8 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     positiveColours.push(colour(level / (LEVELS - 1), 1));
     negativeColours.push(colour(-level / (LEVELS - 1), 1));
   }
+  // The enlarged map's axis labels: 10px text, at least 12px apart.
+  var LABEL_FONT = '10px monospace', LABEL_PITCH = 12;
   function paintHeatmap(canvas, map, R, C) {
     if (canvas.width !== C || canvas.height !== R) { canvas.width = C; canvas.height = R; }
     var ctx = canvas.getContext('2d'), image = ctx.createImageData(C, R), pixels = image.data, scale = scaleOf(map);
@@ -195,11 +198,27 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     if (flags & ROLE_ACTIVE_ROW) names.push('active row');
     return names.length ? names.join(', ') : 'none';
   }
+  // A position's token: its label (token_labels, already made visible by the report: "␣" for a space,
+  // "⏎" for a newline), else its id as "#id", else '' (no tokens). Always shown as text, never as HTML.
   function tokenText(maps, position) {
-    var t = maps.raw.tokens;
-    if (!t) return '';
-    var id = t[position], text = maps.raw.token_text;
-    return text && text[id] !== undefined ? JSON.stringify(text[id]) : '#' + id;
+    var labels = maps.raw.token_labels, tokens = maps.raw.tokens;
+    if (labels && labels[position] !== '') return labels[position];
+    return tokens ? '#' + tokens[position] : '';
+  }
+  // How many positions stored row/column i stands for: in pooled maps (the snapshot file, T > 128) the
+  // positions up to the next stored one, else (sampled final maps) itself alone.
+  function spanOf(maps, positions, i) {
+    if (!maps.raw.pooled) return 1;
+    return (i + 1 < positions.length ? positions[i + 1] : maps.raw.seq_len) - positions[i];
+  }
+  // Stored row/column i's token: a pooled one shows its first position's token and "…".
+  function axisToken(maps, positions, i) {
+    var t = tokenText(maps, positions[i]);
+    return t && spanOf(maps, positions, i) > 1 ? t + '\u2026' : t;
+  }
+  function positionText(maps, positions, i) {
+    var n = spanOf(maps, positions, i);
+    return n > 1 ? positions[i] + '\u2013' + (positions[i] + n - 1) : String(positions[i]);
   }
 
   // Hovering a heatmap: which cell, its weight, roles and tokens, in the readout line.
@@ -215,10 +234,13 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       d.runId = s.runId; d.kind = s.kind; d.step = String(s.maps.steps[s.index]); d.stepIndex = String(s.index);
       d.layer = String(s.layer); d.head = String(s.head); d.rowIndex = String(r); d.colIndex = String(c);
       d.row = String(row); d.col = String(col); d.weight = String(w);
-      var rowToken = tokenText(s.maps, row), colToken = tokenText(s.maps, col);
+      var rowToken = axisToken(s.maps, s.maps.raw.rows, r), colToken = axisToken(s.maps, s.maps.raw.cols, c);
+      d.rowToken = rowToken; d.colToken = colToken;
       readout.textContent = (s.label ? s.label + '  ' : '') + 'L' + s.layer + ' H' + s.head + '  step ' + s.maps.steps[s.index] +
-        '  query row ' + row + (rowToken ? ' ' + rowToken : '') + ' (' + roleText(roles && roles[row]) + ')' +
-        '  key col ' + col + (colToken ? ' ' + colToken : '') + ' (' + roleText(roles && roles[col]) + ')' +
+        '  query row ' + positionText(s.maps, s.maps.raw.rows, r) + (rowToken ? ' \u00ab' + rowToken + '\u00bb' : '') +
+        ' (' + roleText(roles && roles[row]) + ')' +
+        '  key col ' + positionText(s.maps, s.maps.raw.cols, c) + (colToken ? ' \u00ab' + colToken + '\u00bb' : '') +
+        ' (' + roleText(roles && roles[col]) + ')' +
         '  weight ' + (w === w ? w.toPrecision(6) : 'n/a') + (col > row ? '  (future key: masked)' : '');
     });
   }
@@ -349,7 +371,9 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
                                                        kindChoice]));
     app.appendChild(readout);
     app.appendChild(el('div', {className: 'legend', text: 'Rows: query positions; columns: key positions' +
-      (maps.R < run.maps.seq_len ? ' (' + maps.R + ' x ' + maps.C + ' of T = ' + run.maps.seq_len + ': stored rows/columns)' : '') +
+      (maps.R < run.maps.seq_len ? ' (' + maps.R + ' x ' + maps.C + ' of T = ' + run.maps.seq_len + ': ' +
+        (run.maps.pooled ? 'a stored row/column stands for the positions up to the next one, its token shown with "\u2026")'
+                         : 'sampled positions ' + maps.raw.rows.slice(0, 3).join(', ') + ', ...)') : '') +
       '. Colour: 0 (white) to 1 (dark), or to the map\'s largest weight when above 1. Maps from ' + run.maps.source + '.'}));
     if (curves) app.appendChild(curveLegend());
 
@@ -380,7 +404,20 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     var overlay = null;
     function showEnlarged() {
       if (overlay) overlay.remove();
-      var e = state.enlarged, scale = Math.max(2, Math.floor(560 / Math.max(maps.R, maps.C))), margin = maps.raw.tokens ? 70 : 40;
+      var e = state.enlarged, scale = Math.max(2, Math.floor(560 / Math.max(maps.R, maps.C)));
+      // Axis labels: the token (pooled: the first one and "…") or else the position, at most 8
+      // characters; every k-th row/column so that neighbouring labels (10px text) never overlap.
+      var every = Math.max(1, Math.ceil(LABEL_PITCH / scale));
+      var clip = function (text) { var chars = Array.from(text); return chars.length > 8 ? chars.slice(0, 7).join('') + '\u2026' : text; };
+      var axisLabels = function (positions) {
+        var out = [];
+        for (var i = 0; i < positions.length; i += every) out.push([i, clip(axisToken(maps, positions, i) || String(positions[i]))]);
+        return out;
+      };
+      var rowLabels = axisLabels(maps.raw.rows), colLabels = axisLabels(maps.raw.cols);
+      var measure = document.createElement('canvas').getContext('2d');
+      measure.font = LABEL_FONT;
+      var margin = 8 + Math.ceil(rowLabels.concat(colLabels).reduce(function (w, l) { return Math.max(w, measure.measureText(l[1]).width); }, 24));
       var big = el('canvas', {className: 'big', id: 'enlarged-map'});
       var axes = el('canvas', {id: 'enlarged-axes'});
       var bigReadout = el('div', {className: 'readout', id: 'enlarged-readout'});
@@ -397,16 +434,18 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       document.body.appendChild(overlay);
       paintHeatmap(big, maps.head(state.kind, state.index, e.layer, e.head), maps.R, maps.C);
       attachHover(big, bigReadout, function () { return {maps: maps, kind: state.kind, index: state.index, layer: e.layer, head: e.head, runId: run.id}; });
-      // Axis labels: every position when they fit, else every k-th.
       axes.width = margin + maps.C * scale + 4; axes.height = margin + maps.R * scale + 4;
-      var ctx = axes.getContext('2d'), every = Math.max(1, Math.ceil(11 / scale));
-      ctx.font = '10px monospace'; ctx.fillStyle = '#333'; ctx.textBaseline = 'middle';
-      var label = function (pos) { var t = tokenText(maps, pos); return t ? t : String(pos); };
-      for (var r = 0; r < maps.R; r += every) ctx.fillText(label(maps.raw.rows[r]).slice(0, 8), 2, margin + (r + 0.5) * scale);
-      for (var c = 0; c < maps.C; c += every) {
-        ctx.save(); ctx.translate(margin + (c + 0.5) * scale, margin - 4); ctx.rotate(-Math.PI / 2);
-        ctx.fillText(label(maps.raw.cols[c]).slice(0, 8), 0, 0); ctx.restore();
-      }
+      var ctx = axes.getContext('2d');
+      ctx.font = LABEL_FONT; ctx.fillStyle = '#333'; ctx.textBaseline = 'middle';
+      rowLabels.forEach(function (l) { ctx.fillText(l[1], 2, margin + (l[0] + 0.5) * scale); });
+      colLabels.forEach(function (l) {
+        ctx.save(); ctx.translate(margin + (l[0] + 0.5) * scale, margin - 4); ctx.rotate(-Math.PI / 2);
+        ctx.fillText(l[1], 0, 0); ctx.restore();
+      });
+      // What the axes show, for tests/python/test_explorer_page.py: [[row or column index, label], ...].
+      axes.dataset.rowLabels = JSON.stringify(rowLabels);
+      axes.dataset.colLabels = JSON.stringify(colLabels);
+      axes.dataset.cellPixels = String(scale);
     }
 
     // Paints the shown step once its maps are loaded; a later slider move wins over an earlier one.
@@ -514,6 +553,29 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
       });
     }
     if (allSteps.length) redraw();
+    (data.tables || []).forEach(function (table, i) { app.appendChild(tableElement(table, 'table-' + i)); });
+  }
+
+  // A table of the report (the zoo table, or a per-variant one), every cell as text; a row's first
+  // cell links to the page of the run it stands for.
+  function tableElement(table, id) {
+    var strings = function (a) { return Array.isArray(a) && a.every(function (s) { return typeof s === 'string'; }); };
+    check(table && strings(table.header) && Array.isArray(table.rows) && table.rows.every(strings) && strings(table.links) &&
+          table.links.length === table.rows.length && Array.isArray(table.sections) && strings(table.notes), 'a table of the sweep page');
+    var node = el('table', {className: 'variants', id: id}), width = String(Math.max(1, table.header.length));
+    node.appendChild(el('tr', {}, table.header.map(function (h) { return el('th', {text: h}); })));
+    for (var r = 0; r <= table.rows.length; ++r) {
+      table.sections.forEach(function (s) {
+        if (s.at === r) node.appendChild(el('tr', {className: 'section'}, [el('th', {colspan: width, text: s.text})]));
+      });
+      if (r === table.rows.length) break;
+      var link = table.links[r];
+      node.appendChild(el('tr', {}, table.rows[r].map(function (cell, i) {
+        return el('td', {}, [i === 0 && link ? el('a', {href: link, text: cell}) : document.createTextNode(cell)]);
+      })));
+    }
+    return el('div', {className: 'tables'}, [table.title ? el('h2', {text: table.title}) : null, el('div', {className: 'scroll'}, [node])]
+      .concat(table.notes.map(function (n) { return el('p', {className: 'legend', text: n}); })));
   }
 
   try {
@@ -532,6 +594,3 @@ extern const char kExplorerJs[] = R"JS(// The sink explorer (report/explorer/exp
     showProblem(e instanceof DataError ? e.message : 'The explorer stopped: ' + (e && e.message) + '. Regenerate the page with sinklab report.');
   }
 })();
-)JS";
-
-}  // namespace sinklab
