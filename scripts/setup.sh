@@ -18,6 +18,7 @@ packages=(
   # /usr/bin/python3: the module, arrays, tables, tests, figures, running notebooks headless or in Jupyter.
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib
   jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-notebook
+  chromium chromium-driver python3-selenium   # the sink explorer's page, tested in headless Chromium (docs/explorer.md)
 )
 # PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
