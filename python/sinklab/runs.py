@@ -365,6 +365,25 @@ class Run:
         return array
 
     @property
+    def snapshots(self):
+        """The run's attention snapshots over training (attention_snapshots.npz, docs/analysis.md) as a dict:
+        `steps` [S], `mean` and `example` [S, layers, heads, R, C] float32, `rows`/`cols` (the first position
+        each stored row / column stands for), `roles` [T], `tokens` and `token_labels` (bytes) or None,
+        `seq_len`. None when the run has no snapshot file (analysis.snapshot_every 0, or not started);
+        a damaged file raises RunFileError naming it. Read-only arrays (cached)."""
+        return self._cached("snapshots", self._read_snapshots)
+
+    def _read_snapshots(self):
+        path = self._path / "attention_snapshots.npz"
+        if not path.exists():
+            return None
+        snapshots = _sinklab.attention_snapshots(str(path))
+        for value in snapshots.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        return snapshots
+
+    @property
     def checkpoint_step(self):
         """The training step checkpoint.bin was written at (the steps done, the step a resume starts from),
         or None when the folder has none. A damaged header or table raises CheckpointError."""

@@ -277,3 +277,34 @@ def test_files_are_read_once(tiny_run, tmp_path):
     (folder / "metrics.jsonl").unlink()
     (folder / "summary.json").unlink()
     assert run.metrics is metrics and run.summary is summary
+
+
+def test_snapshots_are_the_file_numpy_reads(paper_run, token_run, tmp_path):
+    snapshots = Run(paper_run).snapshots
+    with np.load(paper_run / "attention_snapshots.npz") as z:
+        for key in ("steps", "mean", "example", "rows", "cols", "roles"):
+            np.testing.assert_array_equal(snapshots[key], z[key], err_msg=key)
+        assert snapshots["seq_len"] == int(z["seq_len"])
+    assert snapshots["tokens"] is None and snapshots["token_labels"] is None
+    assert not snapshots["mean"].flags.writeable
+    # The last snapshot is of the final weights: the step a stop rule ended on (= summary steps), or
+    # max_steps - 1 for a run that used them all; softmax rows sum to 1.
+    steps = Run(paper_run).summary["steps"]
+    assert snapshots["steps"][-1] in (steps - 1, steps)
+    np.testing.assert_allclose(snapshots["mean"][-1, 0, 0].sum(axis=1), 1.0, atol=1e-5)
+
+    tokens = Run(token_run).snapshots
+    with np.load(token_run / "attention_snapshots.npz") as z:
+        np.testing.assert_array_equal(tokens["tokens"], z["tokens"])
+        assert list(z["token_labels"]) == tokens["token_labels"]
+    assert tokens["token_labels"][0] == b"<bos>"
+    assert all(len(label) >= 1 for label in tokens["token_labels"])
+
+    broken = tmp_path / "broken"
+    shutil.copytree(paper_run, broken)
+    data = (broken / "attention_snapshots.npz").read_bytes()
+    (broken / "attention_snapshots.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(errors.RunFileError, match="attention_snapshots.npz"):
+        Run(broken).snapshots
+    (broken / "attention_snapshots.npz").unlink()
+    assert Run(broken).snapshots is None
