@@ -4,7 +4,7 @@ page shows against the snapshot file read with NumPy; broken snapshot and data f
 
 Needs Debian's chromium, chromium-driver and python3-selenium (scripts/setup.sh installs them): without them
 the tests fail, saying what is missing, unless SINKLAB_SKIP_BROWSER=1 asks to skip them.
-Run as a script with --measure to time the first paint of a 30-run sweep and a T = 1024 run.
+The first paint is timed by bench/explorer_first_paint.py, not here.
 """
 import json
 import os
@@ -454,76 +454,3 @@ def test_each_variant_in_the_tables_links_its_run_page(snapshot_sweep, tmp_path,
     browser.find_element("link text", "softmax").click()
     wait_for(browser, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the run page from index.html")
     assert browser.title == "Sink explorer: softmax_s0"
-
-
-# ---- First paint (not a test: `python3 test_explorer_page.py --measure RUN_DIR`). ----
-
-def widen_run(run, layers, heads, seq_len):
-    """Rewrites a run's summary and metrics for a model of layers x heads heads and T = seq_len, repeating
-    its heads' numbers: a stand-in for a large run the page is timed on."""
-    def widen(head_list):
-        wide = [dict(head_list[i % len(head_list)]) for i in range(layers * heads)]
-        for i, h in enumerate(wide):
-            if "layer" in h:
-                h.update(layer=i // heads, head=i % heads)
-        return wide
-    summary = summary_of(run)
-    summary.update(layers=layers, heads_per_layer=heads, seq_len=seq_len, heads=widen(summary["heads"]))
-    for h in summary["heads"]:
-        h["bos_mass_by_row"] = [h["bos_mass_by_row"][0]] * seq_len
-    (run / "summary.json").write_text(json.dumps(summary))
-    lines = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    for line in lines:
-        line["heads"] = widen(line["heads"])
-    (run / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    shutil.rmtree(run / "attention", ignore_errors=True)
-
-
-def first_paint_ms(page, repeats=3):
-    driver = new_browser()
-    try:
-        times = []
-        for _ in range(repeats):
-            driver.get("about:blank")
-            driver.get(page.as_uri())
-            wait_for(driver, lambda d: d.execute_script("return document.body.dataset.firstPaintMs"), "the first paint", 120)
-            times.append(float(driver.execute_script("return document.body.dataset.firstPaintMs")))
-            assert console_errors(driver) == []
-        return times
-    finally:
-        driver.quit()
-
-
-def measure(tiny_run, out):
-    """A 30-run sweep (10 variants x 3 seeds, 40 snapshots of 2 x 4 heads, T = 16) and a kjv_char-sized run
-    (4 layers x 8 heads, T = 1024 stored as 256 x 256 rows/columns, 20 snapshots), once with float32 mean
-    maps and once with float16 ones (the example maps are float16 in both)."""
-    sweep = out / "sweep30"
-    entries = []
-    for v in range(10):
-        for seed in range(3):
-            run_id = f"variant{v}_s{seed}"
-            run = copy_run(tiny_run, sweep / "runs" / run_id, seed=seed)
-            s = summary_of(run)
-            write_snapshots(run, list(range(10, 410, 10)), s["layers"], s["heads_per_layer"], s["seq_len"], seed=v * 3 + seed)
-            entries.append({"id": run_id, "variant": f"variant{v}", "seed": seed, "dir": f"runs/{run_id}"})
-    (sweep / "sweep.json").write_text(json.dumps({"name": "first_paint", "runs": entries}))
-    folders = [sweep]
-    for name, dtype in [("t1024_f32", np.float32), ("t1024_f16", np.float16)]:
-        big = copy_run(tiny_run, out / name)
-        widen_run(big, 4, 8, 1024)
-        write_snapshots(big, list(range(100, 2100, 100)), 4, 8, 1024, rows=np.arange(0, 1024, 4), mean_dtype=dtype)
-        folders.append(big)
-    for folder in folders:
-        report(folder)
-        page = folder / "report" / "explorer.html"
-        data = (page.parent / "explorer-data.js").stat().st_size
-        steps = [f.stat().st_size for f in page.parent.rglob("explorer-maps/*.js")]
-        print(f"{folder.name}: first paint {first_paint_ms(page)} ms; explorer-data.js {data / 1e6:.2f} MB; "
-              f"{len(steps)} step files, {sum(steps) / 1e6:.1f} MB, largest {max(steps) / 1e6:.2f} MB")
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] != "--measure":
-        sys.exit("usage: test_explorer_page.py --measure RUN_DIR  (RUN_DIR: a finished run of configs/examples/tiny_block.yaml)")
-    measure(pathlib.Path(sys.argv[2]).resolve(), pathlib.Path(tempfile.mkdtemp(prefix="sinklab-explorer-measure-")))
