@@ -6,7 +6,7 @@
 PAGE is an explorer page `sinklab report` or `sinklab compare` wrote (REPORT_DIR/explorer.html, or a run's
 page under explorer-runs/). Each page is loaded --repeats times in one browser (about:blank in between);
 the time is the page's own first-paint mark (body data-first-paint-ms: from navigation start to the first
-grid of heatmaps drawn, the step's map script included). Also printed: the data file and the step files'
+grid of heatmaps drawn, the step's map script included). Also printed: the data file and the step files (every explorer-maps/ folder under the page's, so a sweep page counts its runs').
 sizes. Needs Debian's chromium, chromium-driver and python3-selenium (scripts/setup.sh).
 """
 import argparse
@@ -54,7 +54,7 @@ def main():
                 sys.exit(f"explorer_first_paint: {page}: no such page")
             times = [first_paint_ms(driver, page) for _ in range(args.repeats)]
             data = (page.parent / "explorer-data.js").stat().st_size
-            steps = [f.stat().st_size for f in (page.parent / "explorer-maps").glob("*.js")]
+            steps = [f.stat().st_size for f in page.parent.rglob("explorer-maps/*.js")]
             largest = max(steps) / 1e6 if steps else 0.0
             print(f"{page}: first paint median {statistics.median(times):.0f} ms (all: "
                   f"{', '.join(f'{t:.0f}' for t in times)}); explorer-data.js {data / 1e6:.2f} MB; "
