@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/io/file_write.h"
+#include "run_files/npy_header.h"
 
 namespace sinklab {
 namespace {
@@ -25,49 +26,6 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
-}
-
-// Value text after "'key':" in the header dict, up to the next top-level ',' or '}'.
-std::string dict_value(const std::string& header, const std::string& key, const std::filesystem::path& path) {
-  const std::string quoted = "'" + key + "'";
-  size_t pos = header.find(quoted);
-  if (pos == std::string::npos) fail(path, "header has no " + quoted + " entry");
-  pos = header.find(':', pos + quoted.size());
-  if (pos == std::string::npos) fail(path, "malformed header entry " + quoted);
-  ++pos;
-  while (pos < header.size() && header[pos] == ' ') ++pos;
-  size_t end = pos;
-  int depth = 0;
-  for (; end < header.size(); ++end) {
-    const char c = header[end];
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (depth == 0 && (c == ',' || c == '}')) break;
-  }
-  std::string value = header.substr(pos, end - pos);
-  while (!value.empty() && value.back() == ' ') value.pop_back();
-  return value;
-}
-
-std::vector<int64_t> parse_shape(const std::string& text, const std::filesystem::path& path) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail(path, "shape is not a tuple: " + text);
-  std::vector<int64_t> shape;
-  size_t pos = 1;
-  while (pos < text.size() - 1) {
-    while (pos < text.size() - 1 && (text[pos] == ' ' || text[pos] == ',')) ++pos;
-    if (pos >= text.size() - 1) break;
-    size_t used = 0;
-    long long d = 0;
-    try {
-      d = std::stoll(text.substr(pos), &used);
-    } catch (const std::exception&) {
-      fail(path, "bad dimension in shape " + text);
-    }
-    if (d < 0) fail(path, "negative dimension in shape " + text);
-    shape.push_back(d);
-    pos += used;
-  }
-  return shape;
 }
 
 }  // namespace
@@ -153,9 +111,15 @@ NpyHeader read_header(std::ifstream& in, const std::filesystem::path& path) {
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(path, "truncated header");
 
   NpyHeader h;
-  h.descr = dict_value(header, "descr", path);
-  if (dict_value(header, "fortran_order", path) != "False") fail(path, "Fortran-ordered arrays are not supported");
-  h.shape = parse_shape(dict_value(header, "shape", path), path);
+  NpyHeaderDict dict;
+  try {
+    dict = parse_npy_header_dict(header);
+  } catch (const NpyHeaderProblem& e) {
+    fail(path, e.what());
+  }
+  if (dict.fortran_order) fail(path, "Fortran-ordered arrays are not supported");
+  h.descr = dict.descr;
+  h.shape = dict.shape;
   h.data_bytes = bytes_left();
   return h;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "run_files/half_float.h"
+#include "run_files/npy_header.h"
 
 namespace sinklab {
 namespace {
@@ -17,47 +18,6 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "npz: little-endian data is read as raw host values");
 
 [[noreturn]] void fail(const std::string& where, const std::string& why) { throw NpzError("npz file " + where + ": " + why); }
-
-// The text after "'key':" in the header dict, up to the next top-level ',' or '}'.
-std::string dict_value(const std::string& header, const std::string& key, const std::string& where) {
-  const std::string quoted = "'" + key + "'";
-  size_t pos = header.find(quoted);
-  if (pos == std::string::npos) fail(where, "header has no " + quoted + " entry");
-  pos = header.find(':', pos + quoted.size());
-  if (pos == std::string::npos) fail(where, "malformed header entry " + quoted);
-  ++pos;
-  while (pos < header.size() && header[pos] == ' ') ++pos;
-  size_t end = pos;
-  for (int depth = 0; end < header.size(); ++end) {
-    const char c = header[end];
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (depth == 0 && (c == ',' || c == '}')) break;
-  }
-  std::string value = header.substr(pos, end - pos);
-  while (!value.empty() && value.back() == ' ') value.pop_back();
-  return value;
-}
-
-std::vector<int64_t> parse_shape(const std::string& text, const std::string& where) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail(where, "shape is not a tuple: " + text);
-  std::vector<int64_t> shape;
-  size_t pos = 1;
-  while (pos < text.size() - 1) {
-    while (pos < text.size() - 1 && (text[pos] == ' ' || text[pos] == ',')) ++pos;
-    if (pos >= text.size() - 1) break;
-    int64_t d = 0;
-    bool digits = false;
-    for (; pos < text.size() - 1 && text[pos] >= '0' && text[pos] <= '9'; ++pos) {
-      if (d > (std::numeric_limits<int64_t>::max() - 9) / 10) fail(where, "dimension too large in shape " + text);
-      d = d * 10 + (text[pos] - '0');
-      digits = true;
-    }
-    if (!digits) fail(where, "bad dimension in shape " + text);
-    shape.push_back(d);
-  }
-  return shape;
-}
 
 // Bytes per element of a supported dtype, 0 for others.
 size_t item_size(const std::string& dtype) {
@@ -93,7 +53,13 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
   if (header_len > bytes.size() - header_start) fail(where, "truncated header");
   const std::string header = bytes.substr(header_start, header_len);
   NpzArray array;
-  std::string descr = dict_value(header, "descr", where);
+  NpyHeaderDict dict;
+  try {
+    dict = parse_npy_header_dict(header);
+  } catch (const NpyHeaderProblem& e) {
+    fail(where, e.what());
+  }
+  const std::string& descr = dict.descr;
   if (descr.size() < 5 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
     fail(where, "unsupported dtype " + descr);
   size_t size = 0;
@@ -109,8 +75,8 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
     size = item_size(array.dtype);
   }
   if (size == 0) fail(where, "unsupported dtype " + descr + " (little-endian floats and integers, byte strings only)");
-  if (dict_value(header, "fortran_order", where) != "False") fail(where, "Fortran order is not supported");
-  array.shape = parse_shape(dict_value(header, "shape", where), where);
+  if (dict.fortran_order) fail(where, "Fortran order is not supported");
+  array.shape = dict.shape;
 
   // Element count against the data actually present, before anything is allocated from it.
   const size_t data_bytes = bytes.size() - header_start - header_len;
