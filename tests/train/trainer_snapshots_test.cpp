@@ -34,6 +34,15 @@ fs::path run_folder(const fs::path& p) {
   return p;
 }
 
+// Trains `c` quietly in the run folder `dir` (made if missing) and returns the snapshots it kept.
+AttentionSnapshots snapshots_of_run(const RunConfig& c, const fs::path& dir) {
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = run_folder(dir);
+  Trainer(c).run(o);
+  return read_attention_snapshots(dir / kAttentionSnapshotsFile);
+}
+
 std::string bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -41,11 +50,7 @@ std::string bytes_of(const fs::path& p) {
 
 TEST(TrainerSnapshots, StepsAreTheMultiplesAndTheFinalStep) {
   const fs::path dir = testing::fresh_test_dir();
-  TrainOptions o;
-  o.quiet = true;
-  o.run_dir = dir;
-  Trainer(config(10)).run(o);
-  const AttentionSnapshots s = read_attention_snapshots(dir / kAttentionSnapshotsFile);
+  const AttentionSnapshots s = snapshots_of_run(config(10), dir / "a");
   EXPECT_EQ(s.steps, (std::vector<int64_t>{0, 10, 20, 22}));
   EXPECT_EQ(s.layers, 2);
   EXPECT_EQ(s.heads, 2);
@@ -53,21 +58,13 @@ TEST(TrainerSnapshots, StepsAreTheMultiplesAndTheFinalStep) {
   EXPECT_EQ(s.mean.size(), 4 * s.block());
   EXPECT_TRUE(s.tokens.empty());  // a vector task
   // A run ending on a multiple keeps it once.
-  const fs::path dir2 = run_folder(dir / "b");
-  o.run_dir = dir2;
-  Trainer(config(11)).run(o);
-  EXPECT_EQ(read_attention_snapshots(dir2 / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 11, 22}));
+  EXPECT_EQ(snapshots_of_run(config(11), dir / "b").steps, (std::vector<int64_t>{0, 11, 22}));
 }
 
 // Each snapshot against the evaluation's own attention maps (stats/attention_maps.h, Welford means over
 // the same analysis.eval_attention_samples inputs) of a separate run stopped after that step.
 TEST(TrainerSnapshots, EachSnapshotIsTheEvaluationsMeanMapAtItsStep) {
-  const fs::path dir = testing::fresh_test_dir();
-  TrainOptions o;
-  o.quiet = true;
-  o.run_dir = dir;
-  Trainer(config(10)).run(o);
-  const AttentionSnapshots s = read_attention_snapshots(dir / kAttentionSnapshotsFile);
+  const AttentionSnapshots s = snapshots_of_run(config(10), testing::fresh_test_dir());
   ASSERT_EQ(s.steps.size(), 4u);
   for (size_t i = 0; i < s.steps.size(); ++i) {
     Trainer t(config(0));
@@ -159,11 +156,7 @@ TEST(TrainerSnapshots, AResumedRunContinuesTheSnapshotsBitIdentically) {
 // (every 4), 8 12 -> 0 8 (every 8), 16, and the final step 22.
 TEST(TrainerSnapshots, ALimitThinsToEvenlySpacedSteps) {
   const fs::path dir = testing::fresh_test_dir();
-  TrainOptions straight;
-  straight.quiet = true;
-  straight.run_dir = run_folder(dir / "straight");
-  Trainer(config(1, 23, 4)).run(straight);
-  EXPECT_EQ(read_attention_snapshots(dir / "straight" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 8, 16, 22}));
+  EXPECT_EQ(snapshots_of_run(config(1, 23, 4), dir / "straight").steps, (std::vector<int64_t>{0, 8, 16, 22}));
 
   // Interrupted after step 13 (kept: 0 8, every 8 from then on) and resumed: the same file.
   TrainOptions first;
