@@ -26,8 +26,9 @@ struct ExplorerMaps {
   int64_t map_size() const { return static_cast<int64_t>(rows.size() * cols.size()); }  // R * C
 };
 
-// A snapshot file's contents as the page shows them; `source` names the file.
-ExplorerMaps explorer_maps_from(const AttentionSnapshots& snapshots, std::string source);
+// A snapshot file's contents as the page shows them (the maps are moved, not copied: a kjv_char
+// file holds ~40 MB of them); `source` names the file.
+ExplorerMaps explorer_maps_from(AttentionSnapshots&& snapshots, std::string source);
 
 // The final maps under <run_dir>/attention as a single snapshot at `final_step`, or nothing when the
 // run has none (report/explorer/final_maps_snapshot.cpp). Throws NpyError for a map that cannot be read.

@@ -243,6 +243,18 @@ TEST(ConfigValidation, CrossKeyRulesPointAtTheKeyTheUserWrote) {
       << e.what();
 }
 
+TEST(ConfigValidation, SnapshotKeys) {
+  ConfigError e = parse_error("analysis:\n  snapshot_limit: 1\n");
+  EXPECT_EQ(e.key(), "analysis.snapshot_limit");
+  EXPECT_TRUE(contains(e.what(), "must be 0 (never thin) or at least 2")) << e.what();
+  e = parse_error("task:\n  eval_samples: 40\nanalysis:\n  eval_attention_samples: 40\n  snapshot_samples: 50\n");
+  EXPECT_TRUE(contains(e.what(), "analysis.snapshot_samples (50) must be at most task.eval_samples (40)")) << e.what();
+  // Unset, the default shrinks to the batch and to the evaluation set instead of failing.
+  EXPECT_EQ(parse("task:\n  eval_samples: 40\nanalysis:\n  eval_attention_samples: 40\n").analysis.snapshot_samples, 40);
+  EXPECT_EQ(parse("train:\n  batch_size: 32\n").analysis.snapshot_samples, 32);
+  EXPECT_EQ(parse("seed: 1\n").analysis.snapshot_samples, 128);
+}
+
 TEST(ConfigValidation, TriggerBounds) {
   auto e = parse_error("task:\n  seq_len: 16\n  trigger_max: 16\n");
   EXPECT_EQ(e.line(), 3);
