@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "apps/commands.h"
+#include "run_files/extreme_token_table.h"
 #include "run_files/head_table.h"
 #include "sweep/run_naming.h"
 #include "train/interrupt.h"
@@ -33,6 +34,7 @@ void report_end(const RunSummary& summary, const fs::path& dir, HeadTableWidth w
       throw CLI::RuntimeError(kTrainExitDiverged);
     case RunOutcome::finished:
       std::printf("%s", format_head_table(summary, width).c_str());
+      if (summary.extreme_tokens) std::printf("%s", format_extreme_token_table(*summary.extreme_tokens).c_str());
       std::printf("run directory: %s\n", dir.c_str());
       return;
   }

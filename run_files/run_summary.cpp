@@ -1,5 +1,7 @@
 #include "run_files/run_summary.h"
 
+#include "run_files/extreme_tokens_json.h"
+
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -161,7 +163,30 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
     for (const auto& [name, value] : s.task_baselines) baselines[name] = value;
     j["task_baselines"] = baselines;
   }
+  if (s.extreme_tokens) j["extreme_tokens"] = extreme_tokens_json(*s.extreme_tokens);
 }
+
+namespace {
+
+// Extreme-token statistics must describe this run's heads (reports index them by layer and head).
+void check_extreme_tokens(const ExtremeTokenReport& r, int layers, int heads_per_layer) {
+  for (const auto& [key, stats] : {std::pair{"eval", &r.eval}, std::pair{"gu_bos", r.gu_bos ? &*r.gu_bos : nullptr},
+                                   std::pair{"gu_no_bos", r.gu_no_bos ? &*r.gu_no_bos : nullptr}}) {
+    if (!stats) continue;
+    const std::string at = std::string("extreme_tokens.") + key;
+    if (static_cast<int64_t>(stats->heads.size()) != static_cast<int64_t>(layers) * heads_per_layer)
+      throw JsonFieldError(at + ".heads: has " + std::to_string(stats->heads.size()) + " entries, expected layers * heads_per_layer");
+    for (size_t i = 0; i < stats->heads.size(); ++i)
+      if (stats->heads[i].layer != static_cast<int>(i) / heads_per_layer || stats->heads[i].head != static_cast<int>(i) % heads_per_layer)
+        throw JsonFieldError(at + ".heads[" + std::to_string(i) + "]: expected layer-major order");
+    if (stats->layers.size() > static_cast<size_t>(layers))
+      throw JsonFieldError(at + ".layers: has " + std::to_string(stats->layers.size()) + " entries, more than the run's layers");
+    for (const LayerExtremes& l : stats->layers)
+      if (l.layer >= layers) throw JsonFieldError(at + ".layers: layer " + std::to_string(l.layer) + " is not one of the run's");
+  }
+}
+
+}  // namespace
 
 void from_json(const nlohmann::json& j, RunSummary& s) {
   RunSummary r;
@@ -218,6 +243,10 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
       throw JsonFieldError("heads[" + std::to_string(i) + "]." + kBosMassByRow + ": has " + std::to_string(rows) +
                            " entries, expected seq_len = " + std::to_string(r.seq_len));
   }
+  if (j.contains("extreme_tokens")) {
+    r.extreme_tokens = parse_extreme_tokens(j.at("extreme_tokens"), "extreme_tokens");
+    check_extreme_tokens(*r.extreme_tokens, r.layers, r.heads_per_layer);
+  }
   // A file written before the sink-head rule read the sink mass: its verdicts follow the rule now.
   if (apply_sink_head_rule(r.heads, r.sink_eps)) r.sink_rate = sink_rate(r.heads);
   s = std::move(r);
@@ -226,6 +255,7 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
 void to_json(nlohmann::json& j, const MetricsRecord& r) {
   j = nlohmann::json{{"step", r.step}, {"heads", heads_json(r.heads, HeadForm::step)}};
   write_numbers(j, r, kMetricsRecordNumbers);
+  if (r.extreme_tokens) j["extreme_tokens"] = extreme_tokens_json(*r.extreme_tokens);
 }
 
 void from_json(const nlohmann::json& j, MetricsRecord& r) {
@@ -233,6 +263,7 @@ void from_json(const nlohmann::json& j, MetricsRecord& r) {
   m.step = get_int(j, "step", "");
   read_numbers(j, m, kMetricsRecordNumbers);
   m.heads = parse_heads(j, "");
+  if (j.contains("extreme_tokens")) m.extreme_tokens = parse_extreme_tokens(j.at("extreme_tokens"), "extreme_tokens");
   r = std::move(m);
 }
 

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_files/json_fields.h"
+#include "stats/extreme_tokens.h"
 #include "stats/head_statistics.h"
 #include "stats/run_numbers.h"
 
@@ -58,6 +59,8 @@ struct RunSummary {
   // Evaluation statistics, layer-major, layers * heads_per_layer; the JSON also carries each head's
   // bos_mass_by_row (seq_len numbers) and sink onset steps (null when never reached).
   std::vector<HeadSinkStats> heads;
+  // The final evaluation's extreme-token statistics (stats/extreme_tokens.h); absent in older files.
+  std::optional<ExtremeTokenReport> extreme_tokens;
 
   bool diverged() const { return stop_reason == kStopNonFinite; }
   static constexpr const char* kStopNonFinite = "non_finite";
@@ -75,6 +78,8 @@ struct MetricsRecord {
   int64_t step = 0;
   SINKLAB_STEP_NUMBERS(SINKLAB_ALWAYS_FIELD, SINKLAB_WHEN_DEFINED_FIELD)  // stats/run_numbers.h
   std::vector<HeadSinkStats> heads;  // computed on this step's training batch; the statistics only
+  // Evaluation steps only: the extreme-token statistics of the evaluation (stats/extreme_tokens.h).
+  std::optional<ExtremeTokenReport> extreme_tokens;
 };
 #undef SINKLAB_ALWAYS_FIELD
 #undef SINKLAB_WHEN_DEFINED_FIELD

@@ -15,6 +15,7 @@
 #include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
+#include "models/extreme_token_evaluation.h"
 #include "models/model_loader.h"
 #include "run_files/attention_map_files.h"
 #include "run_files/attention_snapshot_file.h"
@@ -196,6 +197,13 @@ EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
   return {metrics, stats.finish()};
 }
 
+// Evaluation steps only (never a training step): extreme-token statistics on the evaluation inputs and,
+// for text_lm, on Gu et al.'s windows. Reads the weights, changes nothing (no RNG draw, no parameter).
+ExtremeTokenReport Trainer::extreme_token_report() {
+  return measure_extreme_token_report(graph_, *model_, config_, *task_, eval_objective_, *eval_set_,
+                                      built_model_->shape().max_seq_len);
+}
+
 // What the step loop carries between steps and hands to the summary.
 struct Trainer::LoopState {
   int64_t step = 0;  // steps done
@@ -332,6 +340,7 @@ MetricsRecord Trainer::log_step(int64_t step, bool evaluates, double loss, doubl
     const double checked = objective_.shape().loss == TaskLoss::mse ? e.mse : e.loss;
     if (state.non_finite.empty() && !std::isfinite(checked))
       state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
+    if (std::isfinite(checked)) r.extreme_tokens = extreme_token_report();
   }
   log.write(r);
   return r;
@@ -435,6 +444,7 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
   if (!s.diverged()) {
     add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
     onset_.fill(s.heads);
+    s.extreme_tokens = extreme_token_report();
   }
   return s;
 }

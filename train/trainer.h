@@ -27,6 +27,7 @@
 #include "run_files/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
+#include "stats/extreme_tokens.h"
 #include "stats/sink_onset.h"
 
 namespace sinklab {
@@ -64,6 +65,8 @@ class Trainer {
   RunSummary run(const TrainOptions& options);
   // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
   EvalResult evaluate(AttentionMapAccumulator* maps);
+  // Extreme-token statistics of the current weights (models/extreme_token_evaluation.h).
+  ExtremeTokenReport extreme_token_report();
   // One optimization step on a fresh batch; returns the loss before the update. When the batch meets a
   // stop rule the update is not applied (last_stop() says which rule). Exposed for benchmarks.
   double train_step(int64_t step, bool collect_stats);
