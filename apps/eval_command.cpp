@@ -24,8 +24,12 @@
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "models/evaluation.h"
+#include "models/extreme_token_evaluation.h"
+#include "models/massive_activation_intervention.h"
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
+#include "run_files/extreme_token_table.h"
+#include "run_files/extreme_tokens_json.h"
 #include "run_files/run_summary.h"
 #include "run_files/run_folder.h"
 
@@ -40,6 +44,8 @@ struct EvalFlags {
   std::string heads = "all";
   std::optional<std::string> eval_trigger, seq_len, samples;  // as typed; checked here (exit 2)
   std::string out;
+  // Sun et al.'s intervention on massive activations (models/massive_activation_intervention.h).
+  std::optional<std::string> massive, massive_layer, massive_position, massive_top_k;
 };
 
 // A whole number in [low, high] for `flag`, or one clear error.
@@ -135,7 +141,13 @@ std::unique_ptr<Model> model_for_length(std::unique_ptr<Model> loaded, int T) {
 
 using Evaluation = SinkEvaluation;
 
-Evaluation evaluate(Model& model, const EvalSet& set, const AttentionAblation& ablation) {
+// `hooks` (or none) edit activations during the evaluation: the massive-activation intervention.
+Evaluation evaluate(Model& model, const EvalSet& set, const AttentionAblation& ablation, ActivationHooks* hooks = nullptr) {
+  struct ScopedHooks {
+    Transformer& t;
+    ~ScopedHooks() { t.set_hooks(nullptr); }
+  } scoped{model.transformer()};
+  model.transformer().set_hooks(hooks);
   EvalOptions options;  // as the trainer's evaluation (chunk 250), so `none` gives the run's own bits
   options.attention_samples = model.config().analysis.eval_attention_samples;
   options.row_errors = true;
@@ -191,6 +203,8 @@ nlohmann::json numbers(const std::vector<double>& values) {
 
 nlohmann::json metrics_json(const EvalMetrics& m) {
   return {{"eval_mse", number(m.mse)},
+          {"eval_loss", number(m.loss)},
+          {"eval_accuracy", number(m.accuracy)},
           {"eval_max_abs_error", number(m.max_abs_error)},
           {"nontrigger_max_abs_error", number(m.no_op_max_abs_error)},
           {"trigger_max_abs_error", number(m.active_max_abs_error)},
@@ -215,10 +229,63 @@ nlohmann::json deltas_json(const EvalMetrics& ablated, const EvalMetrics& base) 
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = ablated.row_max_abs_error[i] - base.row_max_abs_error[i];
   return {{"eval_mse", number(ablated.mse - base.mse)},
           {"eval_mse_ratio", number(ablated.mse / base.mse)},
+          {"eval_loss", number(ablated.loss - base.loss)},
+          {"eval_accuracy", number(ablated.accuracy - base.accuracy)},
           {"eval_max_abs_error", number(ablated.max_abs_error - base.max_abs_error)},
           {"nontrigger_max_abs_error", number(ablated.no_op_max_abs_error - base.no_op_max_abs_error)},
           {"trigger_max_abs_error", number(ablated.active_max_abs_error - base.active_max_abs_error)},
           {"row_max_abs_error", numbers(rows)}};
+}
+
+// Per head, changed minus base: the sink statistics the summary table shows and the extreme-token
+// alpha_k on the evaluation inputs.
+nlohmann::json head_deltas_json(const Evaluation& changed, const Evaluation& base, const ExtremeTokenReport& changed_x,
+                                const ExtremeTokenReport& base_x) {
+  nlohmann::json heads = nlohmann::json::array();
+  for (size_t i = 0; i < changed.heads.size(); ++i) {
+    const HeadSinkStats& a = changed.heads[i];
+    const HeadSinkStats& b = base.heads[i];
+    nlohmann::json alpha = nlohmann::json::array();
+    for (int k = 0; k < kFirstKeys; ++k)
+      alpha.push_back(number(changed_x.eval.heads[i].alpha[static_cast<size_t>(k)] - base_x.eval.heads[i].alpha[static_cast<size_t>(k)]));
+    heads.push_back({{"layer", a.layer},
+                     {"head", a.head},
+                     {"sink_score", number(a.sink_score - b.sink_score)},
+                     {"bos_mass_mean", number(a.bos_mass_mean - b.bos_mass_mean)},
+                     {"bos_mass_nontrigger_mean", number(a.bos_mass_nontrigger_mean - b.bos_mass_nontrigger_mean)},
+                     {"entropy_mean", number(a.entropy_mean - b.entropy_mean)},
+                     {"alpha", alpha}});
+  }
+  return heads;
+}
+
+// The intervention's plan: the flags, or where the base evaluation found the largest activation.
+MassiveIntervention massive_plan(Model& model, const EvalSet& set, const EvalFlags& f, const ExtremeTokenReport& base) {
+  const MassiveMode mode = parse_massive_mode(*f.massive);
+  const RunConfig& c = model.config();
+  int layer = -1, position = -1;
+  if (f.massive_layer) layer = flag_integer("--massive-layer", *f.massive_layer, 0, c.model.layers - 1);
+  if (f.massive_position) position = flag_integer("--massive-position", *f.massive_position, 0, set.seq_len() - 1);
+  const int top_k = f.massive_top_k ? flag_integer("--massive-top-k", *f.massive_top_k, 1, c.model.d_model) : kTopActivations;
+  const std::vector<LayerExtremes>& layers = base.eval.layers;
+  if (layers.empty()) throw std::invalid_argument("--massive: the model's blocks have no residual stream to change");
+  if (layer < 0) {
+    layer = layers.front().layer;
+    double largest = -1;
+    for (const LayerExtremes& l : layers)
+      if (l.massive_ratio > largest) largest = l.massive_ratio, layer = l.layer;
+  }
+  if (position < 0)
+    for (const LayerExtremes& l : layers)
+      if (l.layer == layer) position = l.max_position;
+  Graph g;
+  const TaskObjective objective(set.shape());
+  return plan_massive_intervention(g, model.transformer(), objective, set, mode, layer, std::max(position, 0), top_k);
+}
+
+nlohmann::json massive_json(const MassiveIntervention& p) {
+  return {{"mode", std::string(massive_mode_name(p.mode))}, {"layer", p.layer},        {"position", p.position},
+          {"channels", p.channels},                          {"mean_abs", p.mean_abs}, {"values", p.values}};
 }
 
 // RUN_DIR/eval/<mode>[_<heads>][_j<J>][_T<T>][_n<N>].json
@@ -226,6 +293,7 @@ fs::path default_output(const fs::path& run_dir, const AttentionAblation& ablati
                         const TaskConfig& t, const Task& task) {
   std::string name(ablation_mode_name(ablation.mode()));
   if (!ablation.all_heads()) name += "_" + ablation.heads_text("_");
+  if (f.massive) name += "_massive_" + *f.massive;
   if (f.eval_trigger) name += "_j" + std::to_string(task.fixed_eval_row());
   if (f.seq_len) name += "_T" + std::to_string(t.seq_len);
   if (f.samples) name += "_n" + std::to_string(t.eval_samples);
@@ -250,17 +318,21 @@ void print_summary(const std::string& what, const Evaluation& base, const Evalua
     std::printf("%-26s %12.4e %12.4e %+12.4e\n", name, a, b, b - a);
   };
   row("eval_mse", base.metrics.mse, ablated.metrics.mse);
+  row("eval_loss (nats)", base.metrics.loss, ablated.metrics.loss);
   row("eval_max_abs_error", base.metrics.max_abs_error, ablated.metrics.max_abs_error);
   row("non-trigger max |error|", base.metrics.no_op_max_abs_error, ablated.metrics.no_op_max_abs_error);
   row("trigger row max |error|", base.metrics.active_max_abs_error, ablated.metrics.active_max_abs_error);
-  std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated", "BOS@non-trig (base->)", "trig BOS (base->)",
-              "|WoWv e0|inf");
+  // Tasks without no-op rows (language models): alpha_0 and BOS@all instead of the no-op and trigger rows.
+  const bool no_op_rows = !base.heads.empty() && !std::isnan(base.heads[0].bos_mass_nontrigger_mean);
+  std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated", no_op_rows ? "BOS@non-trig (base->)" : "alpha_0 (base->)",
+              no_op_rows ? "trig BOS (base->)" : "BOS@all (base->)", "|WoWv e0|inf");
   for (size_t i = 0; i < ablated.heads.size(); ++i) {
     const HeadSinkStats& a = ablated.heads[i];
     const HeadSinkStats& b = base.heads[i];
     std::printf("%-6s %-8s %10.4f->%-10.4f %10.4f->%-10.4f %14.4e\n", head_label({a.layer, a.head}).c_str(),
-                ablation.applies(a.layer, a.head) ? "yes" : "no", b.bos_mass_nontrigger_mean, a.bos_mass_nontrigger_mean,
-                b.trigger_bos, a.trigger_bos, bos_map[i]);
+                ablation.applies(a.layer, a.head) ? "yes" : "no", no_op_rows ? b.bos_mass_nontrigger_mean : b.sink_score,
+                no_op_rows ? a.bos_mass_nontrigger_mean : a.sink_score, no_op_rows ? b.trigger_bos : b.bos_mass_mean,
+                no_op_rows ? a.trigger_bos : a.bos_mass_mean, bos_map[i]);
   }
   std::printf("wrote %s\n", out.string().c_str());
 }
@@ -285,8 +357,30 @@ void run_eval(const EvalFlags& f) {
   model = model_for_length(std::move(model), shape.seq_len);
   set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
   const EvalSet set(*task, t);
+  if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
+    throw std::invalid_argument("--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
   const Evaluation base = evaluate(*model, set, AttentionAblation());
-  const Evaluation ablated = mode == AblationMode::none ? base : evaluate(*model, set, ablation);
+  Graph graph;
+  const TaskObjective objective(set.shape());
+  const auto extreme_tokens = [&] {
+    return measure_extreme_token_report(graph, model->transformer(), c, *task, objective, set, model->shape().max_seq_len);
+  };
+  const ExtremeTokenReport base_extremes = extreme_tokens();
+  std::optional<MassiveIntervention> massive;
+  if (f.massive) massive = massive_plan(*model, set, f, base_extremes);
+  std::optional<MassiveActivationHooks> massive_hooks;
+  if (massive) massive_hooks.emplace(*massive);
+  ActivationHooks* hooks = massive_hooks ? &*massive_hooks : nullptr;
+  const bool changed = mode != AblationMode::none || massive;
+  const Evaluation ablated = changed ? evaluate(*model, set, ablation, hooks) : base;
+  ExtremeTokenReport ablated_extremes = base_extremes;
+  if (changed) {  // the same changes as the evaluation above, then none again
+    model->transformer().set_ablation(ablation);
+    model->transformer().set_hooks(hooks);
+    ablated_extremes = extreme_tokens();
+    model->transformer().set_hooks(nullptr);
+    model->transformer().set_ablation(AttentionAblation());
+  }
   const std::vector<double> bos_map = bos_value_map_inf(*model, set);
 
   const fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
@@ -313,6 +407,10 @@ void run_eval(const EvalFlags& f) {
   unablated["heads"] = heads_json(base, AttentionAblation(), bos_map);
   j["unablated"] = std::move(unablated);
   j["deltas"] = deltas_json(ablated.metrics, base.metrics);
+  j["deltas"]["heads"] = head_deltas_json(ablated, base, ablated_extremes, base_extremes);
+  j["extreme_tokens"] = extreme_tokens_json(ablated_extremes);
+  j["unablated"]["extreme_tokens"] = extreme_tokens_json(base_extremes);
+  j["massive"] = massive ? massive_json(*massive) : nlohmann::json();
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
   write_file_atomically(out, j.dump(2) + '\n');
 
@@ -324,7 +422,13 @@ void run_eval(const EvalFlags& f) {
                      std::to_string(c.model.heads) + " head(s)), " + std::to_string(set.size()) + " inputs, T = " +
                      std::to_string(shape.seq_len);
   if (task->fixed_eval_row() >= 0) what += ", trigger j = " + std::to_string(task->fixed_eval_row());
+  if (massive) {
+    what += "; massive activations " + std::string(massive_mode_name(massive->mode)) + " at layer " +
+            std::to_string(massive->layer) + ", position " + std::to_string(massive->position) + ", channels";
+    for (int ch : massive->channels) what += " " + std::to_string(ch);
+  }
   print_summary(what, base, ablated, bos_map, ablation, out);
+  std::printf("%s", format_extreme_token_table(ablated_extremes).c_str());
 }
 
 }  // namespace
@@ -339,6 +443,11 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--eval-trigger", flags->eval_trigger, "Trigger position of the evaluation set (default: the run's)");
   cmd->add_option("--seq-len", flags->seq_len, "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len)");
   cmd->add_option("--samples", flags->samples, "Evaluation inputs (default: the run's task.eval_samples)");
+  cmd->add_option("--massive", flags->massive,
+                  "set_zero | set_mean: set the largest residual activations (Sun et al.) to 0 or to their mean over the inputs");
+  cmd->add_option("--massive-layer", flags->massive_layer, "Block whose output is changed (default: the largest massive ratio)");
+  cmd->add_option("--massive-position", flags->massive_position, "Position changed (default: where that block's largest |h| is)");
+  cmd->add_option("--massive-top-k", flags->massive_top_k, "Channels changed: the k largest mean |h| at that position (default 3)");
   cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json)");
   cmd->callback([flags] { run_eval(*flags); });
 }

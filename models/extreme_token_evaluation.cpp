@@ -10,20 +10,28 @@
 namespace sinklab {
 namespace {
 
-// Hands the meter to the model as observer and hooks for one measurement and takes it back.
-class ScopedMeter {
+// Hands the meter to the model as observer and hooks for one measurement and takes it back. Hooks the
+// model already has (an intervention, models/massive_activation_intervention.h) see each activation
+// first, so the meter measures what they left.
+class ScopedMeter final : public ActivationHooks {
  public:
   ScopedMeter(Transformer& model, ExtremeTokenMeter& meter)
-      : model_(model), previous_hooks_(model.hooks()), registration_(model.observers().observe(meter)) {
-    model.set_hooks(&meter);
+      : model_(model), meter_(meter), previous_(model.hooks()), registration_(model.observers().observe(meter)) {
+    model.set_hooks(this);
   }
-  ~ScopedMeter() { model_.set_hooks(previous_hooks_); }
+  ~ScopedMeter() override { model_.set_hooks(previous_); }
   ScopedMeter(const ScopedMeter&) = delete;
   ScopedMeter& operator=(const ScopedMeter&) = delete;
 
+  void on_activation(std::string_view name, const Tensor& value) override {
+    if (previous_) previous_->on_activation(name, value);
+    meter_.on_activation(name, value);
+  }
+
  private:
   Transformer& model_;
-  ActivationHooks* previous_hooks_;
+  ExtremeTokenMeter& meter_;
+  ActivationHooks* previous_;
   AttentionObservers::Registration registration_;
 };
 
