@@ -57,6 +57,7 @@ OptionValue parse_option(const OptionSpec& spec, const ScalarText& s) {
     }
     case OptionKind::boolean: return parse_bool(s);
     case OptionKind::path: return absolute_path(s.text);
+    case OptionKind::text: return s.text;
     case OptionKind::choice: break;
   }
   if (std::find(spec.choices.begin(), spec.choices.end(), s.text) != spec.choices.end()) return s.text;

@@ -3,6 +3,7 @@
 #include "core/kernels/elementwise_layout.h"
 #include "core/observe/position_roles.h"
 #include "core/rng_lanes.h"
+#include "data/bos_option.h"
 
 #include <algorithm>
 #include <array>
@@ -149,9 +150,7 @@ TaskRegistration trigger_conditional_task_registration() {
            OptionSpec::choice("target", {"auto", "mean", "residual"}, "auto",
                               "auto = residual when model.residual, else mean; mean: the prefix mean at the trigger "
                               "and 0 elsewhere; residual: x_i plus the mean at the trigger"),
-           OptionSpec::boolean("bos", true,
-                               "false: position 0 is an ordinary token and the mean includes it (the no-BOS "
-                               "control: no content-free key)")},
+           bos_option()},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {
             const PluginOptions& o = s.options;
             TriggerTaskSettings t;

@@ -161,12 +161,14 @@ template <TiledForm::Map kMap>
 inline float map_value(float x, float bias) {
   if constexpr (kMap == TiledForm::Map::relu) return std::max(x, 0.0f);
   if constexpr (kMap == TiledForm::Map::relu2) return x > 0.0f ? x * x : 0.0f;
+  if constexpr (kMap == TiledForm::Map::elu1) return x > 0.0f ? x + 1.0f : kernels::fast_exp(x);
   return sigmoid(x + bias);
 }
 template <TiledForm::Map kMap>
 inline float map_derivative(float x, float bias) {
   if constexpr (kMap == TiledForm::Map::relu) return x > 0.0f ? 1.0f : 0.0f;
   if constexpr (kMap == TiledForm::Map::relu2) return x > 0.0f ? 2.0f * x : 0.0f;
+  if constexpr (kMap == TiledForm::Map::elu1) return x > 0.0f ? 1.0f : kernels::fast_exp(x);
   const float sig = sigmoid(x + bias);
   return sig * (1.0f - sig);
 }
@@ -209,6 +211,7 @@ void with_map(TiledForm::Map map, Fn&& fn) {
     case TiledForm::Map::relu: fn(std::integral_constant<TiledForm::Map, TiledForm::Map::relu>{}); return;
     case TiledForm::Map::relu2: fn(std::integral_constant<TiledForm::Map, TiledForm::Map::relu2>{}); return;
     case TiledForm::Map::sigmoid: fn(std::integral_constant<TiledForm::Map, TiledForm::Map::sigmoid>{}); return;
+    case TiledForm::Map::elu1: fn(std::integral_constant<TiledForm::Map, TiledForm::Map::elu1>{}); return;
   }
 }
 

@@ -125,6 +125,9 @@ CASES.update({
                              init_attn_only),
 })
 
+# Gu et al.'s normalized elu+1 (sinklab: elu1 with divisor row_sum).
+CASES["attn2x2_elu1_row_sum.bin"] = (lambda: models.AttnOnlyModel(2, 2, DIM, "elu1", residual=True), init_attn_only)
+
 
 def summarize(path, tensors):
     t = dict(tensors)

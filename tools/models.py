@@ -13,6 +13,8 @@ NORMALIZERS = ("softmax", "relu")
 # Zoo normalizers with a virtual slot, a learned per-head scalar or exact zeros: zoo_probs() below.
 SLOT_SCALE_PICK_NORMALIZERS = ("softmax_n", "sink_logit", "ssmax", "softpick")
 NORMALIZERS += SLOT_SCALE_PICK_NORMALIZERS
+# Gu et al.'s normalized elu+1: sinklab's elu1 with divisor row_sum.
+NORMALIZERS += ("elu1",)
 
 
 class CausalSelfAttention(nn.Module):
@@ -21,6 +23,7 @@ class CausalSelfAttention(nn.Module):
     softmax: softmax over the visible keys k <= i.
     relu:    a_ik = relu(s_ik) / max(i, 1) for k <= i, else 0 (i is the number of non-BOS keys row i
              sees; row 0 is divided by 1), as in the trigger-sinks paper.
+    elu1:    a_ik = (elu(s_ik) + 1) / sum_{j <= i} (elu(s_ij) + 1) for k <= i, else 0 (divisor row_sum).
     """
 
     def __init__(self, d_model, n_heads, d_head, normalizer, scale, bias, rope=False):
@@ -56,6 +59,9 @@ class CausalSelfAttention(nn.Module):
         visible = torch.ones(seq, seq, dtype=torch.bool, device=x.device).tril()
         if self.normalizer in SLOT_SCALE_PICK_NORMALIZERS:
             probs = zoo_probs(self, scores, visible)
+        elif self.normalizer == "elu1":
+            f = (torch.nn.functional.elu(scores) + 1.0).masked_fill(~visible, 0.0)
+            probs = f / f.sum(dim=-1, keepdim=True)
         elif self.normalizer == "softmax":
             probs = scores.masked_fill(~visible, float("-inf")).softmax(dim=-1)
         else:

@@ -35,6 +35,10 @@ OptionSpec OptionSpec::path(std::string key, std::string default_value, std::str
   return {std::move(key), OptionKind::path, std::move(default_value), {}, {}, std::move(doc), {}};
 }
 
+OptionSpec OptionSpec::text(std::string key, std::string default_value, std::string doc) {
+  return {std::move(key), OptionKind::text, std::move(default_value), {}, {}, std::move(doc), {}};
+}
+
 OptionSpec& OptionSpec::with_allowed_text(std::string text) {
   allowed_text = std::move(text);
   return *this;
@@ -47,6 +51,7 @@ std::string OptionSpec::type_text() const {
     case OptionKind::boolean: return "bool";
     case OptionKind::choice: return "enum";
     case OptionKind::path: return "path";
+    case OptionKind::text: return "text";
   }
   return "";
 }
@@ -59,6 +64,7 @@ std::string OptionSpec::allowed() const {
     case OptionKind::boolean: return "true | false";
     case OptionKind::choice: return join(choices);
     case OptionKind::path: return "a readable file";
+    case OptionKind::text: return "any text";
   }
   return "";
 }
@@ -112,6 +118,10 @@ const std::string& PluginOptions::path(std::string_view key) const {
   return std::get<std::string>(value(spec(key, OptionKind::path)));
 }
 
+const std::string& PluginOptions::text(std::string_view key) const {
+  return std::get<std::string>(value(spec(key, OptionKind::text)));
+}
+
 int PluginOptions::choice_index(std::string_view key) const {
   const OptionSpec& s = spec(key, OptionKind::choice);
   const auto& v = std::get<std::string>(value(s));
@@ -131,7 +141,7 @@ void check_option_values(const std::vector<OptionSpec>& specs, const OptionValue
     const bool type_ok = (s.kind == OptionKind::integer && std::holds_alternative<int64_t>(v)) ||
                          (s.kind == OptionKind::number && std::holds_alternative<double>(v)) ||
                          (s.kind == OptionKind::boolean && std::holds_alternative<bool>(v)) ||
-                         ((s.kind == OptionKind::choice || s.kind == OptionKind::path) &&
+                         ((s.kind == OptionKind::choice || s.kind == OptionKind::path || s.kind == OptionKind::text) &&
                           std::holds_alternative<std::string>(v));
     if (!type_ok) throw std::logic_error(where + " must be " + s.type_text());
     if (s.kind == OptionKind::integer && !s.bound.contains(static_cast<double>(std::get<int64_t>(v))))

@@ -16,8 +16,9 @@
 namespace sinklab {
 
 // path: a file name, recorded absolute (relative names resolve against the working directory when the
-// config is loaded) so that a run resumed from another directory reads the same file.
-enum class OptionKind : uint8_t { integer, number, boolean, choice, path };
+// config is loaded) so that a run resumed from another directory reads the same file. text: any string,
+// kept as written (the plug-in checks what it means, e.g. text_lm's fixed_token against its vocabulary).
+enum class OptionKind : uint8_t { integer, number, boolean, choice, path, text };
 using OptionValue = std::variant<int64_t, double, bool, std::string>;
 
 struct OptionSpec {
@@ -35,9 +36,10 @@ struct OptionSpec {
   static OptionSpec choice(std::string key, std::vector<std::string> choices, std::string default_value,
                            std::string doc);
   static OptionSpec path(std::string key, std::string default_value, std::string doc);
+  static OptionSpec text(std::string key, std::string default_value, std::string doc);
   OptionSpec& with_allowed_text(std::string text);
 
-  std::string type_text() const;     // "integer", "number", "bool", "enum", "path"
+  std::string type_text() const;     // "integer", "number", "bool", "enum", "path", "text"
   std::string allowed() const;       // allowed_text, the bound, "true | false" or "a | b | c"
   std::string value_text(const OptionValue& v) const;  // as YAML writes it
   // The same option (two plug-ins may share one declaration, e.g. the relu-family row divisor).
@@ -76,6 +78,7 @@ class PluginOptions {
   bool flag(std::string_view key) const;
   const std::string& choice(std::string_view key) const;
   const std::string& path(std::string_view key) const;
+  const std::string& text(std::string_view key) const;
   // The index of a choice option's value in its declared choices (to map it onto an enum).
   int choice_index(std::string_view key) const;
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "layers/normalizers/clipped_softmax_normalizer.h"
+#include "layers/normalizers/elu1_normalizer.h"
 #include "layers/normalizers/entmax15_normalizer.h"
 #include "layers/normalizers/gated_softmax_normalizer.h"
 #include "layers/normalizers/relu2_normalizer.h"
@@ -71,6 +72,7 @@ void register_builtin_normalizers(NormalizerRegistry& registry) {
   registry.add(entmax15_normalizer_registration());
   registry.add(gated_softmax_normalizer_registration());
   registry.add(softplus_normalizer_registration());
+  registry.add(elu1_normalizer_registration());
 }
 
 const NormalizerRegistry& normalizer_registry() {

@@ -1,5 +1,6 @@
 #pragma once
-// The row divisor c_i shared by the relu family (relu, relu2, sigmoid): row i's weights are f(s_k) / c_i.
+// The row divisor c_i shared by the relu family (relu, relu2, sigmoid, softplus, elu1): row i's weights
+// are f(s_k) / c_i.
 // One option declaration, so every normalizer that takes it spells and documents it the same way.
 #include <algorithm>
 #include <cstdint>

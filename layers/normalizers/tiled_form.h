@@ -19,7 +19,8 @@ namespace sinklab {
 
 struct TiledForm {
   enum class Rows : uint8_t { softmax, softmax_head_slot, softmax_log_keys, elementwise };
-  enum class Map : uint8_t { relu, relu2, sigmoid };  // elementwise f: max(x, 0), max(x, 0)^2, sigma(x + b)
+  // elementwise f: max(x, 0), max(x, 0)^2, sigma(x + b), elu(x) + 1
+  enum class Map : uint8_t { relu, relu2, sigmoid, elu1 };
   // The positional divisors of layers/normalizers/row_divisor.h (row_sum is not positional).
   enum class Divisor : uint8_t { visible_non_bos, visible, seq_len, none };
   enum class Bias : uint8_t { zero, neg_log_seq_len };  // sigmoid's b: 0 or -ln T

@@ -97,5 +97,20 @@ TEST(PluginOptions, SharedKeysShareOneDeclaration) {
     for (const auto& option : r.options) EXPECT_NE(find_field("task." + option.key), nullptr) << r.name << "." << option.key;
 }
 
+// A text option (OptionKind::text) is any string, read back as written; code handing a plug-in
+// another type is a bug the value check names.
+TEST(PluginOptions, TextOptionsKeepTheirText) {
+  const std::vector<OptionSpec> specs = {OptionSpec::text("word", "", "a word")};
+  EXPECT_EQ(specs[0].type_text(), "text");
+  EXPECT_EQ(specs[0].allowed(), "any text");
+  OptionValues values;
+  EXPECT_EQ(PluginOptions(specs, values).text("word"), "");
+  values.set("word", std::string(" : #"));
+  EXPECT_NO_THROW(check_option_values(specs, values, "test"));
+  EXPECT_EQ(PluginOptions(specs, values).text("word"), " : #");
+  values.set("word", int64_t{3});
+  EXPECT_THROW(check_option_values(specs, values, "test"), std::logic_error);
+}
+
 }  // namespace
 }  // namespace sinklab

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "config_loading/config_writer.h"
 #include "data/task_registry.h"
@@ -64,6 +65,49 @@ TEST(TextLmConfig, AMissingCorpusIsAnErrorAtTaskCorpus) {
   EXPECT_EQ(e.key(), "task.corpus");
   EXPECT_TRUE(contains(e.what(), "/nonexistent/corpus.txt: not found")) << e.what();
   EXPECT_FALSE(contains(e.what(), "task.corpus: task.corpus:")) << "the key is named twice: " << e.what();
+}
+
+// The window options (data/text_lm_task.h): a bad value is one error at its key, with the task's reason.
+TEST(TextLmConfig, WindowOptionErrorsAreAtTheirKeys) {
+  const struct {
+    std::string extra, key, says;
+  } cases[] = {
+      {", fixed_token_position: 0, fixed_token: a", "task.fixed_token_position", "position 0 is BOS's place"},
+      {", fixed_token_position: 16, fixed_token: a", "task.fixed_token_position", "1 .. 15 (seq_len - 1), got 16"},
+      {", fixed_token_position: -2", "task.fixed_token_position", "must be >= -1"},
+      {", fixed_token_position: 3, fixed_token: '@'", "task.fixed_token", "'@' is not in the vocabulary"},
+      {", fixed_token_position: 3", "task.fixed_token", "is empty"},
+      {", fixed_token: a", "task.fixed_token", "task.fixed_token_position is -1 (off)"},
+      {", train_tokens: 14", "task.train_tokens", "fewer than one window of seq_len - 1 = 15"},
+      {", train_tokens: 100000000", "task.train_tokens", "is more than the training part"},
+      {", bos: maybe", "task.bos", "maybe"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.extra);
+    const ConfigError e = load_error(text_lm_yaml(64, c.extra));
+    EXPECT_EQ(e.key(), c.key) << e.what();
+    EXPECT_TRUE(contains(e.what(), c.says)) << e.what();
+  }
+}
+
+// A resume compares the config hash: each window option is in the resolved config, reads back to the
+// same value (a fixed token that YAML would misread included), and changes the hash.
+TEST(TextLmConfig, WindowOptionsAreInTheResolvedConfigAndItsHash) {
+  const RunConfig plain = load(text_lm_yaml(64, ""));
+  EXPECT_TRUE(plain.task.options.get<bool>("bos"));
+  EXPECT_EQ(plain.task.options.get<int64_t>("fixed_token_position"), -1);
+  EXPECT_EQ(plain.task.options.get<std::string>("fixed_token"), "");
+  EXPECT_EQ(plain.task.options.get<int64_t>("train_tokens"), 0);
+  std::set<uint64_t> hashes{config_hash(plain)};
+  for (const std::string extra : {", bos: false", ", fixed_token_position: 2, fixed_token: e",
+                                  ", fixed_token_position: 2, fixed_token: ':'", ", fixed_token_position: 2, fixed_token: ' '",
+                                  ", train_tokens: 500", ", train_tokens: 501"}) {
+    SCOPED_TRACE(extra);
+    const RunConfig c = load(text_lm_yaml(64, extra));
+    EXPECT_TRUE(hashes.insert(config_hash(c)).second) << "the option must change the hash";
+    const RunConfig back = parse_run_config(to_yaml(c), "resolved.yaml", {}, {normalizer_registry().names(), task_names()});
+    EXPECT_EQ(back, c) << to_yaml(c);
+  }
 }
 
 }  // namespace

@@ -42,6 +42,13 @@ ModelConfig zoo_model(const std::string& normalizer, bool key_bias = false) {
   return m;
 }
 
+// Gu et al.'s normalized elu+1: elu1 with divisor row_sum (tools/models.py "elu1").
+ModelConfig elu1_row_sum_model() {
+  ModelConfig m = paper_model("elu1");
+  m.attention.normalizer.options.set("divisor", std::string("row_sum"));
+  return m;
+}
+
 ModelConfig block_model() {
   ModelConfig m;
   m.d_model = 16;
@@ -161,7 +168,8 @@ INSTANTIATE_TEST_SUITE_P(PyTorch, GoldenModel,
                                            Case{"attn2x2_sparsemax.bin", zoo_model("sparsemax")},
                                            Case{"attn2x2_entmax15.bin", zoo_model("entmax15")},
                                            Case{"attn2x2_gated_softmax.bin", zoo_model("gated_softmax")},
-                                           Case{"attn2x2_key_bias.bin", zoo_model("softmax", true)}),
+                                           Case{"attn2x2_key_bias.bin", zoo_model("softmax", true)},
+                                           Case{"attn2x2_elu1_row_sum.bin", elu1_row_sum_model()}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));

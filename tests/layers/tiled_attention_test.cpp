@@ -31,7 +31,7 @@ const std::set<std::string>& tiled_labels() {
   static const std::set<std::string> labels = {
       "softmax", "softmax_T0_1", "softmax_T10", "relu", "relu_visible", "relu_seq_len", "relu_none", "relu2",
       "sigmoid", "sigmoid_neg_log_seq_len", "softmax_n", "softmax_n_4", "sink_logit", "gated_softmax_per_head",
-      "gated_softmax_elementwise", "ssmax"};
+      "gated_softmax_elementwise", "ssmax", "elu1", "elu1_none"};
   return labels;
 }
 

@@ -52,6 +52,9 @@ inline const std::vector<NormalizerVariant>& normalizer_variants() {
       variant("gated_softmax_elementwise", "gated_softmax", {{"gate", std::string("elementwise")}}),
       variant("softplus", "softplus"),  // divisor visible_non_bos
       variant("softplus_row_sum", "softplus", {{"divisor", std::string("row_sum")}}),
+      variant("elu1", "elu1"),  // divisor visible_non_bos
+      variant("elu1_none", "elu1", {{"divisor", std::string("none")}}),  // Gu et al.'s unnormalized elu+1
+      variant("elu1_row_sum", "elu1", {{"divisor", std::string("row_sum")}}),  // and their normalized one
   };
   return variants;
 }
