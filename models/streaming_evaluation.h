@@ -62,6 +62,8 @@ class StreamingEvaluator {
   // StreamSettingError for K < 0, K >= W, W longer than the trained context with learned positions, or
   // W longer than the model's max_seq_len (the caller builds the model at that length).
   std::vector<double> windowed_losses(StreamWindow setting);
+  // The checks of windowed_losses alone (a caller can refuse a list of settings before any work).
+  void check_window(StreamWindow setting) const;
   // The dense baseline's losses, one per position t = 0 .. S-1.
   std::vector<double> dense_losses();
 
@@ -70,7 +72,6 @@ class StreamingEvaluator {
   int64_t scored_positions() const { return static_cast<int64_t>(stream_.size()) - 1; }
 
  private:
-  void check_window(StreamWindow setting) const;
   // One forward pass over `windows` windows of `length` ids; the logits [windows, length, classes] stay
   // valid until the next pass.
   const float* forward(const int32_t* ids, int64_t windows, int64_t length);
