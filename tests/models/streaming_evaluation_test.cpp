@@ -226,5 +226,12 @@ TEST(StreamingEvaluation, RopeTakesAnyWindowTheModelIsBuiltFor) {
   expect_setting_error([&] { evaluator.windowed_losses({kSeqLen + 1, 1}); }, "window", "longer than the model's 16 positions");
 }
 
+TEST(StreamingEvaluation, MeanLossIsOverThePositionsFromTheGivenOne) {
+  const std::vector<double> losses{1.0, 2.0, 3.0, 6.0};
+  EXPECT_DOUBLE_EQ(mean_loss(losses), 3.0);
+  EXPECT_DOUBLE_EQ(mean_loss(losses, 2), 4.5);
+  EXPECT_TRUE(std::isnan(mean_loss(losses, 4)));
+}
+
 }  // namespace
 }  // namespace sinklab
