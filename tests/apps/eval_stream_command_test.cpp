@@ -100,6 +100,19 @@ TEST_F(EvalStreamCommand, OutMovesTheJsonAndTheFigureAndRopeReadsPastItsTrainedC
   fs::remove_all(out.parent_path());
 }
 
+TEST_F(EvalStreamCommand, WithoutGnuplotTheFigureIsLeftAsAScriptAndSaidSo) {
+  const fs::path out = fs::path(::testing::TempDir()) / "sinklab_stream_no_gnuplot" / "stream.json";
+  fs::remove_all(out.parent_path());
+  const testing::CliResult r = testing::run_command("PATH=/nonexistent " + testing::sinklab_binary() + " eval " + run_->string() +
+                                                    " --stream --window 16 --keep-first 0 --out " + out.string() + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "gnuplot not found: render with `gnuplot " + out.parent_path().string())) << r.output;
+  EXPECT_TRUE(read_json(out)["figure"].is_null());
+  EXPECT_TRUE(fs::exists(out.parent_path() / "stream.gp"));
+  EXPECT_FALSE(fs::exists(out.parent_path() / "stream.svg"));
+  fs::remove_all(out.parent_path());
+}
+
 TEST_F(EvalStreamCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
   const std::string dir = run_->string();
   const fs::path learned = fs::path(::testing::TempDir()) / "sinklab_stream_learned";
