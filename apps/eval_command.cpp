@@ -1,9 +1,12 @@
 // `sinklab eval RUN_DIR|CHECKPOINT [--ablate MODE] [--heads all|L0H1,L1H0] [--eval-trigger J] [--seq-len T]
-// [--samples N] [--out FILE]`: evaluates a trained model on its task's fixed evaluation set, optionally
+// [--samples N] [--out FILE]`
+// `sinklab eval RUN_DIR|CHECKPOINT --stream --window W[,W..] [--keep-first K[,K..]] [--tokens N] [--out FILE]`
+// The first evaluates a trained model on its task's fixed evaluation set, optionally
 // with the BOS key ablated in some heads (layers/attention_ablation.h), next to the unablated model in
 // the same invocation. Writes RUN_DIR/eval/<mode>[_<heads>][_j<J>][_T<T>][_n<N>].json (the suffixes only
 // for what differs from the run's own evaluation; --out FILE instead) and prints a summary table.
-// docs/reproducing-sinks.md, "Ablating the sink", describes the file.
+// docs/reproducing-sinks.md, "Ablating the sink", describes the file. The second is the streaming
+// evaluation of a text_lm run (apps/eval_stream.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/eval_stream.h"
+#include "apps/flag_integer.h"
+#include "apps/model_for_length.h"
 #include "config_loading/memory_estimate.h"
 #include "core/io/file_write.h"
 #include "core/thread_count.h"
@@ -47,21 +53,6 @@ struct EvalFlags {
   // Sun et al.'s intervention on massive activations (models/massive_activation_intervention.h).
   std::optional<std::string> massive, massive_layer, massive_position, massive_top_k;
 };
-
-// A whole number in [low, high] for `flag`, or one clear error.
-int flag_integer(const std::string& flag, const std::string& text, int low, int high) {
-  size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < low || value > high)
-    throw std::invalid_argument(flag + ": expected a whole number in " + std::to_string(low) + " .. " +
-                                std::to_string(high) + ", got '" + text + "'");
-  return static_cast<int>(value);
-}
 
 // The task config of this evaluation: the run's evaluation set (task.eval_seq_len applied), with
 // --eval-trigger, --seq-len and --samples applied.
@@ -116,27 +107,6 @@ std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFl
     if (const std::string message = with_flags(e); !message.empty()) throw std::invalid_argument(message);
     throw;
   }
-}
-
-// The model for sequences of length T: the loaded one when T fits it, else the same weights in a
-// model built for T (exactly the same parameters; refused when one depends on the length, such as
-// learned positions).
-std::unique_ptr<Model> model_for_length(std::unique_ptr<Model> loaded, int T) {
-  if (T <= loaded->shape().max_seq_len) return loaded;
-  ModelShape shape = loaded->shape();
-  shape.max_seq_len = T;
-  auto longer = std::make_unique<Model>(loaded->config(), shape);
-  const ParameterStore& from = loaded->parameters();
-  ParameterStore& to = longer->parameters();
-  for (const ParameterInfo& p : to.parameters()) {
-    if (!from.contains(p.name) || !(from.tensor(p.name).shape() == p.shape))
-      throw std::invalid_argument("--seq-len " + std::to_string(T) + ": the model was trained at length " +
-                                  std::to_string(loaded->shape().max_seq_len) + " and its parameter " + p.name +
-                                  " depends on the length (learned positions); it cannot run longer sequences");
-    const Tensor src = from.tensor(p.name);
-    std::copy_n(src.data(), src.numel(), to.values().data() + p.offset);
-  }
-  return longer;
 }
 
 using Evaluation = SinkEvaluation;
@@ -354,7 +324,7 @@ void run_eval(const EvalFlags& f) {
   const TaskShape shape = task->shape();
   if (shape.input_dim != model->shape().input_dim || shape.output_dim != model->shape().output_dim)
     throw std::invalid_argument("the task's widths changed with" + evaluation_flags_text(f));
-  model = model_for_length(std::move(model), shape.seq_len);
+  model = model_for_length(std::move(model), shape.seq_len, "--seq-len " + std::to_string(shape.seq_len));
   set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
   const EvalSet set(*task, t);
   if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
@@ -435,8 +405,11 @@ void run_eval(const EvalFlags& f) {
 
 void add_eval_command(CLI::App& app) {
   auto flags = std::make_shared<EvalFlags>();
+  auto stream = std::make_shared<StreamFlags>();
+  auto streaming = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "eval", "Evaluate a trained model on its task's evaluation set, optionally with the BOS key ablated");
+      "eval", "Evaluate a trained model on its task's evaluation set, optionally with the BOS key ablated; or, with "
+              "--stream, a language model on a long held-out stream with a cache of kept + recent tokens");
   cmd->add_option("RUN", flags->run, "A run folder, or a checkpoint file inside one")->required();
   cmd->add_option("--ablate", flags->ablate, "none | mask_bos_key | zero_bos_weight (default none)");
   cmd->add_option("--heads", flags->heads, "Heads to ablate: all (default) or a list such as L0H1,L1H0");
@@ -448,8 +421,30 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--massive-layer", flags->massive_layer, "Block whose output is changed (default: the largest massive ratio)");
   cmd->add_option("--massive-position", flags->massive_position, "Position changed (default: where that block's largest |h| is)");
   cmd->add_option("--massive-top-k", flags->massive_top_k, "Channels changed: the k largest mean |h| at that position (default 3)");
-  cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json)");
-  cmd->callback([flags] { run_eval(*flags); });
+  cmd->add_flag("--stream", *streaming,
+                "Streaming evaluation of a text_lm run: next-token loss on the validation part read through a cache of "
+                "W tokens, the first K of the stream kept (writes RUN/eval/stream.json and stream.svg)");
+  cmd->add_option("--window", stream->windows, "--stream: cache sizes W, a comma list such as 32,64");
+  cmd->add_option("--keep-first", stream->keep_first, "--stream: first tokens kept K, a comma list (default 0,1,2,4; pairs with K < W)");
+  cmd->add_option("--tokens", stream->tokens, "--stream: tokens of the held-out stream (default 4 x task.seq_len, at most the validation part)");
+  cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json; with --stream RUN/eval/stream.json)");
+  cmd->callback([cmd, flags, stream, streaming] {
+    const char* stream_only[] = {"--window", "--keep-first", "--tokens"};
+    const char* ablation_only[] = {"--ablate",  "--heads",         "--eval-trigger",       "--seq-len",
+                                   "--samples", "--massive", "--massive-layer", "--massive-position", "--massive-top-k"};
+    if (!*streaming) {
+      for (const char* name : stream_only)
+        if (cmd->get_option(name)->count() > 0) throw std::invalid_argument(std::string(name) + " belongs with --stream");
+      run_eval(*flags);
+      return;
+    }
+    for (const char* name : ablation_only)
+      if (cmd->get_option(name)->count() > 0)
+        throw std::invalid_argument(std::string(name) + " does not apply to --stream (it changes the ablation evaluation)");
+    stream->run = flags->run;
+    stream->out = flags->out;
+    run_stream_eval(*stream);
+  });
 }
 
 }  // namespace sinklab::apps

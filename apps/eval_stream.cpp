@@ -1,0 +1,211 @@
+#include "apps/eval_stream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "apps/flag_integer.h"
+#include "apps/model_for_length.h"
+#include "core/io/file_write.h"
+#include "core/options/bound.h"
+#include "core/options/enum_names.h"
+#include "core/thread_count.h"
+#include "data/task_registry.h"
+#include "models/model_loader.h"
+#include "models/streaming_evaluation.h"
+#include "report/gnuplot_runner.h"
+#include "report/gnuplot_script.h"
+#include "run_files/run_folder.h"
+
+namespace sinklab::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One row of the table: a cache setting (or the dense baseline) and its losses.
+struct StreamRow {
+  int window = 0, keep_first = 0;
+  double loss = 0.0;              // nats per token over every scored position
+  int64_t scored = 0;
+  double loss_past_window = 0.0;  // over positions t >= W only, where the cache has evicted tokens (NaN: none)
+  int64_t scored_past_window = 0;
+};
+
+// Whether the run's windows start with BOS: the task's `bos` option where it declares one (its declared
+// default when unset), else always (text_lm's windows before task.bos existed).
+bool task_uses_bos(const TaskConfig& t) {
+  const TaskRegistration* reg = find_task(t.name);
+  if (!reg || !task_declares_option(t.name, "bos")) return true;
+  return PluginOptions(reg->options, t.options).flag("bos");
+}
+
+std::string flag_of(const std::string& setting) {
+  if (setting == "window") return "--window";
+  if (setting == "keep_first") return "--keep-first";
+  return "--" + setting;
+}
+
+// An evaluation call with its setting errors named by flag.
+template <typename F>
+auto naming_flags(F&& f) {
+  try {
+    return f();
+  } catch (const StreamSettingError& e) {
+    throw std::invalid_argument(flag_of(e.setting()) + ": " + e.what());
+  }
+}
+
+std::string joined_command_line() {
+  std::string text;
+  for (const std::string& w : command_line()) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json row_json(const StreamRow& r, bool dense) {
+  nlohmann::json j = {{"window", r.window}, {"loss", number(r.loss)}, {"perplexity", number(std::exp(r.loss))},
+                      {"scored", r.scored}};
+  if (dense) return j;
+  j["keep_first"] = r.keep_first;
+  j["loss_past_window"] = number(r.loss_past_window);
+  j["scored_past_window"] = r.scored_past_window;
+  return j;
+}
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+std::string markdown_table(const StreamRow& dense, const std::vector<StreamRow>& rows) {
+  std::string t = "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored |\n|---|---|---|---|---|---|\n";
+  t += "| dense (windows of " + std::to_string(dense.window) + ") | - | " + fixed(dense.loss, 4) + " | " +
+       fixed(std::exp(dense.loss), 3) + " | - | " + std::to_string(dense.scored) + " |\n";
+  for (const StreamRow& r : rows)
+    t += "| " + std::to_string(r.window) + " | " + std::to_string(r.keep_first) + " | " + fixed(r.loss, 4) + " | " +
+         fixed(std::exp(r.loss), 3) + " | " + fixed(r.loss_past_window, 4) + " | " + std::to_string(r.scored) + " |\n";
+  return t;
+}
+
+// <stem>.gp and <stem>.dat beside the JSON file (loss against K, one line per W, the dense baseline
+// dashed), rendered to <stem>.svg and .png when gnuplot is installed. Returns the SVG's path, or nothing
+// when it was not drawn (the runner says why on stdout).
+std::optional<fs::path> draw_figure(const fs::path& json, const std::string& title, const StreamRow& dense,
+                                    const std::vector<StreamRow>& rows) {
+  const fs::path dir = json.parent_path().empty() ? fs::path(".") : json.parent_path();
+  const std::string stem = json.stem().string();
+  std::vector<int> windows;
+  for (const StreamRow& r : rows)
+    if (windows.empty() || windows.back() != r.window) windows.push_back(r.window);
+  std::string data = "# K loss(nats/token) perplexity; one block per window W, in the order of the plot\n";
+  for (const int w : windows) {
+    data += "# W = " + std::to_string(w) + "\n";
+    for (const StreamRow& r : rows)
+      if (r.window == w) data += std::to_string(r.keep_first) + " " + format_number(r.loss) + " " + format_number(std::exp(r.loss)) + "\n";
+    data += "\n\n";
+  }
+  write_report_file(dir / (stem + ".dat"), data);
+  std::string body = "  set title " + gnuplot_quote(title) + "\n  set grid\n  set key outside right top\n";
+  body += "  set xtics 1\n  set xlabel \"K: first tokens kept in the cache\"\n  set ylabel \"loss (nats/token)\"\n  set offsets 0.3, 0.3, 0, 0\n";
+  body += "  plot ";
+  for (std::size_t i = 0; i < windows.size(); ++i)
+    body += "here." + gnuplot_quote(stem + ".dat") + " index " + std::to_string(i) + " using 1:2 with linespoints pt 7 lw 1.5 title " +
+            gnuplot_quote("W = " + std::to_string(windows[i])) + ", \\\n       ";
+  body += format_number(dense.loss) + " with lines dt 2 lw 1.5 lc rgb \"#444444\" title " +
+          gnuplot_quote("dense, windows of " + std::to_string(dense.window)) + "\n";
+  const fs::path script = dir / (stem + ".gp");
+  write_report_file(script, gnuplot_script(stem, title, 800, 480, body));
+  GnuplotRunner gnuplot("gnuplot", std::cout);
+  if (!gnuplot.render(script)) return std::nullopt;
+  return dir / (stem + ".svg");
+}
+
+fs::path default_output(const fs::path& run_dir) {
+  std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
+  if (fs::is_symlink(run_dir / "eval", ec))
+    throw std::invalid_argument((run_dir / "eval").string() +
+                                " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
+  return run_dir / "eval" / "stream.json";
+}
+
+}  // namespace
+
+void run_stream_eval(const StreamFlags& f) {
+  if (!f.windows) throw std::invalid_argument("--stream needs --window W (one or more cache sizes, e.g. --window 32,64)");
+  const std::vector<int> windows = flag_integer_list("--window", *f.windows, 1, 65536);
+  const std::vector<int> keeps = flag_integer_list("--keep-first", f.keep_first, 0, 65535);
+  std::vector<StreamWindow> settings;
+  for (const int w : windows)
+    for (const int k : keeps)
+      if (k < w) settings.push_back({w, k});
+  if (settings.empty())
+    throw std::invalid_argument("--keep-first " + f.keep_first + ": every K is >= every window in --window " + *f.windows +
+                                "; the cache must hold the kept tokens and at least one recent one (K < W)");
+
+  const fs::path given(f.run);
+  std::unique_ptr<Model> model = load_model(given);
+  const RunConfig c = model->config();  // a copy: model_for_length may replace the model
+  const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
+  if (!f.out.empty() && is_run_file(run_dir, f.out))
+    throw std::invalid_argument("--out: " + f.out + " is one of the run's own files; write the evaluation elsewhere");
+  const std::unique_ptr<Task> task = make_task(c.task, c.model.residual);
+  const bool bos = task_uses_bos(c.task);
+  const int64_t tokens = f.tokens ? flag_integer("--tokens", *f.tokens, 1, 1 << 30) : default_stream_tokens(*task, c.task.seq_len);
+  const std::vector<int32_t> stream = naming_flags([&] { return held_out_stream(*task, tokens, bos); });
+  if (c.model.positional != Positional::learned)  // learned positions: the evaluator names --window's limit
+    model = model_for_length(std::move(model), windows.back(), "--window " + std::to_string(windows.back()));
+  set_thread_count(c.threads);
+
+  StreamingEvaluator evaluator(*model, stream, bos);
+  for (const StreamWindow& s : settings) naming_flags([&] { evaluator.check_window(s); return 0; });  // before any work
+  const std::vector<double> dense_losses = evaluator.dense_losses();
+  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0};
+  std::vector<StreamRow> rows;
+  for (const StreamWindow& s : settings) {
+    const std::vector<double> losses = evaluator.windowed_losses(s);
+    const auto past = static_cast<std::size_t>(s.window);
+    rows.push_back({s.window, s.keep_first, mean_loss(losses), evaluator.scored_positions(), mean_loss(losses, past),
+                    std::max<int64_t>(0, evaluator.scored_positions() - s.window)});
+  }
+
+  const fs::path out = f.out.empty() ? default_output(run_dir) : fs::path(f.out);
+  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  const std::string title = "streaming evaluation of " + run_dir.filename().string() + ": " + c.model.attention.normalizer.name +
+                            ", " + std::to_string(tokens) + " validation tokens";
+  const std::optional<fs::path> figure = draw_figure(out, title, dense, rows);
+  nlohmann::json j = {
+      {"command", joined_command_line()},
+      {"run", run_dir.string()},
+      {"checkpoint", (fs::is_directory(given) ? given / "checkpoint.bin" : given).string()},
+      {"normalizer", c.model.attention.normalizer.name},
+      {"positional", std::string(to_string(c.model.positional))},
+      {"seq_len", c.task.seq_len},
+      {"trained_context", evaluator.trained_context()},
+      {"bos", bos},
+      {"tokens", tokens},
+      {"scored", evaluator.scored_positions()},
+      {"dense", row_json(dense, true)},
+      {"streaming", nlohmann::json::array()},
+      {"figure", figure ? nlohmann::json(figure->string()) : nlohmann::json()},
+  };
+  for (const StreamRow& r : rows) j["streaming"].push_back(row_json(r, false));
+  write_file_atomically(out, j.dump(2) + '\n');
+
+  std::printf("%s (%s positions, trained context %d, %s)\n\n%s\nwrote %s\n", title.c_str(),
+              std::string(to_string(c.model.positional)).c_str(), evaluator.trained_context(),
+              bos ? "the stream starts with BOS" : "no BOS", markdown_table(dense, rows).c_str(), out.string().c_str());
+  if (figure) std::printf("figure %s\n", figure->string().c_str());
+}
+
+}  // namespace sinklab::apps
