@@ -1,5 +1,7 @@
 #include "models/evaluation_summary.h"
 
+#include <cmath>
+
 #include <utility>
 
 #include "stats/sink_statistics.h"
@@ -40,6 +42,16 @@ void add_evaluation(RunSummary& s, const EvalMetrics& m, TaskLoss loss, std::vec
     for (const HeadSinkStats& h : s.heads) sum += h.sink_score;
     s.sink_score_mean = sum / static_cast<double>(s.heads.size());
   }
+}
+
+void add_extreme_token_numbers(RunSummary& summary) {
+  if (!summary.extreme_tokens) return;
+  const ExtremeTokenReport& r = *summary.extreme_tokens;
+  if (r.gu_no_bos) summary.gu_sink_rate = r.gu_no_bos->sink_rate[0];
+  if (r.gu_bos) summary.gu_sink_rate_bos = r.gu_bos->sink_rate[0];
+  if (std::isfinite(r.eval.sink_rate_slot)) summary.sink_rate_slot = r.eval.sink_rate_slot;
+  for (const LayerExtremes& l : r.eval.layers)
+    if (!summary.massive_ratio_max || l.massive_ratio > *summary.massive_ratio_max) summary.massive_ratio_max = l.massive_ratio;
 }
 
 }  // namespace sinklab

@@ -16,4 +16,8 @@ RunSummary summary_of_run(const RunConfig& config, const Task& task);
 // The evaluation's metrics (eval_loss / eval_accuracy only for a cross-entropy task), heads and sink rate.
 void add_evaluation(RunSummary& summary, const EvalMetrics& metrics, TaskLoss loss, std::vector<HeadSinkStats> heads);
 
+// The run-level numbers of summary.extreme_tokens (gu_sink_rate, gu_sink_rate_bos, sink_rate_slot,
+// massive_ratio_max), left unset where the report has no such measurement.
+void add_extreme_token_numbers(RunSummary& summary);
+
 }  // namespace sinklab

@@ -37,7 +37,14 @@ enum class InRunTable : unsigned char { no, yes };  // a column of summary.csv
   ALWAYS(sink_rate, no, fixed4, "share of heads that are sink heads (sink_head) in the final evaluation")          \
   ALWAYS(uniform_baseline, no, fixed4, "alpha_0 of uniform causal attention at the evaluation length, H_T / T")   \
   WHEN_DEFINED(sink_score_mean, yes, fixed4, "mean over heads of sink_score in the final evaluation: sink_rate without " \
-               "the eps threshold, to compare runs whose heads sit near eps")
+               "the eps threshold, to compare runs whose heads sit near eps")                                      \
+  WHEN_DEFINED(gu_sink_rate, yes, fixed4, "text_lm: Gu's Sink_1^eps, the share of heads with alpha_0 > eps on 100 "   \
+               "training windows of T 64 without BOS (summary.json's extreme_tokens.gu_no_bos)")                      \
+  WHEN_DEFINED(gu_sink_rate_bos, yes, fixed4, "text_lm: the same on windows that start with BOS")                    \
+  WHEN_DEFINED(sink_rate_slot, yes, fixed4, "key-bias models: Gu's Sink*, the share of heads whose key-bias slot "    \
+               "takes > eps of a row on the evaluation inputs")                                                      \
+  WHEN_DEFINED(massive_ratio_max, yes, fixed4, "largest massive-activation ratio max abs(h) / median abs(h) of any "  \
+               "block's output on the evaluation inputs (Sun et al.)")
 
 #define SINKLAB_STEP_NUMBERS(ALWAYS, WHEN_DEFINED)                                                                  \
   ALWAYS(loss, no, scientific, "training loss of the step's batch")                                                 \

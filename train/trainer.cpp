@@ -445,6 +445,7 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
     add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
     onset_.fill(s.heads);
     s.extreme_tokens = extreme_token_report();
+    add_extreme_token_numbers(s);
   }
   return s;
 }
