@@ -70,9 +70,17 @@ void ExtremeTokenMeter::add_head_window(const AttentionView& view, int64_t b, in
   const float* q = view.queries + block;
   const float* k = view.keys + block;
   const float* v = view.values + block;
+  // Each row's mass over its visible keys, so alpha_k is a share of the row (rows of no mass share nothing).
+  std::vector<double>& row_mass = scratch_row_mass_;
+  row_mass.assign(static_cast<size_t>(T), 0.0);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t k = 0; k <= i; ++k) row_mass[static_cast<size_t>(i)] += A[i * T + k];
   for (int key = 0; key < kFirstKeys && key < T; ++key) {
     double sum = 0.0;
-    for (int64_t i = key; i < T; ++i) sum += A[i * T + key];
+    for (int64_t i = key; i < T; ++i) {
+      const double mass = row_mass[static_cast<size_t>(i)];
+      if (mass > 0.0) sum += A[i * T + key] / mass;
+    }
     s.alpha[static_cast<size_t>(key)] += sum / static_cast<double>(T - key);
   }
   if (key_bias_slot_ && view.virtual_mass) {

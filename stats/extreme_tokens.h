@@ -25,8 +25,9 @@ inline constexpr int kTopActivations = 3;
 
 struct HeadExtremes {
   int layer = 0, head = 0;
-  // alpha_k = mean over queries i >= k of A[i, k], per window, then the mean over windows (raw weights,
-  // not renormalized: Gu's definition; for softmax rows the same as the row share).
+  // alpha_k = mean over queries i >= k of A[i, k] / sum_j A[i, j], per window, then the mean over
+  // windows: Gu's alpha_k as a share of the row, the same for rows on the simplex (softmax) and for
+  // unnormalized rows a share, so a head that weighs every key 0.5 (sigmoid) is no sink.
   std::array<double, kFirstKeys> alpha{};
   // Mean weight of the key-bias slot (layers/key_bias_token.h) over all rows; NaN without a slot.
   double alpha_slot = std::numeric_limits<double>::quiet_NaN();
@@ -107,7 +108,7 @@ class ExtremeTokenMeter final : public AttentionObserver, public ActivationHooks
   std::vector<HeadSums> head_sums_;
   std::vector<int64_t> head_windows_;
   std::vector<LayerSums> layer_sums_;
-  std::vector<double> scratch_key_norms_;  // [T], reused across blocks
+  std::vector<double> scratch_key_norms_, scratch_row_mass_;  // [T], reused across blocks
 };
 
 }  // namespace sinklab

@@ -66,6 +66,24 @@ TEST(ExtremeTokenMeter, HeadNumbersAreTheHandComputedOnes) {
   EXPECT_TRUE(s.layers.empty());  // no residual stream was handed over
 }
 
+TEST(ExtremeTokenMeter, AlphaIsAShareOfUnnormalizedRows) {
+  HandBuilt in;
+  // Every visible key weighted 0.5 (unnormalized sigmoid near 0): row i gives key 0 a share 1 / (i + 1),
+  // alpha_0 = (1 + 1/2 + 1/3) / 3, alpha_1 = (1/2 + 1/3) / 2: the uniform baseline, no sink. Row 0 of a
+  // second pass has no mass at all and shares nothing.
+  in.weights = {0.5f, 0, 0, 0.5f, 0.5f, 0, 0.5f, 0.5f, 0.5f};
+  ExtremeTokenMeter meter(1, 1, 0.3, false);
+  meter.on_attention(in.view());
+  const ExtremeTokenStats s = meter.finish();
+  EXPECT_DOUBLE_EQ(s.heads[0].alpha[0], (1.0 + 0.5 + 1.0 / 3.0) / 3.0);
+  EXPECT_DOUBLE_EQ(s.heads[0].alpha[1], (0.5 + 1.0 / 3.0) / 2.0);
+  EXPECT_DOUBLE_EQ(s.heads[0].alpha[0], s.uniform_baseline);
+  in.weights = {0, 0, 0, 0.25f, 0.75f, 0, 0.5f, 0.25f, 0.25f};
+  ExtremeTokenMeter empty_row(1, 1, 0.3, false);
+  empty_row.on_attention(in.view());
+  EXPECT_DOUBLE_EQ(empty_row.finish().heads[0].alpha[0], (0.0 + 0.25 + 0.5) / 3.0);
+}
+
 TEST(ExtremeTokenMeter, WithoutASlotItsShareIsUndefined) {
   HandBuilt in;
   ExtremeTokenMeter meter(1, 1, 0.3, /*key_bias_slot=*/false);
