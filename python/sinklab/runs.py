@@ -26,6 +26,10 @@ SUMMARY_TEXT_FIELDS = ("name", "stop_reason", "non_finite", "normalizer", "git_r
 BOS_MASS_BY_ROW = "bos_mass_by_row"
 ONSET_STEPS = ("sink_onset_step_50", "sink_onset_step_90")
 
+# The extreme-token statistics (docs/sinks-in-language-models.md): an object in summary.json and on the
+# evaluation lines of metrics.jsonl, checked field by field by the C++ reader (run_files/extreme_tokens_json.h).
+EXTREME_TOKENS = "extreme_tokens"
+
 ATTENTION_FILE = re.compile(r"layer(\d+)_head(\d+)_(\w+)\.npy")
 
 
@@ -240,6 +244,9 @@ class Run:
             elif key == "task_baselines" and isinstance(value, dict):
                 for name, number in value.items():
                     _check_number(number, path, f"{key}.{name}")
+            elif key == EXTREME_TOKENS:
+                if not isinstance(value, dict):
+                    raise _field_error(path, key, f"expected an object, got {json_type(value)}")
             elif key != "heads":
                 _check_number(value, path, key)
         return summary
@@ -276,6 +283,7 @@ class Run:
             where = f"{path}:{number}"
             record = _check_record(parse_json(line, where), where, check_values=False)
             _check_int(record, "step", where)
+            record.pop(EXTREME_TOKENS, None)  # an object per evaluation line: in summary.json for the final one
             for head in record.pop("heads"):
                 prefix = _head_prefix(head)
                 record.update(zip(map(prefix.__add__, head), head.values()))
@@ -292,6 +300,24 @@ class Run:
         for name, values in zip(names, by_column):
             columns[name] = _metrics_column(name, values, path, line_numbers)
         return tables.table(columns)
+
+    @property
+    def extreme_tokens(self):
+        """The extreme-token statistics of each evaluation line of metrics.jsonl, {step: object} in step
+        order (docs/sinks-in-language-models.md); the final evaluation's are summary["extreme_tokens"]."""
+        return self._cached("extreme_tokens", self._read_extreme_tokens)
+
+    def _read_extreme_tokens(self):
+        path = self._path / "metrics.jsonl"
+        lines = read_text(path).split("\n")
+        complete = len(lines) if self.finished else len(lines) - 1
+        found = {}
+        for number, line in enumerate(lines[:complete], start=1):
+            if line.strip():
+                record = _check_record(parse_json(line, f"{path}:{number}"), f"{path}:{number}", check_values=False)
+                if isinstance(record.get(EXTREME_TOKENS), dict):
+                    found[record["step"]] = record[EXTREME_TOKENS]
+        return found
 
     @property
     def heads(self):

@@ -11,7 +11,7 @@ from .runs import Run, json_type, parse_json, read_text
 
 # Summary fields the table leaves out: the per-head statistics (Run.heads has them) and what the first
 # columns say already (the run's config name is its variant's config's; the seed has its own column).
-SUMMARY_FIELDS_LEFT_OUT = ("heads", "name", "seed")
+SUMMARY_FIELDS_LEFT_OUT = ("heads", "name", "seed", "extreme_tokens")  # the last: Run.summary holds it
 
 
 def _check_manifest(manifest, path):

@@ -51,7 +51,7 @@ def test_metrics_hold_every_field_of_every_line(tiny_run, monkeypatch, pandas_of
     lines = [json.loads(line) for line in (tiny_run / "metrics.jsonl").read_text().splitlines()]
     expected_columns = set()
     for line in lines:
-        expected_columns |= {key for key in line if key != "heads"}
+        expected_columns |= {key for key in line if key not in ("heads", "extreme_tokens")}  # Run.extreme_tokens
         for head in line["heads"]:
             expected_columns |= {f"L{head['layer']}H{head['head']}.{k}" for k in head if k not in ("layer", "head")}
     assert set(table) == expected_columns
@@ -308,3 +308,12 @@ def test_snapshots_are_the_file_numpy_reads(paper_run, token_run, tmp_path):
         Run(broken).snapshots
     (broken / "attention_snapshots.npz").unlink()
     assert Run(broken).snapshots is None
+
+
+def test_extreme_tokens_are_those_of_each_evaluation_line(tiny_run):
+    run = Run(tiny_run)
+    lines = [json.loads(line) for line in (tiny_run / "metrics.jsonl").read_text().splitlines()]
+    evaluated = {line["step"]: line["extreme_tokens"] for line in lines if "extreme_tokens" in line}
+    assert evaluated and run.extreme_tokens == evaluated
+    assert all("eval_loss" in line or "eval_mse" in line for line in lines if "extreme_tokens" in line)
+    assert run.summary["extreme_tokens"]["eval"]["heads"][0]["alpha"][0] >= 0

@@ -74,7 +74,7 @@ def check_table(table, folder):
     for e in entries:
         path = folder / e["dir"] / "summary.json"
         summaries.append(json.loads(path.read_text()) if path.exists() else None)
-    summary_keys = list(dict.fromkeys(k for s in summaries if s for k in s if k not in ("heads", "name", "seed")))
+    summary_keys = list(dict.fromkeys(k for s in summaries if s for k in s if k not in ("heads", "name", "seed", "extreme_tokens")))
     assert {"steps", "stop_reason", "eval_mse", "sink_rate", "normalizer"} <= set(summary_keys)
     assert list(table) == ["id", "variant", "seed", *override_keys, "finished", "state", *summary_keys]
     for row, (entry, summary) in enumerate(zip(entries, summaries)):
