@@ -14,17 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_process.h"
+#include "tests/apps/json_file.h"
 
 namespace sinklab {
 namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return in.good() ? nlohmann::json::parse(in) : nlohmann::json();
-}
+using testing::read_json;
 
 class EvalCommand : public ::testing::Test {
  protected:

@@ -11,17 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/ci_tiny_run.h"
+#include "tests/apps/json_file.h"
 
 namespace sinklab {
 namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  return in.good() ? nlohmann::json::parse(in) : nlohmann::json();
-}
+using testing::read_json;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
