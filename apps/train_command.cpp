@@ -1,8 +1,11 @@
 // sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet] [--force] [--wide]
 // sinklab train --resume RUN_DIR [--quiet] [--wide]
+// either under mpirun with --mpi [--peer-timeout S]: one run's batch shards over the ranks (docs/cluster.md)
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "apps/commands.h"
 #include "run_files/extreme_token_table.h"
@@ -11,6 +14,10 @@
 #include "train/interrupt.h"
 #include "train/train_in_folder.h"
 #include "train/trainer.h"
+#ifdef SINKLAB_HAVE_MPI
+#include "cluster/mpi_channel.h"
+#include "cluster/mpi_train.h"
+#endif
 
 namespace sinklab::apps {
 namespace {
@@ -18,6 +25,8 @@ namespace {
 struct TrainArgs {
   TrainRequest request;
   bool wide = false;  // the head table with every defined column, past 120 characters
+  bool mpi = false;   // one run over the ranks of an MPI job (cluster/mpi_train.h)
+  int peer_timeout = 600;
 };
 
 namespace fs = std::filesystem;
@@ -45,6 +54,18 @@ void run_train(const TrainArgs& a) {
   request.command_line = command_line();
   if (!request.command_line.empty()) request.program = request.command_line.front();  // as sinklab_command
   request.name_with_overrides = sweep::name_with_overrides;
+  if (a.mpi) {
+#ifdef SINKLAB_HAVE_MPI
+    const cluster::MpiSession session;  // finalized when this returns or throws (unless a rank was lost)
+    const std::optional<TrainedRun> run = cluster::train_on_ranks(request, session.rank(), session.size(), a.peer_timeout);
+    if (run) report_end(run->summary, run->dir, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow);
+    return;
+#else
+    throw std::invalid_argument(
+        "--mpi: this sinklab was built without MPI (SINKLAB_MPI=OFF or Open MPI missing): run scripts/setup.sh and "
+        "rebuild (docs/cluster.md)");
+#endif
+  }
   const TrainedRun run = train_in_folder(request);
   report_end(run.summary, run.dir, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow);
 }
@@ -67,6 +88,14 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--quiet", args->request.quiet, "No progress output");
   cmd->add_flag("--force", args->request.force, "Start over in --out, replacing a finished or unfinished run");
   cmd->add_flag("--wide", args->wide, "Print every defined column of the final head table (default: those that fit 120 characters)");
+  CLI::Option* mpi = cmd->add_flag("--mpi", args->mpi,
+                                   "Under mpirun: one run whose train.batch_shards are spread over the ranks, "
+                                   "bit-identical to one process; rank 0 writes the run folder (docs/cluster.md)");
+  cmd->add_option("--peer-timeout", args->peer_timeout,
+                  "With --mpi: seconds a rank waits for another's gradient before the job counts it as lost "
+                  "(default 600)")
+      ->check(CLI::Range(3, 86400))
+      ->needs(mpi);
   cmd->callback([args] { run_train(*args); });
 }
 

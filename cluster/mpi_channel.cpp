@@ -129,7 +129,7 @@ bool send_message_within(int destination, Tag tag, const std::string& bytes, int
 std::optional<Message> poll_message(int source) {
   const int from = source < 0 ? MPI_ANY_SOURCE : source;
   // Only headers are probed: a body chunk is received right after its header, never found here.
-  for (const Tag tag : {Tag::stop, Tag::result, Tag::ready, Tag::run, Tag::alive}) {
+  for (const Tag tag : {Tag::stop, Tag::result, Tag::ready, Tag::run, Tag::alive, Tag::train_config}) {
     int arrived = 0;
     MPI_Status status;
     check(MPI_Iprobe(from, static_cast<int>(tag), MPI_COMM_WORLD, &arrived, &status), "probe");

@@ -1,5 +1,5 @@
 #pragma once
-// The messages of `compare --mpi` between rank 0 (the coordinator) and the worker ranks, over
+// The messages of `compare --mpi` (and the set-up of `train --mpi`) between rank 0 and the other ranks, over
 // MPI_COMM_WORLD. Every message is a byte string (JSON text or a packed run folder) sent as a size
 // header followed by chunks of at most 1 GiB, so a run folder of any size fits MPI's int counts.
 #include <optional>
@@ -15,6 +15,9 @@ enum class Tag : int {
   result = 4,  // worker -> 0: JSON of how the run ended
   folder = 5,  // worker -> 0 (without a shared filesystem): the packed run folder, right after its result
   alive = 6,   // worker -> 0, every kAliveEvery while it lives: rank 0 gives up on a silent rank
+  // `train --mpi` (cluster/mpi_train.h): 0 -> every other rank, once, before the first step.
+  train_config = 7,      // the run's resolved config.yaml
+  train_checkpoint = 8,  // right after it: the checkpoint to resume from (empty: a fresh run)
 };
 
 // How often a worker says it is alive. Rank 0 waits `--worker-timeout` seconds of silence (a dead

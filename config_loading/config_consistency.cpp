@@ -158,6 +158,11 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
   check_task(config, where);
   check_eval_length(config, where);
   check_optimizer(config, where);
+  if (config.train.batch_size % config.train.batch_shards != 0) {
+    throw where.error_at_first_set({"train.batch_shards", "train.batch_size"},
+                                   "train.batch_shards (" + str(config.train.batch_shards) + ") must divide train.batch_size (" +
+                                       str(config.train.batch_size) + ") into equal shards");
+  }
   if (config.analysis.eval_attention_samples > config.task.eval_samples) {
     throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},
                                    "analysis.eval_attention_samples (" +

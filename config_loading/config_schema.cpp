@@ -307,6 +307,14 @@ std::vector<FieldSpec> build_fields() {
 
   t.push_back(int_field("train.batch_size", [](RunConfig& c) -> int& { return c.train.batch_size; },
                         B::at_least(1).up_to(kMaxBatch), "fresh samples per step"));
+  auto shards = int_field("train.batch_shards", [](RunConfig& c) -> int& { return c.train.batch_shards; },
+                          B::at_least(1).up_to(kMaxBatch),
+                          "the batch as this many equal shards, each its own forward and backward, their gradients summed in "
+                          "shard order and the loss averaged over shards: less memory per pass, and what `sinklab train --mpi` "
+                          "spreads over its ranks (a run over R ranks is bit-identical to one process with the same shards); "
+                          "must divide batch_size");
+  shards.omit_at_default = true;  // runs trained before the key existed keep their hashes
+  t.push_back(shards);
   t.push_back(int_field("train.max_steps", [](RunConfig& c) -> int& { return c.train.max_steps; }, B::at_least(1),
                         "stop after this many steps"));
   t.push_back(number_field("train.stop_max_abs_error",

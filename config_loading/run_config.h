@@ -44,6 +44,9 @@ struct OptimizerConfig {
 
 struct TrainConfig {
   int batch_size = 128;
+  // The batch in this many equal shards, each a forward and backward of its own, their gradients summed
+  // in shard order (train/sharded_gradient.h): what `train --mpi` splits over its ranks.
+  int batch_shards = 1;
   int max_steps = 50000;
   double stop_max_abs_error = 5.0e-3;  // 0 = off
   double stop_loss = 0.0;              // 0 = off

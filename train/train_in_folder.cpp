@@ -166,16 +166,19 @@ TrainedRun train_in_folder(const TrainRequest& a) {
   options.run_dir = dir;
   options.quiet = a.quiet;
   options.on_log = a.on_log;
+  options.exchange = a.exchange;
   if (resuming) {
     options.resume_from = resumption->checkpoint;
   } else {
     clear_run_files(dir);
     write_file_atomically(dir / "config.yaml", to_yaml(config));
     nlohmann::json info = provenance(a.command_line, config.threads, config.seed);
+    if (a.exchange) info["mpi_ranks"] = a.exchange->ranks();
     if (auto corpus = corpus_fingerprint(config.task)) info["corpus"] = std::move(*corpus);
     write_provenance(dir, info);
   }
   const InterruptScope interrupts;
+  if (a.before_training) a.before_training(config, dir, resuming ? resumption->checkpoint : fs::path());
   return {dir, trainer.run(options)};
 }
 

@@ -15,6 +15,9 @@
 
 namespace sinklab {
 
+struct RunConfig;
+class ShardExchange;
+
 // The default run name from the config's name and the overrides that change the file's values
 // (sweep::name_with_overrides; train/ leaves run naming to sweep/).
 using NameWithOverrides = std::string (*)(const std::string& base,
@@ -35,6 +38,11 @@ struct TrainRequest {
   std::vector<std::string> command_line;  // what started this, for provenance.json
   NameWithOverrides name_with_overrides = nullptr;  // needed for a fresh run without --name
   std::function<void(const MetricsRecord&)> on_log;  // TrainOptions::on_log
+  ShardExchange* exchange = nullptr;                 // TrainOptions::exchange: rank 0 of `train --mpi`
+  // Called once the config and the checkpoint (empty path: a fresh run) are checked, just before the
+  // first step in run folder `dir`: `train --mpi` hands them to the other ranks.
+  std::function<void(const RunConfig&, const std::filesystem::path& dir, const std::filesystem::path& checkpoint)>
+      before_training;
 };
 
 struct TrainedRun {

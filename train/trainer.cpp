@@ -74,6 +74,7 @@ Trainer::Trainer(const RunConfig& config)
     }
     snapshot_interval_ = config.analysis.snapshot_every;
   }
+  if (config.train.batch_shards > 1) sharded_ = std::make_unique<ShardedGradient>(params_.size(), config.train.batch_shards, nullptr);
 }
 
 Trainer::~Trainer() = default;
@@ -86,6 +87,7 @@ StopRule Trainer::stop_rule_met(double error, double loss) const {
 }
 
 double Trainer::train_step(int64_t step, bool collect_stats) {
+  if (sharded_) return sharded_step(step, collect_stats);
   const int B = config_.train.batch_size;
   task_->sample(B, data_rng_, Split::train, batch_.view());
   graph_.reset();
@@ -118,6 +120,38 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
                                                          : gradient_norm(params_);
   optimizer_->step(params_, static_cast<float>(learning_rate(config_.optimizer, step, config_.train.max_steps)));
   return loss_value;
+}
+
+double Trainer::sharded_step(int64_t step, bool collect_stats) {
+  const int B = config_.train.batch_size;
+  const int n = B / config_.train.batch_shards;  // samples per shard (the loader checks it divides)
+  // Every rank draws the whole batch: one data stream, whatever the number of ranks.
+  task_->sample(B, data_rng_, Split::train, batch_.view());
+  if (collect_stats) observe_batch_in_chunks(B);  // only the primary logs
+  for (int j = 0; j < sharded_->local_shards(); ++j) {
+    const int begin = (sharded_->first_shard() + j) * n;
+    graph_.reset();
+    params_.zero_grads();
+    const BatchScore score = objective_.run(graph_, *model_, batch_.view(begin, n), n);
+    const ShardScore shard{score.loss.data()[0], score.max_abs_error, static_cast<double>(score.scored),
+                           static_cast<double>(score.correct), 0.0};
+    graph_.backward(score.loss);
+    sharded_->add_shard(j, params_.grads(), shard);
+  }
+  graph_.reset();
+  const StepTotals totals = sharded_->finish(params_.grads(), exchange_ && interrupt_requested());
+  agreed_interrupt_ = totals.sum.interrupt > 0;
+  BatchScore batch;
+  batch.max_abs_error = totals.sum.max_abs_error;
+  batch.scored = static_cast<int64_t>(totals.sum.scored);
+  batch.correct = static_cast<int64_t>(totals.sum.correct);
+  last_error_ = batch.error();
+  last_stop_ = stop_rule_met(last_error_, totals.loss);
+  if (last_stop_ != StopRule::none) return totals.loss;  // the batch meets a rule: no update
+  last_grad_norm_ = config_.optimizer.clip_grad_norm > 0 ? clip_gradient_norm(params_, config_.optimizer.clip_grad_norm)
+                                                         : gradient_norm(params_);
+  optimizer_->step(params_, static_cast<float>(learning_rate(config_.optimizer, step, config_.train.max_steps)));
+  return totals.loss;
 }
 
 void Trainer::observe_batch_in_chunks(int batch) {
@@ -356,12 +390,14 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
   const int64_t first_step = state.step;  // its window holds the warm-up (first allocations)
   for (; state.stop == StopRule::none && state.step < tc.max_steps; ++state.step) {
     const int64_t step = state.step;
-    if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || interrupt_requested() || state.on_log_error) {
+    // Ranks stop at the same step: each says at the end of a step whether it saw a signal.
+    const bool signalled = options.exchange ? agreed_interrupt_ : interrupt_requested();
+    if ((options.stop_at_step >= 0 && step >= options.stop_at_step) || signalled || state.on_log_error) {
       state.interrupted = true;
       return;
     }
     const StepCadence duties = cadence_at(tc, step);
-    const bool log_now = duties.log;
+    const bool log_now = duties.log && primary();
     state.loss = train_step(step, log_now);
     ++window_steps;
     state.stop = last_stop_;
@@ -455,6 +491,12 @@ RunSummary Trainer::run(const TrainOptions& options) {
   const auto started = Clock::now();
   const bool writes = !options.run_dir.empty();
   const std::filesystem::path checkpoint = options.run_dir / "checkpoint.bin";
+  if (options.exchange) {
+    sharded_ = std::make_unique<ShardedGradient>(params_.size(), config_.train.batch_shards, options.exchange);
+    exchange_ = options.exchange;
+    agreed_interrupt_ = false;
+    if (!primary() && writes) throw std::logic_error("Trainer::run: only rank 0 writes the run folder");
+  }
   if (!options.resume_from.empty()) resume(options.resume_from);
   LoopState state;
   state.step = resumed_.step;
@@ -467,8 +509,13 @@ RunSummary Trainer::run(const TrainOptions& options) {
   // From here on a killed run always has a checkpoint to resume from.
   if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
 
-  ProgressReporter progress(stderr, options.quiet);
+  ProgressReporter progress(stderr, options.quiet || !primary());
   run_steps(options, log, progress, state);
+  if (!primary()) {  // a worker rank: rank 0 evaluates and writes the summary
+    RunSummary s = summary_of(state);
+    if (state.interrupted) s.stop_reason = "interrupted";
+    return s;
+  }
   if (state.interrupted) {
     RunSummary s = summary_of(state);
     s.stop_reason = "interrupted";

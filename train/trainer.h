@@ -27,6 +27,7 @@
 #include "run_files/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
+#include "train/sharded_gradient.h"
 #include "stats/extreme_tokens.h"
 #include "stats/sink_onset.h"
 
@@ -42,6 +43,10 @@ struct TrainOptions {
   // stops the run like an interrupt (checkpoint written, no summary; a run that ends at that step
   // finishes first), then run() rethrows it. Empty: nothing is called.
   std::function<void(const MetricsRecord&)> on_log;
+  // One rank of a data-parallel run (`train --mpi`, train/shard_exchange.h): this process computes its
+  // shards of train.batch_shards; rank 0 alone logs, evaluates and writes (the others get an empty
+  // run_dir). Null: one process.
+  ShardExchange* exchange = nullptr;
 };
 
 // How a run ended, for the command's exit status (docs/reliability.md).
@@ -94,6 +99,11 @@ class Trainer {
   void take_snapshot(int64_t step, bool final);
   void write_snapshots(const std::filesystem::path& run_dir) const;
   void reload_snapshots(const std::filesystem::path& run_dir);
+  // train_step with train.batch_shards > 1 or over ranks: each shard its own forward and backward,
+  // their gradients summed in shard order (train/sharded_gradient.h).
+  double sharded_step(int64_t step, bool collect_stats);
+  // The process that logs, evaluates and writes: rank 0 of a data-parallel run, else this one.
+  bool primary() const { return !sharded_ || sharded_->primary(); }
   // The one place stop rules are decided, on the step's own batch before its update.
   StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
@@ -120,6 +130,9 @@ class Trainer {
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
   std::unique_ptr<SnapshotMapAccumulator> snapshot_maps_;  // only with analysis.snapshot_every > 0
   AttentionSnapshots snapshots_;                           // taken so far (a resumed run: reloaded)
+  std::unique_ptr<ShardedGradient> sharded_;  // only with batch shards or ranks
+  ShardExchange* exchange_ = nullptr;          // TrainOptions::exchange of the running run()
+  bool agreed_interrupt_ = false;              // over ranks: some rank saw a stop signal during the last step
   int64_t snapshot_interval_ = 0;  // steps between snapshots now (snapshot_interval: doubles as they thin)
 };
 

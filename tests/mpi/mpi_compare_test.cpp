@@ -2,48 +2,18 @@
 // `compare`, with and without a shared filesystem, and no finished run lost when a worker rank is
 // killed. Labelled `integration` (tests/CMakeLists.txt): the sanitizer pass skips them, because
 // Open MPI's own allocations are reported by LeakSanitizer. Every wait is bounded.
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <sstream>
-#include <string>
-#include <thread>
-#include <vector>
 
-#include "tests/apps/cli_process.h"
+#include "tests/mpi/mpi_job.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using sinklab::testing::processes_mentioning;
+using sinklab::testing::read_text;
 using sinklab::testing::run_command;
 using sinklab::testing::sinklab_binary;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// mpirun from PATH, or nothing.
-std::optional<fs::path> find_mpirun() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir) / "mpirun";
-    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
 
 // Every run's summary.json without its wall time, by run id.
 std::map<std::string, nlohmann::json> summaries(const fs::path& sweep_dir) {
@@ -65,95 +35,13 @@ std::map<std::string, std::string> raw_summaries(const fs::path& sweep_dir) {
   return out;
 }
 
-// Pids of the processes whose command line mentions `text` (this test's unique folder).
-std::vector<pid_t> processes_mentioning(const std::string& text) {
-  std::vector<pid_t> pids;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline = read_text(entry.path() / "cmdline");
-    std::string stat = read_text(entry.path() / "stat");
-    const auto close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;  // ended
-    for (char& c : cmdline)
-      if (c == '\0') c = ' ';
-    if (cmdline.find(text) != std::string::npos) pids.push_back(static_cast<pid_t>(std::stol(name)));
-  }
-  return pids;
-}
-
-// The rank `rank` of an MPI job: a process whose environment says so and whose command line names `text`.
-std::optional<pid_t> rank_process(int rank, const std::string& text) {
-  for (const pid_t pid : processes_mentioning(text)) {
-    std::string environ = read_text("/proc/" + std::to_string(pid) + "/environ");
-    for (char& c : environ)
-      if (c == '\0') c = '\n';
-    const std::string cmdline = read_text("/proc/" + std::to_string(pid) + "/cmdline");
-    if (environ.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos &&
-        cmdline.find("compare") != std::string::npos)
-      return pid;
-  }
-  return std::nullopt;
-}
-
-class MpiCompare : public ::testing::Test {
+class MpiCompare : public sinklab::testing::MpiJobTest {
  protected:
-  void SetUp() override {
-    const auto mpirun = find_mpirun();
-    // A missing MPI is a broken setup, not a reason to skip: the README's test command must cover it.
-    ASSERT_TRUE(mpirun.has_value()) << "mpirun not found on PATH: run scripts/setup.sh (it installs openmpi-bin "
-                                       "and libopenmpi-dev), then rebuild";
-    mpirun_ = mpirun->string();
-    dir_ = fs::temp_directory_path() / ("sinklab_mpi_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (background_ > 0) {
-      ::kill(background_, SIGKILL);
-      ::waitpid(background_, nullptr, 0);
-    }
-    for (const pid_t pid : processes_mentioning(dir_.string())) ::kill(pid, SIGKILL);
-    fs::remove_all(dir_);
-  }
-
   // The command line: 3 ranks (rank 0 and two workers) on this machine.
-  std::string mpi_compare(const std::string& args) const {
-    return mpirun_ + " --allow-run-as-root --oversubscribe -np 3 " + sinklab_binary() + " compare " + args;
+  std::string mpi_compare(const std::string& args) const { return mpi_sinklab(3, "compare " + args); }
+  std::optional<pid_t> rank_process(int rank, const std::string& text) const {
+    return sinklab::testing::rank_process(rank, text, "compare");
   }
-
-  // Starts a shell command in the background with its output in `log`.
-  pid_t start(const std::string& command, const fs::path& log) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      const std::string line = command + " >" + log.string() + " 2>&1";
-      ::execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    background_ = pid;
-    return pid;
-  }
-
-  // The exit status of the background command, or nothing if it is still running after `limit`.
-  std::optional<int> wait_for(pid_t pid, std::chrono::seconds limit) {
-    const auto deadline = Clock::now() + limit;
-    while (Clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        background_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return std::nullopt;
-  }
-
-  std::string mpirun_;
-  fs::path dir_;
-  pid_t background_ = -1;
 };
 
 std::string smoke_sweep() { return std::string(SINKLAB_SOURCE_DIR) + "/configs/sweeps/smoke.yaml"; }
