@@ -19,13 +19,9 @@
 #include <vector>
 
 #include "tests/apps/cli_process.h"
+#include "tests/support/test_dir.h"  // read_text
 
 namespace sinklab::testing {
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // mpirun from PATH, or nothing.
 inline std::optional<std::filesystem::path> find_mpirun() {

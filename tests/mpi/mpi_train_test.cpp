@@ -11,7 +11,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-using sinklab::testing::processes_mentioning;
 using sinklab::testing::read_text;
 using sinklab::testing::run_command;
 using sinklab::testing::sinklab_binary;

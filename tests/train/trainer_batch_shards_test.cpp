@@ -1,14 +1,10 @@
 // train.batch_shards in the trainer (train/sharded_gradient.h): the batch gradient to rounding in one
 // process, and bit-identical weights, checkpoint and summary when the shards are spread over ranks
 // (threads with an in-process exchange here; a real mpirun in tests/mpi/mpi_train_test.cpp).
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +12,7 @@
 #include "config_loading/config_error.h"
 #include "config_loading/config_loader.h"
 #include "run_files/run_summary.h"
+#include "tests/support/test_dir.h"
 #include "tests/train/thread_shard_exchange.h"
 #include "train/trainer.h"
 
@@ -31,18 +28,6 @@ RunConfig config_with(int batch, int shards, const std::string& optimizer) {
                               ", max_steps: 9, log_every: 3, eval_every: 6, checkpoint_every: 4, stop_max_abs_error: 0}\n"
                               "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 16, snapshot_every: 0}\n",
                           "shards.yaml", {}, registered_vocabulary());
-}
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("sinklab_batch_shards_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TEST(TrainerBatchShards, ShardsGiveTheWholeBatchGradientToRounding) {
@@ -66,7 +51,8 @@ TEST(TrainerBatchShards, ShardsGiveTheWholeBatchGradientToRounding) {
 TEST(TrainerBatchShards, RanksAreBitIdenticalToOneProcessWithTheSameShards) {
   const std::string adam = "{name: adamw, lr: 3.0e-3, weight_decay: 0.1}";
   const RunConfig config = config_with(12, 6, adam);
-  const fs::path one = temp_dir("one"), ranked = temp_dir("ranks");
+  const fs::path one = testing::fresh_test_dir() / "one", ranked = one.parent_path() / "ranks";
+  fs::create_directories(one);
   TrainOptions o;
   o.quiet = true;
   o.run_dir = one;
@@ -98,7 +84,7 @@ TEST(TrainerBatchShards, RanksAreBitIdenticalToOneProcessWithTheSameShards) {
     const auto v = alone.parameters().values();
     const std::vector<float> expected_weights(v.begin(), v.end());
     for (int r = 0; r < ranks; ++r) EXPECT_EQ(weights[static_cast<size_t>(r)], expected_weights) << ranks << " ranks, rank " << r;
-    EXPECT_EQ(read_bytes(ranked / "checkpoint.bin"), read_bytes(one / "checkpoint.bin")) << ranks << " ranks";
+    EXPECT_EQ(testing::read_text(ranked / "checkpoint.bin"), testing::read_text(one / "checkpoint.bin")) << ranks << " ranks";
     EXPECT_EQ(first.steps, expected.steps);
     EXPECT_EQ(first.train_loss, expected.train_loss);
     EXPECT_EQ(first.eval_mse, expected.eval_mse);
@@ -112,8 +98,6 @@ TEST(TrainerBatchShards, RanksAreBitIdenticalToOneProcessWithTheSameShards) {
       EXPECT_EQ(a[i].grad_norm, b[i].grad_norm);
     }
   }
-  fs::remove_all(one);
-  fs::remove_all(ranked);
 }
 
 TEST(TrainerBatchShards, ShardsThatDoNotDivideTheBatchAreAConfigError) {
