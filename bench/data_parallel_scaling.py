@@ -23,20 +23,22 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFIGS = {  # config file, steps of the short and the long run
-    "kjv_char": ("configs/normlimits/kjv_char.yaml", 3, 13),
-    "gpt2_small": ("configs/bench/gpt2_small.yaml", 3, 13),
-    "4x4_softmax": ("configs/paper/4x4_softmax.yaml", 50, 550),
+CONFIGS = {  # config file, steps of the short and the long run, more --set for runs that short
+    "kjv_char": ("configs/normlimits/kjv_char.yaml", 3, 33, ["optimizer.warmup_steps=1"]),
+    "gpt2_small": ("configs/bench/gpt2_small.yaml", 3, 13, []),
+    "4x4_softmax": ("configs/paper/4x4_softmax.yaml", 50, 550, []),
 }
 
 
 def train_seconds(config, steps, shards, threads, ranks, work):
-    path, _, _ = CONFIGS[config]
+    path, _, _, extra = CONFIGS[config]
     args = [os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, path),
             "--set", f"train.max_steps={steps}", "--set", f"train.batch_shards={shards}",
             "--set", "train.eval_every=0", "--set", "train.log_every=100000", "--set", "train.stop_max_abs_error=0",
             "--set", "train.checkpoint_every=0", "--set", "train.checkpoint_seconds=0", "--set", "analysis.snapshot_every=0",
             "--threads", str(threads), "--out", os.path.join(work, f"{config}-{ranks}x{threads}-{steps}"), "--force", "--quiet"]
+    for key in extra:
+        args[3:3] = ["--set", key]
     if "corpus" in open(os.path.join(ROOT, path)).read():
         args[3:3] = ["--set", f"task.corpus={os.path.join(ROOT, 'data', 'corpora', 'kjv.txt')}"]
     if ranks > 1:
@@ -50,7 +52,7 @@ def train_seconds(config, steps, shards, threads, ranks, work):
 
 
 def ms_per_step(config, shards, threads, ranks, work):
-    _, short, long = CONFIGS[config]
+    _, short, long, _ = CONFIGS[config]
     a = train_seconds(config, short, shards, threads, ranks, work)
     b = train_seconds(config, long, shards, threads, ranks, work)
     return (b - a) * 1000 / (long - short)
