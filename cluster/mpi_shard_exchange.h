@@ -8,6 +8,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "train/shard_exchange.h"
 
@@ -26,8 +27,12 @@ class MpiShardExchange : public ShardExchange {
   void set_signal_notice(std::string text) { signal_notice_ = std::move(text); }
 
  private:
-  // Waits for every request; `what` names the message for RankLost.
-  void wait(MPI_Request* requests, int count, const std::string& what);
+  // Waits for requests_; `what` and `peer` name the message for RankLost (text built only then: a step
+  // allocates nothing here).
+  void wait(const char* what, int peer);
+  // One request per gradient chunk and one for the numbers; reused every step.
+  MPI_Request* next_request();
+  std::vector<MPI_Request> requests_;
   int rank_, ranks_, peer_timeout_seconds_;
   std::string signal_notice_;
   bool noticed_ = false;
