@@ -16,8 +16,10 @@ inline double training_step_flops(const RunConfig& c) {
   double forward = c.model.layers * (4 * 2 * B * T * d * H * D      // Q, K, V, O projections
                                      + 2 * 2 * B * H * T * T * D    // scores Q K^T and weights x V, full blocks
                                      + 2 * 2 * B * T * d * hidden);  // MLP
-  // Token input is an embedding lookup, not a product.
+  // Token input is an embedding lookup, not a product; learned or sinusoidal positions are an add.
   if (shape.input != TaskInput::tokens && c.model.input_projection) forward += 2 * B * T * shape.input_dim * d;
+  // Tied embeddings (GPT-2's lm_head) are still a product, h E^T [d x vocab]: the same count as an own head,
+  // and its backward is two products as well (into h and into E; the lookup's gradient is a scatter-add).
   if (c.model.output_head) forward += 2 * B * T * d * shape.output_dim;
   return 3 * forward;
 }

@@ -12,20 +12,24 @@ achieved matmul GFLOP/s.
 --isa LEVEL runs both sides at one ISA level (sse42, avx, avx2, avx512): sinklab's kernels and oneDNN
 through SINKLAB_MAX_ISA, PyTorch's through ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and OPENBLAS_CORETYPE.
 
-Language model (configs/normlimits/kjv_char.yaml; needs data/corpora/kjv.txt from scripts/get_corpus.sh):
+Language models (need data/corpora/kjv.txt from scripts/get_corpus.sh): kjv_char
+(configs/normlimits/kjv_char.yaml, char windows, T 1024 x 4) and gpt2_small (configs/bench/gpt2_small.yaml,
+GPT-2-small's body on word-level KJV, 94M parameters, T 64 x 4; the twin draws uniformly random ids over
+its 12,169 instead of the KJV's words: a step's time does not depend on them):
 
-  python3 bench/vs_pytorch.py --configs kjv_char [--threads 1,2] [--rounds 3]
-  python3 bench/vs_pytorch.py --t-sweep [--threads 1] [--rounds 3]   # T = 64 .. 2048 at 4096 tokens per step
+  python3 bench/vs_pytorch.py --configs kjv_char,gpt2_small [--threads 1,2] [--rounds 3]
+  python3 bench/vs_pytorch.py --t-sweep [--threads 1] [--rounds 3]   # kjv_char at T = 64 .. 2048, 4096 tokens a step
 
 Each language-model round times 3 steps after 2 warm-up steps on both sides (sinklab:
-build/bench/lm_step_bench; PyTorch: the twin's kjv_char with --seq-len/--batch). Per row: ms/step, ms
-per 1k tokens, the ratio, peak RSS of both (a 2-step `sinklab train` with its final evaluation; the
-twin's timing process), sinklab's graph arena, and each side's achieved GFLOP/s (matmul FLOPs of the
-step, attention over full T x T blocks, bench/step_flops.h) against the matmul peak: in every round,
-build/bench/matmul_bench's 256^3, 512^3 and 2048x256x768 products at the row's thread count, the best
-of their medians of 3 repetitions; the row shows the median over rounds. The parameter counts of both
-(`sinklab inspect` on the train run, the twin's own count) are checked equal, and both first losses
-are printed (~ln 64 = 4.159 at initialization).
+build/bench/lm_step_bench; PyTorch: the twin's config of the same name with --seq-len/--batch). Per row:
+ms/step, ms per 1k tokens, the ratio, peak RSS of both (a 2-step `sinklab train` with its final
+evaluation; the twin's timing process), sinklab's graph arena, and each side's achieved GFLOP/s (matmul
+FLOPs of the step, attention over full T x T blocks, bench/step_flops.h) against the matmul peak: in
+every round, build/bench/matmul_bench's 256^3, 512^3 and 2048x256x768 products at the row's thread
+count, the best of their medians of 3 repetitions; the row shows the median over rounds. The parameter
+counts of both (`sinklab inspect` on the train run, the twin's own count) are checked equal, and both
+first losses are printed (at initialization about ln V + d 0.02^2 / 2, the spread of the logits:
+kjv_char ln 64 = 4.16, gpt2_small ln 12,169 + 0.15 = 9.56).
 
 Needs python3-torch (scripts/setup.sh with SINKLAB_WITH_TORCH=1) and a Release build in build/
 (targets sinklab, train_step_bench, lm_step_bench, matmul_bench).
@@ -41,9 +45,14 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER = ["1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu"]
-LM_CONFIGS = ["kjv_char"]
-LM_CONFIG_FILE = "configs/normlimits/kjv_char.yaml"
-LM_SEQ_LEN, LM_BATCH = 1024, 4       # the config's task.seq_len and train.batch_size
+# Per language model: its config file, the config's task.seq_len and train.batch_size, and what its
+# 2-step `sinklab train` must override besides those (kjv_char's cosine needs warmup_steps < max_steps;
+# gpt2_small's constant schedule rejects any warmup_steps).
+LM_SPECS = {
+    "kjv_char": ("configs/normlimits/kjv_char.yaml", 1024, 4, ["optimizer.warmup_steps=1"]),
+    "gpt2_small": ("configs/bench/gpt2_small.yaml", 64, 4, []),
+}
+LM_CONFIGS = list(LM_SPECS)
 SWEEP_TS = [64, 128, 256, 512, 1024, 2048]
 SWEEP_TOKENS = 4096                  # per step: batch = 4096 / T (bench/lm_step_bench.cpp)
 LM_WARMUP, LM_STEPS = 2, 3           # lm_step_bench's warm-up and Iterations(3)
@@ -138,27 +147,28 @@ def matmul_peak(threads, env):
     return max(medians)
 
 
-def lm_sinklab_round(seq_len, threads, env, sweep):
+def lm_sinklab_round(config, seq_len, threads, env, sweep):
     """ms/step, GFLOP/s and arena MB of lm_step_bench (2 warm-up steps, 3 timed)."""
     bench = os.path.join(ROOT, "build", "bench", "lm_step_bench")
-    name = f"lm_step_t_sweep/kjv_char/{seq_len}/{threads}/iterations:{LM_STEPS}/real_time" if sweep else \
-        f"lm_step/kjv_char/{threads}/iterations:{LM_STEPS}/real_time"
+    name = f"lm_step_t_sweep/{config}/{seq_len}/{threads}/iterations:{LM_STEPS}/real_time" if sweep else \
+        f"lm_step/{config}/{threads}/iterations:{LM_STEPS}/real_time"
     result, _ = bench_json([bench, f"--benchmark_filter=^{re.escape(name)}$"], env, name)
     scale = {"us": 1e-3, "ms": 1.0, "ns": 1e-6, "s": 1e3}[result["time_unit"]]
     return result["real_time"] * scale, result["GFLOP/s"], result["arena_MB"]
 
 
-def lm_sinklab_train(seq_len, batch, threads, env):
+def lm_sinklab_train(config, seq_len, batch, threads, env):
     """Peak RSS of a real 2-step `sinklab train` (its final evaluation included), the model's parameter
     count (`sinklab inspect` on that run) and its first training loss (metrics.jsonl, step 0)."""
     out = tempfile.mkdtemp(prefix="sinklab_rss_")
     try:
         run = os.path.join(out, "run")
-        _, rss = measure([os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, LM_CONFIG_FILE),
-                          "--set", f"task.corpus={os.path.join(ROOT, 'data', 'corpora', 'kjv.txt')}",
-                          "--set", f"task.seq_len={seq_len}", "--set", f"train.batch_size={batch}",
-                          "--set", "train.max_steps=2", "--set", "optimizer.warmup_steps=1", "--set", "train.eval_every=0",
-                          "--set", "train.log_every=1", "--threads", str(threads), "--out", run, "--quiet"], env)
+        path, _, _, extra = LM_SPECS[config]
+        overrides = [f"task.corpus={os.path.join(ROOT, 'data', 'corpora', 'kjv.txt')}", f"task.seq_len={seq_len}",
+                     f"train.batch_size={batch}", "train.max_steps=2", "train.eval_every=0", "train.log_every=1"] + extra
+        _, rss = measure([os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, path)] +
+                         [arg for o in overrides for arg in ("--set", o)] +
+                         ["--threads", str(threads), "--out", run, "--quiet"], env)
         inspected, _ = measure([os.path.join(ROOT, "build", "sinklab"), "inspect", run], env)
         counts = re.findall(r"^(\d+) parameters$", inspected, re.MULTILINE)
         if len(counts) != 1:
@@ -170,26 +180,27 @@ def lm_sinklab_train(seq_len, batch, threads, env):
     return rss, int(counts[0]), first_loss
 
 
-def lm_torch_round(seq_len, batch, threads, env):
+def lm_torch_round(config, seq_len, batch, threads, env):
     env = dict(env, **TWIN_ENV)
     twin = os.path.join(ROOT, "tools", "torch_twin.py")
-    out, rss = measure(["/usr/bin/python3", twin, "--config", "kjv_char", "--threads", str(threads), "--seq-len",
+    out, rss = measure(["/usr/bin/python3", twin, "--config", config, "--threads", str(threads), "--seq-len",
                         str(seq_len), "--batch", str(batch), "--warmup", str(LM_WARMUP), "--steps", str(LM_STEPS),
                         "--repeats", "1"], env)
     return json.loads(out.strip().splitlines()[-1]), rss
 
 
 def lm_row(label, seq_len, batch, threads, rounds, sweep):
-    """One language-model row: sinklab and the twin alternately, `rounds` times, with the matmul peak."""
+    """One language-model row (label: a key of LM_SPECS): sinklab and the twin alternately, `rounds` times,
+    with the matmul peak."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                _OUT=f"/tmp/sinklab_vs_pytorch_{os.getpid()}.out")
-    our_rss, our_params, our_first = lm_sinklab_train(seq_len, batch, threads, env)
+    our_rss, our_params, our_first = lm_sinklab_train(label, seq_len, batch, threads, env)
     ours, theirs, our_gf, arena, their_rss, peaks, twin = [], [], [], [], [], [], None
     for _ in range(rounds):  # A B A B: both see the same machine load
         peaks.append(matmul_peak(threads, env))
-        ms, gf, mb = lm_sinklab_round(seq_len, threads, env, sweep)
+        ms, gf, mb = lm_sinklab_round(label, seq_len, threads, env, sweep)
         ours.append(ms), our_gf.append(gf), arena.append(mb)
-        twin, rss = lm_torch_round(seq_len, batch, threads, env)
+        twin, rss = lm_torch_round(label, seq_len, batch, threads, env)
         theirs.append(twin["ms_per_step_median"]), their_rss.append(rss)
     if twin["parameters"] != our_params:
         sys.exit(f"{label}: the twin has {twin['parameters']} parameters, sinklab {our_params}: not the same model")
@@ -202,7 +213,7 @@ def lm_row(label, seq_len, batch, threads, rounds, sweep):
                their_rss=max(their_rss), arena=max(arena), our_gf=our_gflops, their_gf=flops_g / (their_ms * 1e-3),
                peak=statistics.median(peaks), params=our_params, our_first=our_first,
                their_first=twin["first_loss"], ours_all=ours, theirs_all=theirs)
-    print(f"{label:9s} T {seq_len:4d} x {batch:2d} threads {threads}: sinklab {our_ms:9.1f} ms  pytorch {their_ms:9.1f} ms  "
+    print(f"{label:10s} T {seq_len:4d} x {batch:2d} threads {threads}: sinklab {our_ms:9.1f} ms  pytorch {their_ms:9.1f} ms  "
           f"ratio {their_ms / our_ms:5.2f}x  rss {our_rss:6.0f} / {row['their_rss']:6.0f} MB  arena {row['arena']:6.0f} MB  "
           f"GFLOP/s {our_gflops:5.1f} / {row['their_gf']:5.1f} of {row['peak']:5.1f}  parameters {our_params} (both)  "
           f"first loss {our_first:.3f} / {row['their_first']:.3f}  rounds {[round(v) for v in ours]} / "
@@ -263,11 +274,12 @@ def main():
     thread_counts = [int(t) for t in args.threads.split(",")]
     if (args.t_sweep or any(c in LM_CONFIGS for c in configs)) and \
             not os.path.isfile(os.path.join(ROOT, "data", "corpora", "kjv.txt")):
-        sys.exit("kjv_char needs data/corpora/kjv.txt: run scripts/get_corpus.sh")
+        sys.exit("the language models need data/corpora/kjv.txt: run scripts/get_corpus.sh")
     lm_rows = []
     for config in [c for c in configs if c in LM_CONFIGS]:
         for threads in thread_counts:
-            lm_rows.append(lm_row(config, LM_SEQ_LEN, LM_BATCH, threads, args.rounds, sweep=False))
+            _, seq_len, batch, _ = LM_SPECS[config]
+            lm_rows.append(lm_row(config, seq_len, batch, threads, args.rounds, sweep=False))
     if args.t_sweep:
         for threads in thread_counts:
             for seq_len in sweep_ts:

@@ -203,13 +203,15 @@ class PreNormModel(nn.Module):
 class TokenLmModel(nn.Module):
     """A token language model laid out as layers/transformer.cpp builds one: token embedding plus
     learned positions (or rotary positions in every attention, rope=True), pre-LN blocks (PreNormBlock),
-    final LayerNorm, then the output head to logits.
+    final LayerNorm, then the output head to logits. tie_embeddings=True (model.tie_embeddings, GPT-2's
+    lm_head): logits = h E^T with the token embedding E, no head parameters and no bias.
 
     Parameter names match sinklab's (embedding.weight, pos_embedding.weight [max_seq_len, d],
     blocks.{l}.*, final_norm.*, output_head.*), so the two parameter counts compare one to one.
     """
 
-    def __init__(self, vocab_size, max_seq_len, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5, rope=False):
+    def __init__(self, vocab_size, max_seq_len, n_layers, d_model, n_heads, d_head, d_hidden, eps=1e-5, rope=False,
+                 tie_embeddings=False):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
         # only its weight rows 0..T-1 are read
@@ -217,7 +219,7 @@ class TokenLmModel(nn.Module):
         self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads, d_head, d_hidden, eps, rope=rope)
                                     for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(d_model, eps=eps)
-        self.output_head = nn.Linear(d_model, vocab_size)
+        self.output_head = None if tie_embeddings else nn.Linear(d_model, vocab_size)
 
     def forward(self, ids):
         """ids [B, T] (int64) -> logits [B, T, vocab]."""
@@ -226,7 +228,10 @@ class TokenLmModel(nn.Module):
             x = x + self.pos_embedding.weight[:ids.shape[1]]
         for block in self.blocks:
             x = block(x)
-        return self.output_head(self.final_norm(x))
+        h = self.final_norm(x)
+        if self.output_head is None:
+            return torch.matmul(h, self.embedding.weight.t())  # [B, T, d] x [d, V], as layers/transformer.cpp
+        return self.output_head(h)
 
 
 def attention_modules(model):

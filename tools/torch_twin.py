@@ -5,6 +5,7 @@
       --warmup 20 --steps 200 --repeats 5 [--train-to-stop]
   python3 tools/torch_twin.py --config kjv_char --threads 1 --warmup 2 --steps 3 --repeats 3 \\
       [--seq-len 1024 --batch 4] [--corpus data/corpora/kjv.txt]
+  python3 tools/torch_twin.py --config gpt2_small --threads 1 --warmup 2 --steps 3 --repeats 1 [--seq-len 64 --batch 4]
 
 Timing mode prints one JSON line: ms per full training step (batch generation + forward + loss +
 backward + optimizer step), median over `repeats` blocks of `steps` steps after `warmup` steps, the
@@ -17,6 +18,19 @@ embedding, 4 pre-LN blocks with rotary positions in their attention, final Layer
 (tools/models.py, TokenLmModel), mean cross-entropy over the scored positions, AdamW with the config's
 warmup + cosine learning rate and gradient clipping at norm 1. --seq-len / --batch change its window
 length and batch.
+
+gpt2_small is configs/bench/gpt2_small.yaml: GPT-2-small's body (TokenLmModel with tied embeddings):
+token embedding plus learned positions [T, 768], 12 pre-LN blocks (d 768, 12 heads of 64, scale
+1/sqrt(64), MLP 3072 with exact erf GELU as sinklab's `gelu`, biases), final LayerNorm, logits = h E^T;
+matrices and embeddings N(0, 0.02^2), no residual-projection scaling (sinklab's init: normal). AdamW at
+a constant lr 1e-4, weight decay 0, no clipping: sinklab's defaults for the keys the config leaves out
+(schedule constant, warmup_steps 0, clip_grad_norm 0, betas (0.9, 0.95), eps 1e-8). sinklab's trainer
+still computes the global gradient norm for its metrics when it does not clip; the twin does the same.
+Its token ids are uniformly random, not the KJV's words (there is no word tokenizer in tools/): a
+window is BOS (0) then T - 1 ids drawn uniformly from 1 .. 12,168, scored as sinklab scores a word window
+(position i on id i + 1, the last position not at all). A step's time does not depend on the token
+values; the first loss is that of random targets under the untrained model, not the corpus's.
+--seq-len / --batch as for kjv_char (default 64 and 4; the learned positions follow --seq-len).
 """
 import argparse
 import json
@@ -29,7 +43,9 @@ import sys
 import time
 
 TRIGGER_CONFIGS = ("1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu", "medium")
-LM_CONFIGS = ("kjv_char",)
+LM_CONFIGS = ("kjv_char", "gpt2_small")
+LM_DEFAULTS = {"kjv_char": (1024, 4), "gpt2_small": (64, 4)}  # (seq_len, batch) of each config file
+GPT2_VOCAB = 12169  # configs/bench/gpt2_small.yaml's model.vocab_size (BOS, <unk>, 12,167 words)
 CONFIGS = TRIGGER_CONFIGS + LM_CONFIGS
 STOP_MAX_ABS_ERROR = 5e-3
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,8 +61,9 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--train-to-stop", action="store_true")
     parser.add_argument("--max-steps", type=int, default=50_000, help="cap for --train-to-stop")
-    parser.add_argument("--seq-len", type=int, help="kjv_char: window length, BOS included (default 1024)")
-    parser.add_argument("--batch", type=int, help="kjv_char: windows per step (default 4)")
+    parser.add_argument("--seq-len", type=int,
+                        help="language models: window length, BOS included (default kjv_char 1024, gpt2_small 64)")
+    parser.add_argument("--batch", type=int, help="language models: windows per step (default 4)")
     parser.add_argument("--corpus", default=os.path.join(ROOT, "data", "corpora", "kjv.txt"),
                         help="kjv_char: the text file (default data/corpora/kjv.txt, from scripts/get_corpus.sh)")
     args = parser.parse_args()
@@ -58,13 +75,14 @@ def parse_args():
     if args.config in LM_CONFIGS:
         if args.train_to_stop:
             parser.error(f"--train-to-stop needs a trigger config; {args.config} is a language model (no stop rule)")
-        args.seq_len = 1024 if args.seq_len is None else args.seq_len
-        args.batch = 4 if args.batch is None else args.batch
+        seq_len, batch = LM_DEFAULTS[args.config]
+        args.seq_len = seq_len if args.seq_len is None else args.seq_len
+        args.batch = batch if args.batch is None else args.batch
         if args.seq_len < 2:
             parser.error(f"--seq-len must be >= 2 (got {args.seq_len})")
         if args.batch < 1:
             parser.error(f"--batch must be >= 1 (got {args.batch})")
-        if not os.path.isfile(args.corpus):
+        if args.config == "kjv_char" and not os.path.isfile(args.corpus):
             parser.error(f"--corpus {args.corpus}: no such file (scripts/get_corpus.sh writes data/corpora/kjv.txt)")
     elif args.seq_len is not None or args.batch is not None:
         parser.error(f"--seq-len and --batch apply to {', '.join(LM_CONFIGS)} only, not {args.config}")
@@ -87,7 +105,7 @@ from torch_import import import_torch  # noqa: E402
 
 torch = import_torch()
 import models  # noqa: E402
-from char_lm_task import IGNORED, CharWindowTask  # noqa: E402
+from char_lm_task import BOS, IGNORED, CharWindowTask  # noqa: E402
 from trigger_task import TriggerTask  # noqa: E402
 
 
@@ -97,19 +115,42 @@ class Setup:
 
 
 class LmSetup(Setup):
-    """A language model: AdamW, a warmup + cosine learning rate, gradient clipping (configs/normlimits/kjv_char.yaml)."""
+    """A language model: AdamW with a constant or a warmup + cosine learning rate, gradient clipping at
+    clip_grad_norm (0 = none: the norm is still computed, as sinklab's trainer does for its metrics)."""
 
-    def __init__(self, model, task, batch, lr, min_lr, warmup_steps, max_steps, weight_decay, clip_grad_norm):
+    def __init__(self, model, task, batch, lr, weight_decay, schedule="constant", min_lr=0.0, warmup_steps=0,
+                 max_steps=0, clip_grad_norm=0.0):
         super().__init__(model, task, batch, lr)
-        self.min_lr, self.warmup_steps, self.max_steps = min_lr, warmup_steps, max_steps
+        if schedule not in ("constant", "cosine"):
+            raise ValueError(f"unknown schedule {schedule!r}")
+        self.schedule, self.min_lr, self.warmup_steps, self.max_steps = schedule, min_lr, warmup_steps, max_steps
         self.weight_decay, self.clip_grad_norm = weight_decay, clip_grad_norm
 
     def learning_rate(self, step):
-        """train/lr_schedule.cpp's cosine schedule: linear warmup, then cosine decay to min_lr at max_steps."""
+        """train/lr_schedule.cpp: constant lr, or cosine: linear warmup, then cosine decay to min_lr at max_steps."""
+        if self.schedule == "constant":
+            return self.lr
         if step < self.warmup_steps:
             return self.lr * (step + 1) / self.warmup_steps
         progress = min(1.0, (step - self.warmup_steps) / max(self.max_steps - self.warmup_steps, 1))
         return self.min_lr + 0.5 * (self.lr - self.min_lr) * (1.0 + math.cos(math.pi * progress))
+
+
+class RandomTokenTask:
+    """Windows of uniformly random token ids laid out as data/text_lm_task.cpp lays out a word window:
+    BOS (0), then seq_len - 1 ids uniform over 1 .. vocab_size - 1; position i is scored on the id at
+    i + 1, the last position has no target (IGNORED). For timing only: a step's cost does not depend on
+    the ids."""
+
+    def __init__(self, vocab_size, seq_len):
+        self.vocab_size, self.seq_len = vocab_size, seq_len
+
+    def sample(self, batch, generator):
+        """Returns (input ids, target ids), both int64 [batch, seq_len]."""
+        window = torch.randint(1, self.vocab_size, (batch, self.seq_len - 1), generator=generator)
+        inputs = torch.cat([torch.full((batch, 1), BOS, dtype=torch.int64), window], dim=1)
+        targets = torch.cat([window, torch.full((batch, 1), IGNORED, dtype=torch.int64)], dim=1)
+        return inputs, targets
 
 
 def init_pre_norm(model):
@@ -129,8 +170,15 @@ def build(config):
         model = models.TokenLmModel(task.vocab_size, ARGS.seq_len, n_layers=4, d_model=128, n_heads=8, d_head=16,
                                     d_hidden=512, rope=True)
         init_pre_norm(model)
-        return LmSetup(model, task, batch=ARGS.batch, lr=3e-3, min_lr=3e-4, warmup_steps=100, max_steps=2000,
-                       weight_decay=0.1, clip_grad_norm=1.0)
+        return LmSetup(model, task, batch=ARGS.batch, lr=3e-3, weight_decay=0.1, schedule="cosine", min_lr=3e-4,
+                       warmup_steps=100, max_steps=2000, clip_grad_norm=1.0)
+    if config == "gpt2_small":
+        task = RandomTokenTask(GPT2_VOCAB, ARGS.seq_len)
+        model = models.TokenLmModel(GPT2_VOCAB, ARGS.seq_len, n_layers=12, d_model=768, n_heads=12, d_head=64,
+                                    d_hidden=3072, tie_embeddings=True)
+        init_pre_norm(model)
+        # The config sets no schedule, warmup or clipping keys: sinklab's defaults (constant lr, no clipping).
+        return LmSetup(model, task, batch=ARGS.batch, lr=1e-4, weight_decay=0.0)
     if config == "medium":
         # A conventional pre-LN transformer driven by the same task through 16 -> 256 -> 16 projections;
         # its output is a fresh projection, not a residual stream, so it learns the "mean" target.
@@ -177,7 +225,10 @@ def main():
                                                      ignore_index=IGNORED)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), setup.clip_grad_norm)
+            if setup.clip_grad_norm > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), setup.clip_grad_norm)
+            else:  # sinklab's gradient_norm(): computed for its metrics even without clipping
+                torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in model.parameters()]))
             for group in opt.param_groups:
                 group["lr"] = setup.learning_rate(step_index[0])
             opt.step()
