@@ -8,12 +8,13 @@
 #include <fstream>
 
 #include "data/task.h"
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
 
 std::filesystem::path write_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::path(::testing::TempDir()) / name;
+  const auto path = testing::test_file(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

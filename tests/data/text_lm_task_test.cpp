@@ -14,6 +14,7 @@
 #include "data/task_registry.h"
 #include "data/word_vocabulary.h"
 #include "tests/data/allocation_counter.h"
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write_corpus(const std::string& name, const std::string& text) {
-  const fs::path path = fs::path(::testing::TempDir()) / name;
+  const fs::path path = testing::test_file(name);
   std::ofstream(path, std::ios::binary) << text;
   return path.string();
 }

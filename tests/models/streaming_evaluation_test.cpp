@@ -21,6 +21,7 @@
 #include "data/text_lm_task.h"
 #include "models/model_loader.h"
 #include "models/task_objective.h"
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
@@ -31,7 +32,7 @@ constexpr int kSeqLen = 16;  // trained context C = 15
 
 // 600 pseudo-random bytes from "abcdefgh ": 9 distinct bytes + BOS = 10 ids; the last half is validation.
 std::string corpus_path() {
-  const fs::path path = fs::path(::testing::TempDir()) / "streaming_corpus.txt";
+  const fs::path path = testing::test_file("streaming_corpus.txt");
   Rng rng(3);
   std::string text;
   for (int i = 0; i < 600; ++i) text += "abcdefgh "[rng.below(9)];
