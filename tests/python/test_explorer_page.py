@@ -12,7 +12,6 @@ import pathlib
 import re
 import shutil
 import sys
-import tempfile
 
 import numpy as np
 import pytest
@@ -110,7 +109,7 @@ def missing_browser(why):
     pytest.fail(why + "; scripts/setup.sh installs it (or set SINKLAB_SKIP_BROWSER=1 to skip these tests)")
 
 
-def new_browser():
+def new_browser(profile_dir):
     try:
         from selenium import webdriver
     except ImportError:
@@ -120,15 +119,15 @@ def new_browser():
     options = webdriver.ChromeOptions()
     for flag in CHROME_FLAGS:
         options.add_argument(flag)
-    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="sinklab-chromium-"))
+    options.add_argument("--user-data-dir=" + str(profile_dir))
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     from selenium.webdriver.chrome.service import Service
     return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
 
 
 @pytest.fixture
-def browser():
-    driver = new_browser()
+def browser(tmp_path):
+    driver = new_browser(tmp_path / "chromium-profile")
     yield driver
     driver.quit()
 

@@ -1,13 +1,13 @@
 #include "core/io/file_write.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "tests/support/small_tmpfs.h"
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
@@ -15,8 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("sinklab-file-write-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
+  const fs::path dir = testing::fresh_test_dir() / name;
   fs::create_directories(dir);
   return dir;
 }
