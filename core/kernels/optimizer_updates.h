@@ -22,7 +22,7 @@ void sgd_update(float* p, const float* g, int64_t n, float lr, float weight_deca
 // p, g, buf: [n]. buf = g' (first step) or momentum * buf + g', g' = g + weight_decay * p; p -= lr * buf.
 void sgd_momentum_update(float* p, const float* g, float* buf, int64_t n, float lr, float weight_decay, float momentum,
                          bool first);
-// sum_i x[i]^2 in double, in index order. x: [n]
+// sum_i x[i]^2 in double, in a fixed order that depends on n (and the ISA level), not on the threads. x: [n]
 double sum_of_squares(const float* x, int64_t n);
 // x *= scale. x: [n]
 void scale_in_place(float* x, int64_t n, float scale);
