@@ -42,8 +42,6 @@ void put_name(std::string& out, const std::string& name) {
   out += name;
 }
 
-void put_floats(std::string& out, std::span<const float> v) { out.append(reinterpret_cast<const char*>(v.data()), v.size_bytes()); }
-
 // Names from a file may hold any byte: messages show the unprintable ones as \xNN.
 std::string printable(std::string_view s) {
   std::string out;
@@ -105,15 +103,31 @@ class CheckpointInput {
   // Bytes [offset, offset + n), which the caller has checked lie within size().
   std::string read(uint64_t offset, uint64_t n) const {
     std::string out(n, '\0');
+    read_into(offset, n, out.data());
+    return out;
+  }
+  // The same into `out`, which holds n bytes.
+  void read_into(uint64_t offset, uint64_t n, char* out) const {
     uint64_t done = 0;
     while (done < n) {
-      const ssize_t got = ::pread(fd_, out.data() + done, n - done, static_cast<off_t>(offset + done));
+      const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw error("read failed: " + std::string(std::strerror(errno)));
       if (got == 0) throw error("shrank while being read");
       done += static_cast<uint64_t>(got);
     }
-    return out;
+  }
+  // FNV-1a of bytes [offset, offset + n), read in pieces: a checkpoint's data is never held whole.
+  uint64_t checksum(uint64_t offset, uint64_t n) const {
+    constexpr uint64_t kPiece = uint64_t{16} << 20;
+    std::string piece;
+    uint64_t sum = kFnv1aBasis;
+    for (uint64_t at = 0; at < n; at += kPiece) {
+      piece.resize(std::min(kPiece, n - at));
+      read_into(offset + at, piece.size(), piece.data());
+      sum = fnv1a(sum, piece);
+    }
+    return sum;
   }
   CheckpointError error(const std::string& problem) const { return CheckpointError(prefix() + problem); }
   std::string prefix() const { return "checkpoint " + name_ + ": "; }
@@ -275,29 +289,38 @@ void write_checkpoint_file(const std::filesystem::path& path, const CheckpointHa
   for (int k = 0; k < params.moment_count(); ++k) put_name(table, moment_name(k));
   put(table, static_cast<uint64_t>(training_state.size()));
 
-  // The values of each parameter without the store's alignment padding, in declaration order.
-  const auto put_block = [&](std::string& out, std::span<const float> block) {
-    for (const ParameterInfo& p : infos) put_floats(out, block.subspan(p.offset, static_cast<size_t>(p.shape.numel())));
+  // The data: the values of each parameter without the store's alignment padding, in declaration
+  // order, then each moment's the same way, then the training state. Written from the store as
+  // pieces, never copied into one buffer (two copies of 1.1 GB at GPT-2 size were the run's peak).
+  std::vector<std::string_view> pieces(1);  // pieces[0]: the header and the table, below
+  const auto add_block = [&](std::span<const float> block) {
+    for (const ParameterInfo& p : infos) {
+      const std::span<const float> v = block.subspan(p.offset, static_cast<size_t>(p.shape.numel()));
+      pieces.emplace_back(reinterpret_cast<const char*>(v.data()), v.size_bytes());
+    }
   };
-  std::string data;
-  data.reserve(params.size() * sizeof(float) * (1 + static_cast<size_t>(params.moment_count())) + training_state.size());
-  put_block(data, params.values());
-  for (int k = 0; k < params.moment_count(); ++k) put_block(data, params.moment(k));
-  data += training_state;
+  add_block(params.values());
+  for (int k = 0; k < params.moment_count(); ++k) add_block(params.moment(k));
+  pieces.push_back(training_state);
+  uint64_t data_bytes = 0, data_sum = kFnv1aBasis;
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    data_bytes += pieces[i].size();
+    data_sum = fnv1a(data_sum, pieces[i]);
+  }
 
-  std::string file;
-  file.reserve(kHeaderBytes + table.size() + data.size());
-  file.append(kMagic, sizeof kMagic);
-  put(file, kCheckpointFormat);
-  put(file, hashes.model);
-  put(file, hashes.config);
-  put(file, static_cast<uint64_t>(table.size()));
-  put(file, static_cast<uint64_t>(data.size()));
-  put(file, fnv1a(fnv1a(kFnv1aBasis, file), table));  // file holds the 44 hashed header bytes here
-  put(file, fnv1a(kFnv1aBasis, data));
-  file += table;
-  file += data;
-  write_file_atomically(path, file);
+  std::string head;
+  head.reserve(kHeaderBytes + table.size());
+  head.append(kMagic, sizeof kMagic);
+  put(head, kCheckpointFormat);
+  put(head, hashes.model);
+  put(head, hashes.config);
+  put(head, static_cast<uint64_t>(table.size()));
+  put(head, data_bytes);
+  put(head, fnv1a(fnv1a(kFnv1aBasis, head), table));  // head holds the 44 hashed header bytes here
+  put(head, data_sum);
+  head += table;
+  pieces[0] = head;
+  write_file_atomically(path, pieces);
 }
 
 std::string read_checkpoint_file(const std::filesystem::path& path, const CheckpointHashes& expected, CheckpointUse use,
@@ -326,19 +349,23 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   const uint64_t needed = block_bytes * (1 + table.moments.size()) + table.training_state_bytes;
   if (needed != data_bytes)
     throw in.error("corrupt header: data of " + std::to_string(data_bytes) + " bytes, the table describes " + std::to_string(needed));
-  const std::string data = in.read(kHeaderBytes + table_bytes, data_bytes);
-  if (fnv1a(kFnv1aBasis, data) != data_sum) throw in.error("checksum mismatch (corrupt file)");
-
-  const auto copy_block = [&](uint64_t block_start, std::span<float> target) {
+  // The whole data's checksum first, read in pieces; then each parameter straight from the file into
+  // the store. Holding the data whole would add the store's size times three (values and Adam's
+  // moments) to the peak of every resume.
+  const uint64_t data_start = kHeaderBytes + table_bytes;
+  if (in.checksum(data_start, data_bytes) != data_sum) throw in.error("checksum mismatch (corrupt file)");
+  const auto read_block = [&](uint64_t block_start, std::span<float> target) {
     for (size_t i = 0; i < table.parameters.size(); ++i) {
       const ParameterInfo& p = params.parameters()[static_cast<size_t>(params.id_of(table.parameters[i].name))];
-      std::memcpy(target.data() + p.offset, data.data() + block_start + offsets[i], static_cast<size_t>(p.shape.numel()) * sizeof(float));
+      in.read_into(data_start + block_start + offsets[i], static_cast<uint64_t>(p.shape.numel()) * sizeof(float),
+                   reinterpret_cast<char*>(target.data() + p.offset));
     }
   };
-  copy_block(0, params.values());
+  read_block(0, params.values());
   if (use == CheckpointUse::resume)
-    for (size_t m = 0; m < table.moments.size(); ++m) copy_block(block_bytes * (1 + m), params.moment(table.moments[m]));
-  return data.substr(block_bytes * (1 + table.moments.size()));
+    for (size_t m = 0; m < table.moments.size(); ++m) read_block(block_bytes * (1 + m), params.moment(table.moments[m]));
+  const uint64_t state_start = block_bytes * (1 + table.moments.size());
+  return in.read(data_start + state_start, data_bytes - state_start);
 }
 
 std::string read_checkpoint_training_state(const std::filesystem::path& path) {
@@ -370,11 +397,7 @@ std::string checkpoint_damage(const std::filesystem::path& path) {
     if (too_big || needed != header.data_bytes)
       throw in.error("corrupt header: data of " + std::to_string(header.data_bytes) + " bytes, the table describes " +
                      (too_big ? std::string("more than 2^64") : std::to_string(needed)));
-    constexpr uint64_t kPiece = uint64_t{16} << 20;  // the data is checked in pieces, never held whole
-    uint64_t sum = kFnv1aBasis;
-    for (uint64_t at = 0; at < header.data_bytes; at += kPiece)
-      sum = fnv1a(sum, in.read(kHeaderBytes + header.table_bytes + at, std::min(kPiece, header.data_bytes - at)));
-    if (sum != header.data_sum) throw in.error("checksum mismatch (corrupt file)");
+    if (in.checksum(kHeaderBytes + header.table_bytes, header.data_bytes) != header.data_sum) throw in.error("checksum mismatch (corrupt file)");
   } catch (const CheckpointError& e) {
     return e.what();
   }

@@ -33,12 +33,17 @@ int write_all(int fd, std::string_view bytes) {
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  write_file_atomically(path, std::span<const std::string_view>(&bytes, 1));
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   ::unlink(tmp.c_str());  // a stale temporary (or a planted symlink) from an earlier crash
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) fail(tmp, "cannot create", errno);
-  int error = write_all(fd, bytes);
+  int error = 0;
+  for (size_t i = 0; i < pieces.size() && error == 0; ++i) error = write_all(fd, pieces[i]);
   const char* what = "write failed";
   if (error == 0 && ::fsync(fd) != 0) error = errno, what = "fsync failed";
   if (::close(fd) != 0 && error == 0) error = errno, what = "close failed";

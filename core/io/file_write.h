@@ -4,6 +4,7 @@
 // naming the path and the OS error, and never leaves a partial file under its final name.
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 
@@ -18,6 +19,9 @@ class FileWriteError : public std::runtime_error {
 // it over path. A symlink at path itself is replaced, never followed. On any failure the temporary
 // file is removed and FileWriteError names the path and the OS error.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+// The same for the pieces one after another, written without joining them first (a checkpoint's
+// weights and moments, gigabytes at GPT-2 size, are written from where they are).
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces);
 
 // An append-only log (metrics.jsonl). Opening refuses a symlink; every append is written whole and
 // checked (a failed one is cut off again, so the log keeps whole records); sync() makes everything appended so far durable.

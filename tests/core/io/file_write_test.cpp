@@ -61,6 +61,29 @@ TEST(WriteFileAtomically, DiskFullLeavesTheOldFileAndNoTemporary) {
   EXPECT_FALSE(fs::exists(disk.dir() / "summary.json.tmp"));
 }
 
+TEST(WriteFileAtomically, WritesPiecesOneAfterAnother) {
+  const fs::path dir = scratch("pieces");
+  const std::string big(100000, 'b');
+  const std::string_view pieces[] = {"head|", "", big, "|tail"};
+  write_file_atomically(dir / "c.bin", pieces);
+  EXPECT_EQ(slurp(dir / "c.bin"), "head|" + big + "|tail");
+  write_file_atomically(dir / "c.bin", std::span<const std::string_view>());
+  EXPECT_EQ(slurp(dir / "c.bin"), "");
+  EXPECT_FALSE(fs::exists(dir / "c.bin.tmp"));
+}
+
+TEST(WriteFileAtomically, DiskFullInALaterPieceLeavesTheOldFileAndNoTemporary) {
+  testing::SmallTmpfs disk(64 * 1024);
+  if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const fs::path target = disk.dir() / "model.ckpt";
+  write_file_atomically(target, "old");
+  const std::string part(40 * 1024, 'x');
+  const std::string_view pieces[] = {part, part, part};
+  EXPECT_THROW(write_file_atomically(target, pieces), FileWriteError);
+  EXPECT_EQ(slurp(target), "old");
+  EXPECT_FALSE(fs::exists(disk.dir() / "model.ckpt.tmp"));
+}
+
 TEST(WriteFileAtomically, MissingFolderNamesThePath) {
   const fs::path dir = scratch("missing");
   try {
