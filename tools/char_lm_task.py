@@ -30,18 +30,23 @@ class CharWindowTask:
         validation = val_fraction * len(text)
         validation = math.floor(validation) + (1 if validation - math.floor(validation) >= 0.5 else 0)
         cut = len(text) - min(validation, len(text))
-        self.ids = to_id[raw.long()][:cut]  # the training part, one byte per id
+        all_ids = to_id[raw.long()]
+        self.ids = all_ids[:cut]  # the training part, one byte per id
+        self.val_ids = all_ids[cut:]  # the validation part (the evaluation's windows)
         if len(self.ids) < seq_len - 1:
             raise ValueError(f"the training part of {corpus_path} holds {len(self.ids)} bytes, fewer than one "
                              f"window of seq_len - 1 = {seq_len - 1}")
         self.seq_len = seq_len
-        self.starts = len(self.ids) - (seq_len - 1) + 1  # uniform over 0 .. starts - 1
         self._offsets = torch.arange(seq_len - 1)
 
-    def sample(self, batch, generator):
-        """Returns (input ids, target ids), both int64 [batch, seq_len]."""
-        start = torch.randint(0, self.starts, (batch, 1), generator=generator)
-        window = self.ids[start + self._offsets].long()  # [B, T - 1]
+    def sample(self, batch, generator, part=None):
+        """Returns (input ids, target ids), both int64 [batch, seq_len]; part="val" draws them from the
+        validation part."""
+        ids = self.val_ids if part == "val" else self.ids
+        if len(ids) < self.seq_len - 1:
+            raise ValueError(f"the validation part holds {len(ids)} bytes, fewer than one window of {self.seq_len - 1}")
+        start = torch.randint(0, len(ids) - (self.seq_len - 1) + 1, (batch, 1), generator=generator)
+        window = ids[start + self._offsets].long()  # [B, T - 1]
         inputs = torch.cat([torch.full((batch, 1), BOS, dtype=torch.int64), window], dim=1)
         targets = torch.cat([window, torch.full((batch, 1), IGNORED, dtype=torch.int64)], dim=1)
         return inputs, targets

@@ -6,12 +6,16 @@
   python3 tools/torch_twin.py --config kjv_char --threads 1 --warmup 2 --steps 3 --repeats 3 \\
       [--seq-len 1024 --batch 4] [--corpus data/corpora/kjv.txt]
   python3 tools/torch_twin.py --config gpt2_small --threads 1 --warmup 2 --steps 3 --repeats 1 [--seq-len 64 --batch 4]
+  python3 tools/torch_twin.py --config nanogpt_cpu --threads 1 --train-steps 2000 [--eval-windows 240]
 
 Timing mode prints one JSON line: ms per full training step (batch generation + forward + loss +
 backward + optimizer step), median over `repeats` blocks of `steps` steps after `warmup` steps, the
 parameter count and the first step's loss (before any update).
 --train-to-stop (trigger configs) trains until max |pred - y| over the step's batch < 5e-3 (or
 --max-steps) and prints one JSON line with the step count and wall seconds.
+--train-steps N (language models) trains N steps, then measures the mean cross-entropy of
+--eval-windows windows drawn from the validation part, and prints one JSON line with the wall
+seconds of the N steps, the validation loss and the mean training loss of the last 50 steps.
 
 kjv_char is configs/normlimits/kjv_char.yaml: char windows of the KJV (tools/char_lm_task.py), token
 embedding, 4 pre-LN blocks with rotary positions in their attention, final LayerNorm, output head
@@ -31,6 +35,11 @@ window is BOS (0) then T - 1 ids drawn uniformly from 1 .. 12,168, scored as sin
 (position i on id i + 1, the last position not at all). A step's time does not depend on the token
 values; the first loss is that of random targets under the untrained model, not the corpus's.
 --seq-len / --batch as for kjv_char (default 64 and 4; the learned positions follow --seq-len).
+
+nanogpt_cpu is configs/bench/nanogpt_cpu.yaml, nanoGPT's CPU recipe on KJV characters: char windows
+as kjv_char's, TokenLmModel with 4 blocks (d 128, 4 heads of 32, MLP 512, biases), learned positions,
+tied embeddings; AdamW betas (0.9, 0.99), weight decay 0.1, lr 1e-3 with 100 warmup steps and cosine
+to 1e-4 at step 2000, clipping at norm 1; batch 12 x T 64.
 """
 import argparse
 import json
@@ -43,8 +52,9 @@ import sys
 import time
 
 TRIGGER_CONFIGS = ("1x1_softmax", "1x1_relu", "2x2_softmax", "2x2_relu", "4x4_softmax", "4x4_relu", "medium")
-LM_CONFIGS = ("kjv_char", "gpt2_small")
-LM_DEFAULTS = {"kjv_char": (1024, 4), "gpt2_small": (64, 4)}  # (seq_len, batch) of each config file
+LM_CONFIGS = ("kjv_char", "gpt2_small", "nanogpt_cpu")
+CHAR_CONFIGS = ("kjv_char", "nanogpt_cpu")  # read the corpus
+LM_DEFAULTS = {"kjv_char": (1024, 4), "gpt2_small": (64, 4), "nanogpt_cpu": (64, 12)}  # (seq_len, batch) of each config file
 GPT2_VOCAB = 12169  # configs/bench/gpt2_small.yaml's model.vocab_size (BOS, <unk>, 12,167 words)
 CONFIGS = TRIGGER_CONFIGS + LM_CONFIGS
 STOP_MAX_ABS_ERROR = 5e-3
@@ -61,6 +71,8 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--train-to-stop", action="store_true")
     parser.add_argument("--max-steps", type=int, default=50_000, help="cap for --train-to-stop")
+    parser.add_argument("--train-steps", type=int, help="language models: train this many steps, then the validation loss")
+    parser.add_argument("--eval-windows", type=int, default=240, help="with --train-steps: validation windows (default 240)")
     parser.add_argument("--seq-len", type=int,
                         help="language models: window length, BOS included (default kjv_char 1024, gpt2_small 64)")
     parser.add_argument("--batch", type=int, help="language models: windows per step (default 4)")
@@ -82,8 +94,12 @@ def parse_args():
             parser.error(f"--seq-len must be >= 2 (got {args.seq_len})")
         if args.batch < 1:
             parser.error(f"--batch must be >= 1 (got {args.batch})")
-        if args.config == "kjv_char" and not os.path.isfile(args.corpus):
+        if args.train_steps is not None and (args.train_steps < 1 or args.eval_windows < 1):
+            parser.error(f"--train-steps and --eval-windows must be >= 1 (got {args.train_steps}, {args.eval_windows})")
+        if args.config in CHAR_CONFIGS and not os.path.isfile(args.corpus):
             parser.error(f"--corpus {args.corpus}: no such file (scripts/get_corpus.sh writes data/corpora/kjv.txt)")
+    elif args.train_steps is not None:
+        parser.error(f"--train-steps needs a language model ({', '.join(LM_CONFIGS)}), not {args.config}")
     elif args.seq_len is not None or args.batch is not None:
         parser.error(f"--seq-len and --batch apply to {', '.join(LM_CONFIGS)} only, not {args.config}")
     return args
@@ -119,8 +135,9 @@ class LmSetup(Setup):
     clip_grad_norm (0 = none: the norm is still computed, as sinklab's trainer does for its metrics)."""
 
     def __init__(self, model, task, batch, lr, weight_decay, schedule="constant", min_lr=0.0, warmup_steps=0,
-                 max_steps=0, clip_grad_norm=0.0):
+                 max_steps=0, clip_grad_norm=0.0, betas=(0.9, 0.95)):
         super().__init__(model, task, batch, lr)
+        self.betas = betas
         if schedule not in ("constant", "cosine"):
             raise ValueError(f"unknown schedule {schedule!r}")
         self.schedule, self.min_lr, self.warmup_steps, self.max_steps = schedule, min_lr, warmup_steps, max_steps
@@ -172,6 +189,13 @@ def build(config):
         init_pre_norm(model)
         return LmSetup(model, task, batch=ARGS.batch, lr=3e-3, weight_decay=0.1, schedule="cosine", min_lr=3e-4,
                        warmup_steps=100, max_steps=2000, clip_grad_norm=1.0)
+    if config == "nanogpt_cpu":
+        task = CharWindowTask(ARGS.corpus, ARGS.seq_len, val_fraction=0.05)
+        model = models.TokenLmModel(task.vocab_size, ARGS.seq_len, n_layers=4, d_model=128, n_heads=4, d_head=32,
+                                    d_hidden=512, tie_embeddings=True)
+        init_pre_norm(model)
+        return LmSetup(model, task, batch=ARGS.batch, lr=1e-3, weight_decay=0.1, schedule="cosine", min_lr=1e-4,
+                       warmup_steps=100, max_steps=2000, clip_grad_norm=1.0, betas=(0.9, 0.99))
     if config == "gpt2_small":
         task = RandomTokenTask(GPT2_VOCAB, ARGS.seq_len)
         model = models.TokenLmModel(GPT2_VOCAB, ARGS.seq_len, n_layers=12, d_model=768, n_heads=12, d_head=64,
@@ -204,6 +228,23 @@ def blas_library():
     return found[0] if found else "none"
 
 
+def validation_loss(model, task, batch, windows):
+    """Mean cross-entropy over the scored positions of `windows` windows drawn from the validation part
+    (a generator of its own, seed + 2), `batch` windows a pass, as sinklab's eval_loss."""
+    generator = torch.Generator().manual_seed(ARGS.seed + 2)
+    total, count = 0.0, 0
+    model.eval()
+    with torch.no_grad():
+        for begin in range(0, windows, batch):
+            ids, targets = task.sample(min(batch, windows - begin), generator, part="val")
+            logits = model(ids)
+            total += torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                                                       ignore_index=IGNORED, reduction="sum").item()
+            count += int((targets != IGNORED).sum())
+    model.train()
+    return total / count
+
+
 def main():
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(ARGS.seed)
@@ -211,7 +252,7 @@ def main():
     data_rng = torch.Generator().manual_seed(ARGS.seed + 1)
     model, task, batch = setup.model, setup.task, setup.batch
     if isinstance(setup, LmSetup):
-        opt = torch.optim.AdamW(model.parameters(), lr=setup.lr, betas=(0.9, 0.95), eps=1e-8,
+        opt = torch.optim.AdamW(model.parameters(), lr=setup.lr, betas=setup.betas, eps=1e-8,
                                 weight_decay=setup.weight_decay)
     else:
         opt = torch.optim.Adam(model.parameters(), lr=setup.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
@@ -244,7 +285,16 @@ def main():
 
     report = {"framework": "pytorch", "config": ARGS.config, "threads": ARGS.threads,
               "parameters": sum(p.numel() for p in model.parameters())}
-    if ARGS.train_to_stop:
+    if ARGS.train_steps is not None:
+        start = time.perf_counter()
+        losses = [train_step()[2].item() for _ in range(ARGS.train_steps)]
+        wall = time.perf_counter() - start
+        report.update(mode="train_steps", steps=ARGS.train_steps, wall_seconds=round(wall, 3),
+                      ms_per_step=round(1e3 * wall / ARGS.train_steps, 4),
+                      train_loss_last_50=round(statistics.mean(losses[-50:]), 5),
+                      val_loss=round(validation_loss(model, task, batch, ARGS.eval_windows), 5),
+                      eval_windows=ARGS.eval_windows)
+    elif ARGS.train_to_stop:
         start = time.perf_counter()
         stopped = False
         for step in range(1, ARGS.max_steps + 1):
@@ -279,7 +329,7 @@ def main():
                   blas=blas_library(), batch=batch, seq_len=task.seq_len, lr=setup.lr, seed=ARGS.seed)
     if isinstance(setup, LmSetup):
         report.update(vocab_size=task.vocab_size, ln_vocab_size=round(math.log(task.vocab_size), 5))
-    if not ARGS.train_to_stop:
+    if not ARGS.train_to_stop and ARGS.train_steps is None:
         report.update(warmup=ARGS.warmup, steps=ARGS.steps, repeats=ARGS.repeats)
     print(json.dumps(report))
 
