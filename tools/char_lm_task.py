@@ -42,8 +42,8 @@ class CharWindowTask:
     def sample(self, batch, generator, part=None):
         """Returns (input ids, target ids), both int64 [batch, seq_len]; part="val" draws them from the
         validation part."""
-        ids = self.val_ids if part == "val" else self.ids
-        if len(ids) < self.seq_len - 1:
+        ids = self.val_ids if part == "val" else self.ids  # the constructor checked the training part
+        if part == "val" and len(ids) < self.seq_len - 1:
             raise ValueError(f"the validation part holds {len(ids)} bytes, fewer than one window of {self.seq_len - 1}")
         start = torch.randint(0, len(ids) - (self.seq_len - 1) + 1, (batch, 1), generator=generator)
         window = ids[start + self._offsets].long()  # [B, T - 1]
