@@ -31,7 +31,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # one clear line instead of a traceback
+    sys.exit("bench/vs_llmc.py needs NumPy for llm.c's weight and token files: apt-get install python3-numpy "
+             "(and run it with Debian's /usr/bin/python3)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vs_pytorch import ROOT, matmul_peak, measure  # noqa: E402  (the same peak and RSS measurements)

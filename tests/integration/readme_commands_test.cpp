@@ -75,6 +75,7 @@ const std::vector<Skip>& skipped() {
       {"mpirun", "needs a cluster's hostfile"},
       {"timeout -s INT 5 build/sinklab train configs/paper/4x4_softmax.yaml", "the resumed 4x4 run trains for minutes"},
       {"python3 bench/vs_pytorch.py", "needs PyTorch, a timing run"},
+      {"python3 bench/vs_llmc.py", "needs an llm.c checkout and builds it, a timing run of minutes"},
   };
   return list;
 }
