@@ -16,7 +16,6 @@ benchmark: the median real time of each side over the rounds, their range, new /
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -41,13 +40,13 @@ def revision(src):
     return out.stdout.strip() or "unknown"
 
 
-def run_once(build, bench, pattern):
-    """{benchmark name: (real time, unit)} of one run of BUILD/bench/BENCH."""
+def run_once(build, src, bench, pattern):
+    """{benchmark name: (real time, unit)} of one run of BUILD/bench/BENCH from its source tree SRC."""
     exe = os.path.join(build, "bench", bench)
     if not os.access(exe, os.X_OK):
         sys.exit(f"{exe}: not built (target {bench}; configure with SINKLAB_BUILD_BENCH=ON)")
     cmd = [exe, "--benchmark_format=json"] + ([f"--benchmark_filter={pattern}"] if pattern else [])
-    out = subprocess.run(cmd, cwd=source_dir(build), capture_output=True, text=True)
+    out = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed (exit {out.returncode}):\n{out.stderr.strip()}")
     try:
@@ -76,19 +75,20 @@ def main():
     args = parser.parse_args()
     if args.rounds < 1:
         sys.exit(f"--rounds {args.rounds}: needs at least 1")
-    if re.search(r"[\s]", args.bench) or "/" in args.bench:
+    if not args.bench or os.sep in args.bench:
         sys.exit(f"--bench {args.bench!r}: the name of one binary in BUILD/bench/")
 
     sides = {"old": os.path.abspath(args.old), "new": os.path.abspath(args.new)}
+    sources = {side: source_dir(build) for side, build in sides.items()}
     load = os.getloadavg()[0]
-    print(f"old {sides['old']} at {revision(source_dir(sides['old']))}, "
-          f"new {sides['new']} at {revision(source_dir(sides['new']))}; load average {load:.2f}")
+    print(f"old {sides['old']} at {revision(sources['old'])}, "
+          f"new {sides['new']} at {revision(sources['new'])}; load average {load:.2f}")
     if load > 0.5:
         print("warning: the machine is busy; the ratios below are not a measurement of the builds alone")
     samples = {"old": {}, "new": {}}
     for r in range(args.rounds):
         for side in ("old", "new"):
-            for name, t in run_once(sides[side], args.bench, args.filter).items():
+            for name, t in run_once(sides[side], sources[side], args.bench, args.filter).items():
                 samples[side].setdefault(name, []).append(t)
             print(f"round {r + 1}/{args.rounds} {side} done", file=sys.stderr)
 
@@ -104,7 +104,10 @@ def main():
             sys.exit(f"{name}: unit {unit} in the old build, {new[0][1]} in the new")
         o = [t for t, _ in old]
         n = [t for t, _ in new]
-        verdict = "slower" if min(n) > max(o) else "faster" if max(n) < min(o) else "within the spread"
+        if len(o) < 2 or len(n) < 2:
+            verdict = "one round: no spread to judge by"
+        else:
+            verdict = "slower" if min(n) > max(o) else "faster" if max(n) < min(o) else "within the spread"
         print(f"| {name} | {statistics.median(o):.3f} ({min(o):.3f}-{max(o):.3f}) {unit} | "
               f"{statistics.median(n):.3f} ({min(n):.3f}-{max(n):.3f}) {unit} | "
               f"{statistics.median(n) / statistics.median(o):.3f} | {verdict} |")
