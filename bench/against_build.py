@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,6 +39,28 @@ def source_dir(build):
 def revision(src):
     out = subprocess.run(["git", "-C", src, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True)
     return out.stdout.strip() or "unknown"
+
+
+def busy_fraction(seconds=2.0):
+    """The share of all CPUs' time spent outside idle over the next SECONDS (Linux's /proc/stat).
+
+    Not the load average: its minute-long memory still counts a benchmark that has just ended, such as
+    the previous invocation of this script.
+    """
+    def totals():
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+
+    try:
+        total0, idle0 = totals()
+        time.sleep(seconds)
+        total1, idle1 = totals()
+    except (OSError, ValueError, IndexError):
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    elapsed = total1 - total0
+    return 1.0 - (idle1 - idle0) / elapsed if elapsed > 0 else 0.0
 
 
 def run_once(build, src, bench, pattern):
@@ -80,10 +103,10 @@ def main():
 
     sides = {"old": os.path.abspath(args.old), "new": os.path.abspath(args.new)}
     sources = {side: source_dir(build) for side, build in sides.items()}
-    load = os.getloadavg()[0]
+    busy = busy_fraction()
     print(f"old {sides['old']} at {revision(sources['old'])}, "
-          f"new {sides['new']} at {revision(sources['new'])}; load average {load:.2f}")
-    if load > 0.5:
+          f"new {sides['new']} at {revision(sources['new'])}; CPUs busy before the first round: {busy:.0%}")
+    if busy > 0.1:
         print("warning: the machine is busy; the ratios below are not a measurement of the builds alone")
     samples = {"old": {}, "new": {}}
     for r in range(args.rounds):
