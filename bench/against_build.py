@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One benchmark binary of two builds, alternated (old new old new ...), with medians and spreads.
+"""One benchmark binary of two builds, alternated (old new, new old, ...), with medians and spreads.
 
 "No benchmark regressed" needs the previous binary next to the new one in one run: these machines
 drift between minutes and between days, so a number from an earlier session is no baseline.
@@ -12,6 +12,12 @@ OLD_BUILD is the build folder of another checkout (e.g. `git worktree add ../sin
 (read from the build's CMakeCache.txt), since some benchmarks open configs by relative paths. Per
 benchmark: the median real time of each side over the rounds, their range, new / old, and a verdict:
 "slower" or "faster" only where the two ranges do not overlap, otherwise "within the spread".
+
+The rounds run old-new, then new-old, so that a machine drifting during the run favours neither side.
+The verdict is not a significance test: with 3 rounds, two runs of one and the same binary part their
+ranges often enough on microsecond benchmarks (see docs/performance.md, "Round three"). Calibrate
+with an A/A run (`--old build`) and read a lone "slower" with 5 rounds before believing it. Binaries
+that are byte-identical are reported as such and not timed.
 """
 import argparse
 import json
@@ -63,6 +69,14 @@ def busy_fraction(seconds=2.0):
     return 1.0 - (idle1 - idle0) / elapsed if elapsed > 0 else 0.0
 
 
+def same_bytes(a, b):
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False  # a missing binary is reported by run_once
+
+
 def run_once(build, src, bench, pattern):
     """{benchmark name: (real time, unit)} of one run of BUILD/bench/BENCH from its source tree SRC."""
     exe = os.path.join(build, "bench", bench)
@@ -108,9 +122,13 @@ def main():
           f"new {sides['new']} at {revision(sources['new'])}; CPUs busy before the first round: {busy:.0%}")
     if busy > 0.1:
         print("warning: the machine is busy; the ratios below are not a measurement of the builds alone")
+    executables = [os.path.join(build, "bench", args.bench) for build in sides.values()]
+    if executables[0] != executables[1] and same_bytes(*executables):
+        print(f"{args.bench}: the two builds' binaries are byte-identical: nothing to compare")
+        return
     samples = {"old": {}, "new": {}}
     for r in range(args.rounds):
-        for side in ("old", "new"):
+        for side in ("old", "new") if r % 2 == 0 else ("new", "old"):
             for name, t in run_once(sides[side], sources[side], args.bench, args.filter).items():
                 samples[side].setdefault(name, []).append(t)
             print(f"round {r + 1}/{args.rounds} {side} done", file=sys.stderr)
