@@ -16,8 +16,9 @@ benchmark: the median real time of each side over the rounds, their range, new /
 The rounds run old-new, then new-old, so that a machine drifting during the run favours neither side.
 The verdict is not a significance test: with 3 rounds, two runs of one and the same binary part their
 ranges often enough on microsecond benchmarks (see docs/performance.md, "Round three"). Calibrate
-with an A/A run (`--old build`) and read a lone "slower" with 5 rounds before believing it. Binaries
-that are byte-identical are reported as such and not timed.
+with an A/A run (`--old build`) and read a lone "slower" with 5 rounds before believing it. Byte-identical
+binaries are named before the table: they are still timed, since each reads its own source tree's
+configs, but without a config change their table is an A/A run.
 """
 import argparse
 import json
@@ -55,7 +56,7 @@ def busy_fraction(seconds=2.0):
     """
     def totals():
         with open("/proc/stat") as f:
-            fields = [int(v) for v in f.readline().split()[1:]]
+            fields = [int(v) for v in f.readline().split()[1:9]]  # user .. steal; guest is inside user
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
         return sum(fields), idle
 
@@ -69,6 +70,10 @@ def busy_fraction(seconds=2.0):
     return 1.0 - (idle1 - idle0) / elapsed if elapsed > 0 else 0.0
 
 
+def executable(build, bench):
+    return os.path.join(build, "bench", bench)
+
+
 def same_bytes(a, b):
     try:
         with open(a, "rb") as fa, open(b, "rb") as fb:
@@ -79,7 +84,7 @@ def same_bytes(a, b):
 
 def run_once(build, src, bench, pattern):
     """{benchmark name: (real time, unit)} of one run of BUILD/bench/BENCH from its source tree SRC."""
-    exe = os.path.join(build, "bench", bench)
+    exe = executable(build, bench)
     if not os.access(exe, os.X_OK):
         sys.exit(f"{exe}: not built (target {bench}; configure with SINKLAB_BUILD_BENCH=ON)")
     cmd = [exe, "--benchmark_format=json"] + ([f"--benchmark_filter={pattern}"] if pattern else [])
@@ -122,10 +127,10 @@ def main():
           f"new {sides['new']} at {revision(sources['new'])}; CPUs busy before the first round: {busy:.0%}")
     if busy > 0.1:
         print("warning: the machine is busy; the ratios below are not a measurement of the builds alone")
-    executables = [os.path.join(build, "bench", args.bench) for build in sides.values()]
-    if executables[0] != executables[1] and same_bytes(*executables):
-        print(f"{args.bench}: the two builds' binaries are byte-identical: nothing to compare")
-        return
+    old_exe, new_exe = (executable(build, args.bench) for build in sides.values())
+    if old_exe != new_exe and same_bytes(old_exe, new_exe):
+        print(f"note: {args.bench} is byte-identical in the two builds: without a change in the configs it "
+              "reads from its source tree, the table below is an A/A run and measures only the machine")
     samples = {"old": {}, "new": {}}
     for r in range(args.rounds):
         for side in ("old", "new") if r % 2 == 0 else ("new", "old"):
