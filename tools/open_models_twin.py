@@ -683,7 +683,7 @@ def tensor_shapes(config):
         if o_bias:
             add(h + "self_attn.o_proj.bias", (c,), "bias")
         if family == "qwen3":
-            add(h + "self_attn.q_norm.weight", (d,), "gain"), add(h + "self_attn.k_norm.weight", (d,), "gain")
+            add(h + "self_attn.q_norm.weight", (d,), "qk_gain"), add(h + "self_attn.k_norm.weight", (d,), "qk_gain")
         for proj, shape in (("gate_proj", (inner, c)), ("up_proj", (inner, c)), ("down_proj", (c, inner))):
             add(h + f"mlp.{proj}.weight", shape, "matrix")
             if mlp_bias:
@@ -698,7 +698,10 @@ def tensor_shapes(config):
 
 # N(mean, std^2) per kind: non-trivial norm gains and biases, and projections (std 0.25) large enough that
 # attention is far from uniform (at the usual 0.02 every head would be nearly uniform and test nothing).
-_DRAW = {"matrix": (0.0, 0.25), "bias": (0.0, 0.1), "gain": (1.0, 0.1), "embed": (0.0, 0.5), "pos": (0.0, 0.3)}
+# Qwen3's q/k norms fix each head's q and k to RMS 1 times the gain, so gains near 1 would leave scores of
+# std ~1 and nearly flat attention; larger gains (as trained Qwen3 checkpoints have) sharpen it.
+_DRAW = {"matrix": (0.0, 0.25), "bias": (0.0, 0.1), "gain": (1.0, 0.1), "embed": (0.0, 0.5), "pos": (0.0, 0.3),
+         "qk_gain": (2.0, 0.3)}
 
 
 def random_tensors(config, dtype):
