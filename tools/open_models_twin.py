@@ -431,8 +431,7 @@ def forward_llama_like(config, tensors, ids, dtype):
     d = config.get("head_dim") or width // heads
     eps = config["rms_norm_eps"]
     _refuse(config, "hidden_act", ("silu",), "silu")
-    if config.get("pretraining_tp", 1) not in (1, None):
-        pass  # pretraining_tp only splits the same matmuls into slices: same result
+    # pretraining_tp > 1 only slices the same matmuls (same result up to rounding): nothing to refuse.
     attn_bias = config.get("attention_bias", False)
     qkv_bias, o_bias = attn_bias, attn_bias
     if family == "qwen2":
@@ -786,7 +785,8 @@ def _cmd_write_random(args):
                          positions=args.positions, intermediate=args.intermediate, rope_theta=args.rope_theta,
                          untied=args.untied, dtype=args.dtype, rotary_pct=args.rotary_pct,
                          parallel_residual=not args.sequential, sliding_window=args.sliding_window,
-                         rope_scaling=scaling, attention_bias=args.attention_bias or None,
+                         rope_scaling=scaling,
+                         attention_bias=None if args.attention_bias is None else args.attention_bias == "true",
                          mlp_bias=args.mlp_bias)
     torch.manual_seed(args.seed)
     ids, ref = write_checkpoint(args.out, config, args.dtype, args.shards, args.windows, args.seq_len,
@@ -828,7 +828,8 @@ def main(argv=None):
     w.add_argument("--rotary-pct", type=float, default=0.25, help="gpt_neox")
     w.add_argument("--sequential", action="store_true", help="gpt_neox: use_parallel_residual false")
     w.add_argument("--sliding-window", type=int, default=None, help="mistral")
-    w.add_argument("--attention-bias", action="store_true", help="llama/qwen3: attention_bias true")
+    w.add_argument("--attention-bias", choices=("true", "false"), default=None,
+                   help="attention_bias (llama, qwen3: default false; gpt_neox: default true)")
     w.add_argument("--mlp-bias", action="store_true", help="llama: mlp_bias true")
     w.add_argument("--untied", action="store_true", help="llama family: a separate lm_head")
     w.add_argument("--dtype", choices=STORED_DTYPES, default="F32")
