@@ -20,6 +20,52 @@ void check_registered(const std::string& path, const std::string& value, const s
   throw where.error(path, message);
 }
 
+// The keys the open checkpoints' architectures brought (models/open_models/).
+void check_open_model_keys(const ModelConfig& m, const KeyLocations& where) {
+  if (m.kv_heads > 0 && m.heads % m.kv_heads != 0)
+    throw where.error_at_first_set({"model.kv_heads", "model.heads"},
+                                   "kv_heads must divide heads (query head h reads key/value head h / (heads / "
+                                   "kv_heads)), but " + str(m.kv_heads) + " does not divide " + str(m.heads));
+  if (m.kv_heads > 0 && m.kv_heads != m.heads && m.attention.key_bias)
+    throw where.error_at_first_set({"model.attention.key_bias", "model.kv_heads"},
+                                   "key_bias keeps one learned key per query head and is not built with "
+                                   "grouped-query attention (kv_heads < heads)");
+  const RopeConfig& r = m.rope;
+  const bool rope_set = r != RopeConfig{};
+  if (rope_set && m.positional != Positional::rope)
+    throw where.error_at_first_set({"model.rope.theta", "model.rope.dims", "model.rope.pairing", "model.rope.scaling",
+                                    "model.rope.factor", "model.rope.low_freq_factor", "model.rope.high_freq_factor",
+                                    "model.rope.original_max_positions", "model.positional"},
+                                   "model.rope.* shapes the rotary embedding, which only positional: rope uses");
+  if (r.dims % 2 != 0 || r.dims > resolved_head_dim(m))
+    throw where.error_at_first_set({"model.rope.dims", "model.head_dim", "model.d_model"},
+                                   "rope.dims must be even and at most the head width (" +
+                                       str(resolved_head_dim(m)) + "), got " + str(r.dims));
+  if (r.scaling == RopeScaling::none && r.factor != 1)
+    throw where.error_at_first_set({"model.rope.factor", "model.rope.scaling"},
+                                   "rope.factor stretches the frequencies only with scaling: linear or llama3");
+  if (r.scaling == RopeScaling::llama3 && r.high_freq_factor <= r.low_freq_factor)
+    throw where.error_at_first_set({"model.rope.high_freq_factor", "model.rope.low_freq_factor"},
+                                   "rope.high_freq_factor must be greater than rope.low_freq_factor");
+  if (m.position_offset > 0 && m.positional != Positional::learned)
+    throw where.error_at_first_set({"model.position_offset", "model.positional"},
+                                   "position_offset shifts the rows of learned positions; positional is " +
+                                       std::string(to_string(m.positional)));
+  if (m.parallel_residual && (!m.residual || m.mlp_hidden == 0))
+    throw where.error_at_first_set({"model.parallel_residual", "model.residual", "model.mlp_hidden"},
+                                   "parallel_residual adds attention and MLP to the same residual: it needs "
+                                   "residual: true and mlp_hidden > 0");
+  if (m.mlp_gated && m.mlp_hidden == 0)
+    throw where.error_at_first_set({"model.mlp_gated", "model.mlp_hidden"}, "mlp_gated needs an MLP (mlp_hidden > 0)");
+  if (m.attention.window > 0 && m.attention.normalizer.name != "softmax")
+    throw where.error_at_first_set({"model.attention.window", "model.attention.normalizer.name"},
+                                   "a sliding window masks keys with -inf before the normalizer, which only "
+                                   "softmax maps to 0; the normalizer is " + quoted(m.attention.normalizer.name));
+  if (m.attention.window > 0 && m.attention.key_bias)
+    throw where.error_at_first_set({"model.attention.window", "model.attention.key_bias"},
+                                   "a sliding window is not built with the key-bias token");
+}
+
 void check_model(const ModelConfig& m, const KeyLocations& where) {
   if (m.attention.scale != ScaleKind::temperature && m.attention.temperature != 1.0)
     throw where.error_at_first_set({"model.attention.temperature", "model.attention.scale"},
@@ -36,6 +82,7 @@ void check_model(const ModelConfig& m, const KeyLocations& where) {
                                    "rope rotates coordinate pairs and needs an even head width, but the head "
                                    "width is " + str(resolved_head_dim(m)));
   }
+  check_open_model_keys(m, where);
   if (m.tie_embeddings && (m.input != InputKind::tokens || !m.output_head)) {
     throw where.error_at_first_set({"model.tie_embeddings", "model.input", "model.output_head"},
                                    "tie_embeddings reuses the token embedding as the output head: it needs "

@@ -189,6 +189,13 @@ FieldSpec init_from_field() {
   return f;
 }
 
+// A key added for the open checkpoints' architectures (models/open_models/): left out of config.yaml
+// and the hashes at its default, so every earlier run keeps its hashes.
+FieldSpec later(FieldSpec f) {
+  f.omit_at_default = true;
+  return f;
+}
+
 std::vector<FieldSpec> build_fields() {
   using B = Bound;
   std::vector<FieldSpec> t;
@@ -210,18 +217,35 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(int_field("model.heads", [](RunConfig& c) -> int& { return c.model.heads; },
                         B::at_least(1).up_to(kMaxLayersOrHeads),
                         "attention heads per block"));
+  t.push_back(later(int_field("model.kv_heads", [](RunConfig& c) -> int& { return c.model.kv_heads; },
+                              B::at_least(0).up_to(kMaxLayersOrHeads),
+                              "key/value heads of grouped-query attention (must divide heads; query head h "
+                              "reads key/value head h / (heads / kv_heads)); 0 = heads")));
   t.push_back(head_dim_field());
   t.push_back(bool_field("model.residual", [](RunConfig& c) -> bool& { return c.model.residual; },
                          "x <- x + block(x); false: x <- block(x), the paper's 1-layer model (any depth is allowed)"));
   t.push_back(enum_field<NormKind>("model.norm", [](RunConfig& c) -> NormKind& { return c.model.norm; },
                                    "pre-norm inside each block, plus a final norm when not none"));
+  t.push_back(later(number_field("model.norm_eps", [](RunConfig& c) -> double& { return c.model.norm_eps; },
+                                 B::closed(1e-30, 1), "epsilon inside the square root of every norm")));
+  t.push_back(later(bool_field("model.parallel_residual",
+                               [](RunConfig& c) -> bool& { return c.model.parallel_residual; },
+                               "x <- x + Attn(N1(x)) + MLP(N2(x)), both from the same x (GPT-NeoX); needs "
+                               "residual and an MLP")));
   t.push_back(int_field("model.mlp_hidden", [](RunConfig& c) -> int& { return c.model.mlp_hidden; },
                         B::at_least(0).up_to(kMaxMlpHidden), "hidden width of the block's MLP; 0 = no MLP"));
   t.push_back(enum_field<Activation>("model.mlp_activation",
                                      [](RunConfig& c) -> Activation& { return c.model.mlp_activation; },
                                      "activation of the MLP"));
+  t.push_back(later(bool_field("model.mlp_gated", [](RunConfig& c) -> bool& { return c.model.mlp_gated; },
+                               "fc2(act(fc1 x) * up x), a gated MLP (SwiGLU with mlp_activation: silu)")));
   t.push_back(bool_field("model.bias", [](RunConfig& c) -> bool& { return c.model.bias; },
                          "biases in all Linear layers"));
+  t.push_back(later(enum_field<BiasSwitch>("model.mlp_bias", [](RunConfig& c) -> BiasSwitch& { return c.model.mlp_bias; },
+                                           "biases of the MLP's layers: as model.bias, or on / off")));
+  t.push_back(later(enum_field<BiasSwitch>("model.output_head_bias",
+                                           [](RunConfig& c) -> BiasSwitch& { return c.model.output_head_bias; },
+                                           "bias of the untied output head: as model.bias, or on / off")));
   t.push_back(enum_field<InitKind>("model.init", [](RunConfig& c) -> InitKind& { return c.model.init; },
                                    "initialization of weight matrices"));
   t.push_back(number_field("model.init_std", [](RunConfig& c) -> double& { return c.model.init_std; }, B::above(0),
@@ -229,6 +253,33 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(enum_field<Positional>("model.positional",
                                      [](RunConfig& c) -> Positional& { return c.model.positional; },
                                      "positional encoding"));
+  t.push_back(later(int_field("model.position_offset", [](RunConfig& c) -> int& { return c.model.position_offset; },
+                              B::at_least(0).up_to(kMaxSeqLen),
+                              "positional: learned reads row t + position_offset for position t (OPT's 2)")));
+  t.push_back(later(number_field("model.rope.theta", [](RunConfig& c) -> double& { return c.model.rope.theta; },
+                                 B::above(1), "RoPE base: pair j turns by t * theta^(-2j/R) at position t")));
+  t.push_back(later(int_field("model.rope.dims", [](RunConfig& c) -> int& { return c.model.rope.dims; },
+                              B::at_least(0).up_to(kMaxWidth),
+                              "R, the leading coordinates of each head that RoPE turns (even); 0 = all")));
+  t.push_back(later(enum_field<RopePairing>("model.rope.pairing",
+                                            [](RunConfig& c) -> RopePairing& { return c.model.rope.pairing; },
+                                            "interleaved: pairs (2j, 2j+1); halves: pairs (j, j + R/2), the "
+                                            "rotate_half form of Llama, GPT-NeoX, Mistral and Qwen")));
+  t.push_back(later(enum_field<RopeScaling>("model.rope.scaling",
+                                            [](RunConfig& c) -> RopeScaling& { return c.model.rope.scaling; },
+                                            "none; linear: every frequency / factor; llama3: Llama-3.1's "
+                                            "(low frequencies / factor, high kept, blended between)")));
+  t.push_back(later(number_field("model.rope.factor", [](RunConfig& c) -> double& { return c.model.rope.factor; },
+                                 B::above(0), "scaling: linear and llama3")));
+  t.push_back(later(number_field("model.rope.low_freq_factor",
+                                 [](RunConfig& c) -> double& { return c.model.rope.low_freq_factor; }, B::above(0),
+                                 "scaling: llama3")));
+  t.push_back(later(number_field("model.rope.high_freq_factor",
+                                 [](RunConfig& c) -> double& { return c.model.rope.high_freq_factor; }, B::above(0),
+                                 "scaling: llama3 (greater than low_freq_factor)")));
+  t.push_back(later(int_field("model.rope.original_max_positions",
+                              [](RunConfig& c) -> int& { return c.model.rope.original_max_positions; },
+                              B::at_least(1).up_to(1 << 30), "scaling: llama3, the context the frequencies were trained for")));
   t.push_back(enum_field<InputKind>("model.input", [](RunConfig& c) -> InputKind& { return c.model.input; },
                                     "vectors: the task's vectors go straight in (their width must equal "
                                     "d_model unless input_projection); tokens: an embedding (needs vocab_size)"));
@@ -260,6 +311,20 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(bool_field("model.attention.key_bias", [](RunConfig& c) -> bool& { return c.model.attention.key_bias; },
                          "a learned key per head with value 0 (Gu et al.), attended by every query as an extra "
                          "slot before BOS; works with any normalizer; not rotated by rope"));
+  t.push_back(later(bool_field("model.attention.qk_norm",
+                               [](RunConfig& c) -> bool& { return c.model.attention.qk_norm; },
+                               "RMSNorm (norm_eps) of every query and key head over its width before RoPE, one "
+                               "gain per coordinate shared by the heads (Qwen3)")));
+  t.push_back(later(int_field("model.attention.window", [](RunConfig& c) -> int& { return c.model.attention.window; },
+                              B::at_least(0).up_to(kMaxSeqLen),
+                              "sliding window: query i attends keys j with i - window < j <= i (Mistral); "
+                              "0 = all earlier keys; softmax only")));
+  t.push_back(later(enum_field<BiasSwitch>("model.attention.qkv_bias",
+                                           [](RunConfig& c) -> BiasSwitch& { return c.model.attention.qkv_bias; },
+                                           "biases of W_q, W_k, W_v: as model.bias, or on / off (Qwen2: on)")));
+  t.push_back(later(enum_field<BiasSwitch>("model.attention.out_bias",
+                                           [](RunConfig& c) -> BiasSwitch& { return c.model.attention.out_bias; },
+                                           "bias of W_O: as model.bias, or on / off")));
   t.push_back(init_from_field());
 
   t.push_back(string_field("task.name", [](RunConfig& c) -> std::string& { return c.task.name; }, NameList::tasks,
@@ -362,6 +427,7 @@ std::vector<FieldSpec> build_fields() {
 std::vector<SectionSpec> build_sections() {
   return {{"", "", "the run"},
           {"model", "", "the network"},
+          {"model.rope", "", "rotary position embedding (positional: rope)"},
           {"model.attention", "", "attention inside every block"},
           {"model.attention.normalizer", "name", "the row normalizer; a plain string is its name"},
           {"task", "", "the data"},

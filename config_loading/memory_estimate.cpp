@@ -25,6 +25,8 @@ struct Sizes {
   double io;  // floats of inputs and targets per position (a token id or class id counts as one)
   bool bias, norm, rope;
   std::string width_key;  // the task key that sets in and out
+  double KV;              // key/value heads (grouped-query attention)
+  double gated;           // 1 with a gated MLP (its third matrix)
 };
 
 Sizes sizes_of(const RunConfig& c) {
@@ -38,21 +40,25 @@ Sizes sizes_of(const RunConfig& c) {
   return {static_cast<double>(c.train.batch_size), static_cast<double>(t.seq_len), static_cast<double>(m.d_model),
           static_cast<double>(m.layers), static_cast<double>(m.heads), static_cast<double>(resolved_head_dim(m)),
           static_cast<double>(m.mlp_hidden), in, out, static_cast<double>(c.task.eval_samples), eval_T, io, m.bias,
-          m.norm != NormKind::none, m.positional == Positional::rope, t.width_key};
+          m.norm != NormKind::none, m.positional == Positional::rope, t.width_key,
+          static_cast<double>(resolved_kv_heads(m)), m.mlp_gated ? 1.0 : 0.0};
 }
 
 // Floats of learnable parameters (layers/transformer.cpp and the blocks it builds).
 double parameter_floats(const RunConfig& c, const Sizes& s) {
   const ModelConfig& m = c.model;
-  const double b = s.bias ? 1 : 0, hd = s.H * s.D;
-  double per_layer = 4 * s.d * hd + b * (3 * hd + s.d);  // W_q, W_k, W_v, W_o
+  const double b = s.bias || m.attention.qkv_bias == BiasSwitch::on || m.mlp_bias == BiasSwitch::on ? 1 : 0,
+               hd = s.H * s.D, kvd = s.KV * s.D;
+  double per_layer = 2 * s.d * hd + 2 * s.d * kvd + b * (hd + 2 * kvd + s.d);  // W_q, W_k, W_v, W_o
+  if (m.attention.qk_norm) per_layer += 2 * s.D;
   per_layer += 4 * s.H;                                 // normalizer parameters, if any (a few per head)
   if (s.norm) per_layer += 2 * s.d;
-  if (s.mlp > 0) per_layer += 2 * s.d * s.mlp + b * (s.mlp + s.d) + (s.norm ? 2 * s.d : 0);
+  if (s.mlp > 0) per_layer += (2 + s.gated) * s.d * s.mlp + b * ((1 + s.gated) * s.mlp + s.d) + (s.norm ? 2 * s.d : 0);
   double p = s.L * per_layer;
   if (m.input == InputKind::tokens) p += static_cast<double>(m.vocab_size) * s.d;
   if (m.input == InputKind::vectors && m.input_projection) p += s.in * s.d + b * s.d;
-  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal) p += std::max(s.T, s.eval_T) * s.d;
+  if (m.positional == Positional::learned || m.positional == Positional::sinusoidal)
+    p += (std::max(s.T, s.eval_T) + m.position_offset) * s.d;
   if (s.norm) p += 2 * s.d;
   if (m.output_head && !m.tie_embeddings) p += s.d * s.out + b * s.out;  // tied: the embedding's rows
   return p;
@@ -62,7 +68,8 @@ double parameter_floats(const RunConfig& c, const Sizes& s) {
 // once (layers/multi_head_attention.cpp, transformer_block.cpp, transformer.cpp).
 double forward_floats(const RunConfig& c, const Sizes& s, double n, double T) {
   const double N = n * T, hd = s.H * s.D, b = s.bias ? 1 : 0;
-  double attn = 3 * N * hd * (1 + b);             // q, k, v (+ their bias adds)
+  double attn = 3 * N * hd * (1 + b);             // q, k, v (+ their bias adds); grouped k, v repeated to H heads
+  if (s.KV < s.H) attn += 2 * N * s.KV * s.D * (1 + b);
   if (s.rope) attn += 2 * N * hd;                 // rotated q, k
   attn += 2 * s.H * n * T * T;                    // scores and weights, [H, B, T, T]
   attn += N * hd + N * s.d * (1 + b);             // per-head outputs, the W_o product (+ bias)
@@ -70,6 +77,7 @@ double forward_floats(const RunConfig& c, const Sizes& s, double n, double T) {
   if (s.norm) block += N * s.d + 2 * N;           // pre-norm output and its statistics
   if (s.mlp > 0) {
     block += 2 * N * s.mlp * (1 + b) + N * s.d * (1 + b) + N * s.d;  // hidden, activation, output, residual
+    block += s.gated * 3 * N * s.mlp * (1 + b);                      // up, silu's sigmoid and the two products
     if (s.norm) block += N * s.d + 2 * N;
   }
   double total = s.L * block;
