@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/ops/attention_layout_ops.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/layout_op.h"
 #include "core/ops/matmul_op.h"
@@ -11,7 +12,6 @@
 #include "layers/attention_weights.h"
 #include "layers/fused_block_attention.h"
 #include "layers/normalizers/normalizer_registry.h"
-#include "layers/rotary_embedding.h"
 #include "layers/tiled_attention.h"
 
 namespace sinklab {
@@ -46,17 +46,44 @@ MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix
       observers_(observers),
       ablation_(ablation),
       hooks_(hooks),
+      kv_heads_(spec.kv_heads > 0 ? spec.kv_heads : spec.heads),
       normalizer_(normalizer_registry().create(spec.config.normalizer)),
       scale_(logit_scale_for(spec)),
-      w_q_(store, child_prefix("w_q"), spec.d_model, spec.heads * spec.head_dim, spec.bias, init),
-      w_k_(store, child_prefix("w_k"), spec.d_model, spec.heads * spec.head_dim, spec.bias, init),
-      w_v_(store, child_prefix("w_v"), spec.d_model, spec.heads * spec.head_dim, spec.bias, init),
-      w_o_(store, child_prefix("w_o"), spec.heads * spec.head_dim, spec.d_model, spec.bias, init) {
-  if (spec.rope && spec.head_dim % 2 != 0) throw std::invalid_argument(this->prefix() + ": rope needs an even head width");
+      w_q_(store, child_prefix("w_q"), spec.d_model, spec.heads * spec.head_dim,
+           resolved_bias(spec.config.qkv_bias, spec.bias), init),
+      w_k_(store, child_prefix("w_k"), spec.d_model, kv_heads_ * spec.head_dim,
+           resolved_bias(spec.config.qkv_bias, spec.bias), init),
+      w_v_(store, child_prefix("w_v"), spec.d_model, kv_heads_ * spec.head_dim,
+           resolved_bias(spec.config.qkv_bias, spec.bias), init),
+      w_o_(store, child_prefix("w_o"), spec.heads * spec.head_dim, spec.d_model,
+           resolved_bias(spec.config.out_bias, spec.bias), init) {
+  if (spec.heads % kv_heads_ != 0)
+    throw std::invalid_argument(this->prefix() + ": " + std::to_string(kv_heads_) + " key/value heads do not divide " +
+                                std::to_string(spec.heads) + " heads");
+  if (spec.rope) {
+    const int rotated = spec.rope_config.dims > 0 ? spec.rope_config.dims : spec.head_dim;
+    if (rotated % 2 != 0 || rotated > spec.head_dim)
+      throw std::invalid_argument(this->prefix() + ": rope turns pairs of coordinates and needs an even number of "
+                                  "them, at most the head width (" + std::to_string(spec.head_dim) + "), got " +
+                                  std::to_string(rotated));
+    rotary_.dims = rotated;
+    rotary_.pairing = spec.rope_config.pairing;
+    // sinklab's own RoPE (all defaults) keeps the expression its models were trained with.
+    if (spec.rope_config != RopeConfig{}) {
+      rope_frequencies_ = rope_inverse_frequencies(spec.rope_config, rotated);
+      rotary_.inverse_frequencies = &rope_frequencies_;
+    }
+  }
   add_child(w_q_);
   add_child(w_k_);
   add_child(w_v_);
   add_child(w_o_);
+  if (spec.config.qk_norm) {
+    q_norm_ = std::make_unique<NormLayer>(store, child_prefix("q_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
+    k_norm_ = std::make_unique<NormLayer>(store, child_prefix("k_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
+    add_child(*q_norm_);
+    add_child(*k_norm_);
+  }
   tiled_form_ = normalizer_->tiled_form();
   if (normalizer_->params_per_head() > 0) normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
   if (normalizer_->output_gate() != OutputGate::none) {
@@ -79,23 +106,31 @@ void MultiHeadAttention::initialize_own(Rng&) {
 
 Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   if (x.rank() != 3) throw std::invalid_argument(prefix() + ": expected [B, T, C], got " + x.shape().str());
-  const int64_t B = x.dim(0), T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim;
+  const int64_t B = x.dim(0), T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim, K = kv_heads_;
   // Heads are kept head-major, [H, B, T, D]: every (head, sample) block the attention products read
   // or write is dense, which oneDNN streams 1.6-3.4x faster than heads strided inside [B, T, H*D]
   // once out of cache (bench/matmul_bench attention/*).
   const Tensor rows = (x.is_contiguous() ? x : contiguous(g, x)).reshape({B * T, C});
   Tensor q = project_heads(g, rows, w_q_, H, D).reshape({H, B, T, D});
-  Tensor k = project_heads(g, rows, w_k_, H, D).reshape({H, B, T, D});
-  const Tensor v = project_heads(g, rows, w_v_, H, D).reshape({H, B, T, D});
+  Tensor k = project_heads(g, rows, w_k_, K, D).reshape({K, B, T, D});
+  Tensor v = project_heads(g, rows, w_v_, K, D).reshape({K, B, T, D});
+  if (q_norm_) {
+    q = q_norm_->forward(g, q);
+    k = k_norm_->forward(g, k);
+  }
   if (spec_.rope) {
-    q = rotary_embedding(g, q);
-    k = rotary_embedding(g, k);
+    q = rotary_embedding(g, q, rotary_);
+    k = rotary_embedding(g, k, rotary_);
   }
   const bool hooked = hooks_ && hooks_->active();
   if (hooked) {  // as [B, T, H, D]
     hooks_->visit(prefix(), "q", q.permute({1, 2, 0, 3}));
     hooks_->visit(prefix(), "k", k.permute({1, 2, 0, 3}));
     hooks_->visit(prefix(), "v", v.permute({1, 2, 0, 3}));
+  }
+  if (K != H) {  // every query head gets its group's key and value head
+    k = repeat_heads(g, k.is_contiguous() ? k : contiguous(g, k), H / K);
+    v = repeat_heads(g, v.is_contiguous() ? v : contiguous(g, v), H / K);
   }
   // The output gate per head and query: [H, B*T, 1] (per_head) or [H, B*T, D] (elementwise).
   const int64_t gate_width = gate_ ? gate_->out_features() / H : 0;
@@ -130,20 +165,22 @@ bool MultiHeadAttention::uses_tiled_path(int64_t T) const {
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
   const bool hooked = hooks_ && hooks_->active();
   const bool params_tiled = normalizer_params_ < 0 || (tiled_form_ && tiled_form_->learns_head_param());
-  return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed && !hooked;
+  return T >= kTiledMinSeqLen && tiled_form_ && params_tiled && !key_bias_ && !ablated && !observed && !hooked &&
+         !window_applies(T);
 }
 
 bool MultiHeadAttention::uses_fused_path(int64_t T) const {
   const bool observed = observers_ && !observers_->empty();
   const bool ablated = ablation_ && ablation_->applies_in_layer(layer_index_);
   const bool hooked = hooks_ && hooks_->active();
-  return T <= kFusedMaxSeqLen && !key_bias_ && !ablated && !observed && !hooked;
+  return T <= kFusedMaxSeqLen && !key_bias_ && !ablated && !observed && !hooked && !window_applies(T);
 }
 
 Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k,
                                                const Tensor& v, const Tensor& gate, int64_t gate_width) const {
   const int64_t H = q.dim(0), B = q.dim(1), T = q.dim(2), D = q.dim(3), C = spec_.d_model;
-  const Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
+  Tensor scores = matmul(g, q, k.transpose(-2, -1), scale_);  // [H, B, T, T]
+  if (window_applies(T)) scores = mask_outside_window(g, scores, spec_.config.window);
   const bool hooked = hooks_ && hooks_->active();
   if (hooked) hooks_->visit(prefix(), "scores", scores.permute({1, 0, 2, 3}));  // as [B, H, T, T]
   const Tensor head_params = normalizer_params_ >= 0 ? param(normalizer_params_) : Tensor();

@@ -16,6 +16,10 @@
 // Observers see the gate (mean over a head's channels) and the virtual mass of each row:
 // 1 - gate * (1 - v), v the row's own virtual mass (the key-bias slot's weight, plus the
 // normalizer's virtual_mass()).
+// Grouped-query attention (kv_heads < heads): W_k and W_v give kv_heads heads, each read by heads /
+// kv_heads consecutive query heads; hooks see k and v with kv_heads heads. A sliding window
+// (config.window) masks scores with -inf before the (softmax) normalizer, on the materialized path.
+// qk_norm: RMSNorm over each query and key head (<prefix>.q_norm, .k_norm, gain [D]) before RoPE.
 // Heads are head-major [H, B, T, D]: Q/K/V come out of one product per projection batched over heads,
 // and W_O sums over heads, so no step copies heads around. Head width is d_model/H (split), d_model
 // (full, the paper's) or fixed.
@@ -28,7 +32,9 @@
 #include "layers/key_bias_token.h"
 #include "layers/linear.h"
 #include "layers/model_config.h"
+#include "layers/norm_layer.h"
 #include "layers/normalizers/normalizer.h"
+#include "layers/rotary_embedding.h"
 
 namespace sinklab {
 
@@ -36,9 +42,12 @@ struct AttentionSpec {
   int d_model = 16;
   int heads = 1;
   int head_dim = 16;
-  bool bias = false;
+  bool bias = false;  // the output gate's; W_q, W_k, W_v and W_O follow config.qkv_bias / out_bias against it
   bool rope = false;
   AttentionConfig config;
+  int kv_heads = 0;  // 0 = heads; else grouped-query attention (layers/model_config.h)
+  RopeConfig rope_config;
+  float norm_eps = 1e-5f;  // of config.qk_norm
 };
 
 class MultiHeadAttention : public Module {
@@ -68,6 +77,7 @@ class MultiHeadAttention : public Module {
   const Normalizer& normalizer() const { return *normalizer_; }
   float logit_scale() const { return scale_; }
   int heads() const { return spec_.heads; }
+  int kv_heads() const { return kv_heads_; }
 
  protected:
   void initialize_own(Rng& rng) override;
@@ -77,16 +87,22 @@ class MultiHeadAttention : public Module {
   // rows [B*T, C] is the attention input (observers that want q/k/v also get it).
   Tensor attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k, const Tensor& v,
                              const Tensor& gate, int64_t gate_width) const;
+  // True when the sliding window drops keys of rows of length T.
+  bool window_applies(int64_t T) const { return spec_.config.window > 0 && T > spec_.config.window; }
 
   AttentionSpec spec_;
   int layer_index_;
   const AttentionObservers* observers_;
   const AttentionAblation* ablation_;
   const ActivationHookSlot* hooks_;
+  int kv_heads_;
   std::unique_ptr<Normalizer> normalizer_;
   std::optional<TiledForm> tiled_form_;  // the normalizer's, when its rows can be tiled
   float scale_;
+  std::vector<float> rope_frequencies_;  // [R/2] with spec.rope
+  RotarySpec rotary_;
   Linear w_q_, w_k_, w_v_, w_o_;
+  std::unique_ptr<NormLayer> q_norm_, k_norm_;  // with config.qk_norm
   ParameterStore::Id normalizer_params_ = -1;  // [H, P] when the normalizer learns per-head scalars
   // Declared (and initialized) after W_O, so turning them on leaves the other parameters' init alone.
   std::unique_ptr<Linear> gate_;               // W_g [H or H*D, d_model] with an output gate

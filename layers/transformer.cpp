@@ -36,7 +36,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
     throw std::invalid_argument("model.d_model (" + std::to_string(d) + ") must equal the task's input width (" +
                                 std::to_string(shape.input_dim) + ") unless model.input_projection is true");
   }
-  if (config.positional == Positional::learned) pos_embedding_ = declare("pos_embedding.weight", {shape.max_seq_len, d});
+  if (config.positional == Positional::learned)
+    pos_embedding_ = declare("pos_embedding.weight", {shape.max_seq_len + config.position_offset, d});
   if (config.positional == Positional::sinusoidal) {
     sinusoid_.resize(static_cast<size_t>(shape.max_seq_len) * static_cast<size_t>(d));
     for (int t = 0; t < shape.max_seq_len; ++t)
@@ -46,18 +47,30 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
       }
   }
   BlockSpec block;
-  block.attention = {d, config.heads, resolved_head_dim(config), config.bias, config.positional == Positional::rope, config.attention};
+  block.attention = {d,
+                     config.heads,
+                     resolved_head_dim(config),
+                     config.bias,
+                     config.positional == Positional::rope,
+                     config.attention,
+                     resolved_kv_heads(config),
+                     config.rope,
+                     static_cast<float>(config.norm_eps)};
   block.norm = config.norm;
+  block.norm_eps = static_cast<float>(config.norm_eps);
   block.mlp_hidden = config.mlp_hidden;
   block.mlp_activation = config.mlp_activation;
+  block.mlp_gated = config.mlp_gated;
+  block.mlp_bias = resolved_bias(config.mlp_bias, config.bias);
   block.residual = config.residual;
+  block.parallel_residual = config.parallel_residual;
   for (int l = 0; l < config.layers; ++l) {
     blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_,
                                                      &ablation_, &hooks_));
     add_child(*blocks_.back());
   }
   if (config.norm != NormKind::none) {
-    final_norm_ = std::make_unique<NormLayer>(store, "final_norm", config.norm, d);
+    final_norm_ = std::make_unique<NormLayer>(store, "final_norm", config.norm, d, static_cast<float>(config.norm_eps));
     add_child(*final_norm_);
   }
   if (config.tie_embeddings) {
@@ -68,7 +81,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
       throw std::invalid_argument("model.tie_embeddings: the output width (" + std::to_string(shape.output_dim) +
                                   ") must equal model.vocab_size (" + std::to_string(config.vocab_size) + ")");
   } else if (config.output_head) {
-    output_head_ = std::make_unique<Linear>(store, "output_head", d, shape.output_dim, config.bias, init);
+    output_head_ = std::make_unique<Linear>(store, "output_head", d, shape.output_dim,
+                                            resolved_bias(config.output_head_bias, config.bias), init);
     add_child(*output_head_);
   } else if (shape.output_dim != d) {
     throw std::invalid_argument("model.d_model (" + std::to_string(d) + ") must equal the task's output width (" +
@@ -105,7 +119,7 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
   const int64_t T = h.dim(1);
   if (T > shape_.max_seq_len)
     throw std::invalid_argument("sequence length " + std::to_string(T) + " exceeds the model's " + std::to_string(shape_.max_seq_len));
-  if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, 0, T));
+  if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, config_.position_offset, T));
   if (!sinusoid_.empty())
     h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()), nullptr, Shape{T, config_.d_model}));
   if (hooks_.active()) {
