@@ -340,4 +340,33 @@ NamedTensor SafetensorsReader::read(const std::string& name) const {
   return t;
 }
 
+void SafetensorsReader::read_into(const std::string& name, uint64_t begin, uint64_t count, float* out) const {
+  const std::string where = path_.string();
+  const SafetensorsEntry* e = find(name);
+  if (!e) fail(where, "has no tensor " + printable(name));
+  if (e->dtype != "F32" && e->dtype != "F16" && e->dtype != "BF16")
+    fail(where, "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
+  const uint64_t width = e->dtype == "F32" ? 4 : 2, elements = (e->end - e->begin) / width;
+  if (begin > elements || count > elements - begin)
+    fail(where, "tensor " + printable(name) + ": elements [" + std::to_string(begin) + ", " +
+                    std::to_string(begin + count) + ") asked for, it has " + std::to_string(elements));
+  constexpr uint64_t kPieceElements = uint64_t{1} << 22;  // 16 MB of float32 a read
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t n = std::min(kPieceElements, count - done);
+    const std::string bytes =
+        read_file_range(path_, data_start_ + e->begin + (begin + done) * width, n * width, "safetensors file");
+    if (width == 4) {
+      std::memcpy(out + done, bytes.data(), bytes.size());
+    } else {
+      const bool half = e->dtype == "F16";
+      for (uint64_t i = 0; i < n; ++i) {
+        uint16_t v = 0;
+        std::memcpy(&v, bytes.data() + 2 * i, sizeof v);
+        out[done + i] = half ? half_to_float(v) : bfloat16_to_float(v);
+      }
+    }
+    done += n;
+  }
+}
+
 }  // namespace sinklab

@@ -71,6 +71,10 @@ class SafetensorsReader {
   // The tensor as float32 values. Throws SafetensorsError naming the file and the tensor when it is
   // absent or its dtype is not F32, F16 or BF16; FileReadError when the file changed underneath.
   NamedTensor read(const std::string& name) const;
+  // Elements [begin, begin + count) of the tensor (row-major) converted to float32 straight into `out`,
+  // read in pieces of a few MB: a checkpoint is never held twice, whatever the tensor's size. Throws as
+  // read, and SafetensorsError for a range outside the tensor.
+  void read_into(const std::string& name, uint64_t begin, uint64_t count, float* out) const;
 
  private:
   std::filesystem::path path_;
