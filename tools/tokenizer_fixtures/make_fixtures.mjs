@@ -227,11 +227,24 @@ async function main() {
   families.qwen3 = qwen3();
 
   const allSpecials = [...new Set(Object.values(families).flatMap((f) => f.json.added_tokens.map((t) => t.content)))];
+  // Words of Llama-3's vocabulary that its merges alone would split: only ignore_merges keeps them
+  // whole, so a text of them tells whether a tokenizer honours the flag.
+  const withoutIgnore = new Tokenizer({ ...families.llama3.json, model: { ...families.llama3.json.model, ignore_merges: false } }, families.llama3.config);
+  const withIgnore = new Tokenizer(families.llama3.json, families.llama3.config);
+  const ignoreWords = [];
+  for (const token of Object.keys(families.llama3.json.model.vocab)) {
+    if (ignoreWords.length >= 24) break;
+    const word = withIgnore.decode([families.llama3.json.model.vocab[token]], { clean_up_tokenization_spaces: false });
+    if (!/^ ?\p{L}{4,}$/u.test(word)) continue;
+    if (withIgnore.encode(word, { add_special_tokens: false }).ids.length === 1 &&
+        withoutIgnore.encode(word, { add_special_tokens: false }).ids.length > 1) ignoreWords.push(word);
+  }
   const fuzzSpecials = ["<s>", "</s>", "<unk>", "<|endoftext|>", "<|begin_of_text|>", "<|eot_id|>",
                         "<|im_start|>", "<|im_end|>", "<think>", "</tool_call>", "<|reserved_special_token_17|>"];
   const texts = [{ name: "kjv", bytes: kjv }];
   kjv.toString("utf8").split("\n").forEach((line, i) => texts.push({ name: `kjv_line_${i}`, bytes: bytesOf(line) }));
   texts.push({ name: "hostile", bytes: hostile });
+  texts.push({ name: "ignore_merges", bytes: bytesOf(ignoreWords.join(",")) });
   texts.push({ name: "empty", bytes: Buffer.alloc(0) });
   texts.push({ name: "only_spaces", bytes: bytesOf("   ") });
   fuzzTexts(300, fuzzSpecials).forEach((b, i) => texts.push({ name: `fuzz_${i}`, bytes: b }));
