@@ -15,6 +15,7 @@ uint64_t pair_key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_c
 // bounded memory on any text, while a book's vocabulary of words fits.
 constexpr size_t kMaxCachedWordBytes = 256;
 constexpr size_t kMaxCachedWords = 1 << 18;
+constexpr std::string_view kMetaspace = "\xE2\x96\x81";  // U+2581
 
 }  // namespace
 
@@ -25,6 +26,12 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab, const std::ve
   for (const auto& [token, id] : vocab_) {
     tokens_[id] = &token;
     max_id_ = std::max(max_id_, id);
+  }
+  cut_before_metaspace_ = true;
+  for (const auto& [token, id] : vocab_) {
+    for (size_t pos = token.find(kMetaspace, 1); pos != std::string::npos; pos = token.find(kMetaspace, pos + 1)) {
+      if (token.compare(pos - kMetaspace.size(), kMetaspace.size(), kMetaspace) != 0) cut_before_metaspace_ = false;
+    }
   }
   merges_.reserve(merges.size());
   for (size_t rank = 0; rank < merges.size(); ++rank) {
@@ -59,6 +66,20 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) con
       return;
     }
   }
+  if (!cut_before_metaspace_ || word.size() <= kMaxCachedWordBytes) {
+    encode_part(word, out);
+    return;
+  }
+  size_t begin = 0;
+  for (size_t pos = word.find(kMetaspace, 1); pos != std::string_view::npos; pos = word.find(kMetaspace, pos + 1)) {
+    if (word.compare(pos - kMetaspace.size(), kMetaspace.size(), kMetaspace) == 0) continue;  // inside a run of "▁"
+    encode_part(word.substr(begin, pos - begin), out);
+    begin = pos;
+  }
+  encode_part(word.substr(begin), out);
+}
+
+void BpeModel::encode_part(std::string_view word, std::vector<int32_t>& out) const {
   const bool cacheable = word.size() <= kMaxCachedWordBytes;
   if (cacheable) {
     std::lock_guard lock(cache_mutex_);

@@ -40,6 +40,7 @@ class BpeModel {
 
  private:
   void merge_word(std::string_view word, std::vector<int32_t>& out) const;
+  void encode_part(std::string_view part, std::vector<int32_t>& out) const;
 
   struct StringHash {
     using is_transparent = void;
@@ -54,6 +55,10 @@ class BpeModel {
   std::vector<int32_t> byte_ids_;  // <0xXX> per byte, -1 where absent (byte_fallback)
   BpeOptions options_;
   int32_t max_id_ = -1;
+  // No token has "▁" right after another character: no merge can join a character to a following
+  // "▁", so a word may be cut there and its parts encoded (and cached) apart with the same ids.
+  // SentencePiece files have no pre-tokenizer: without this a whole text is one word.
+  bool cut_before_metaspace_ = false;
 
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, std::vector<int32_t>, StringHash, std::equal_to<>> cache_;
