@@ -15,5 +15,7 @@ void bind_models(pybind11::module_& m);
 void bind_run_files(pybind11::module_& m);
 // Training, sweeps and task sampling in-process.
 void bind_training(pybind11::module_& m);
+// Tokenizers from a Hugging Face tokenizer.json.
+void bind_tokenizers(pybind11::module_& m);
 
 }  // namespace sinklab::python

@@ -12,6 +12,7 @@
 #include "run_files/run_folder_lock.h"
 #include "run_files/run_summary.h"
 #include "sweep/sweep_error.h"
+#include "tokenizers/tokenizer_error.h"
 
 namespace py = pybind11;
 
@@ -43,6 +44,8 @@ void bind_errors(py::module_&) {
       raise("RunFolderBusy", e);
     } catch (const sweep::SweepError& e) {
       raise("SweepError", e);
+    } catch (const TokenizerError& e) {
+      raise("TokenizerError", e);
     } catch (const FileReadError& e) {
       raise("FileError", e);
     } catch (const FileWriteError& e) {

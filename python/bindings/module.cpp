@@ -8,4 +8,5 @@ PYBIND11_MODULE(_sinklab, m) {
   sinklab::python::bind_models(m);
   sinklab::python::bind_run_files(m);
   sinklab::python::bind_training(m);
+  sinklab::python::bind_tokenizers(m);
 }

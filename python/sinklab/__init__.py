@@ -6,11 +6,12 @@ scripts/python.sh, or set PYTHONPATH=build/python yourself.
 
 from . import _sinklab, hooks
 from .errors import (CheckpointError, ConfigError, Error, FileError, RunFileError, RunFolderBusy, SweepError,
-                     TaskError)
+                     TaskError, TokenizerError)
 from .models import Model, build_model, construct, load_model
 from .runs import Run
 from .sweeps import Sweep
 from .training import POSITION_ROLES, Task, compare, task, train
+from .tokenizers import Tokenizer, tokenizer
 
 
 
@@ -31,4 +32,5 @@ def config_yaml(path, overrides=()):
 __all__ = [
     "CheckpointError", "ConfigError", "Error", "FileError", "RunFileError", "RunFolderBusy", "SweepError",
     "TaskError", "load_config", "config_yaml", "Model", "build_model", "construct", "load_model", "hooks", "Run", "Sweep", "POSITION_ROLES", "Task", "compare", "task", "train",
+    "TokenizerError", "Tokenizer", "tokenizer",
 ]

@@ -37,3 +37,7 @@ class SweepError(Error, ValueError):
 
 class RunFolderBusy(Error):
     """Another process is writing the run folder."""
+
+
+class TokenizerError(Error, ValueError):
+    """A tokenizer.json (or tokenizer_config.json) is missing, malformed or unsupported, or an id names no token."""
