@@ -1,6 +1,7 @@
 #include "data/eval_set.h"
 
 #include <string>
+#include <utility>
 
 namespace sinklab {
 namespace {
@@ -18,6 +19,8 @@ EvalSet::EvalSet(const Task& task, int samples, uint64_t seed) : buffers_(task.s
 }
 
 EvalSet::EvalSet(const Task& task, const TaskConfig& config) : EvalSet(task, config.eval_samples, config.eval_seed) {}
+
+EvalSet::EvalSet(BatchBuffers filled) : buffers_(std::move(filled)) { checked_samples(buffers_.batch); }
 
 ConstBatchView EvalSet::view(int first, int count) const {
   if (first < 0 || count < 0 || first > size() - count) {

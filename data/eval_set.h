@@ -26,6 +26,9 @@ class EvalSet {
   EvalSet(const Task& task, int samples, uint64_t seed);
   // samples = config.eval_samples, seed = config.eval_seed.
   EvalSet(const Task& task, const TaskConfig& config);
+  // Inputs that no task samples (token windows of a text, models/token_window_eval_set.h): the
+  // buffers as the caller filled them, kept. Throws TaskError when they hold no sample.
+  explicit EvalSet(BatchBuffers filled);
 
   int size() const { return buffers_.batch; }
   const TaskShape& shape() const { return buffers_.shape; }
