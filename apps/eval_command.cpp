@@ -7,20 +7,28 @@
 // for what differs from the run's own evaluation; --out FILE instead) and prints a summary table.
 // docs/reproducing-sinks.md, "Ablating the sink", describes the file. The second is the streaming
 // evaluation of a text_lm run (apps/eval_stream.h).
+// `sinklab eval MODEL_DIR --text FILE|--tokens ids.npy [--seq-len T] [--windows N] [--threads N] ...` runs the
+// same analysis on a Hugging Face model folder (apps/eval_open_model.h): windows of a text instead of the
+// run's evaluation set, written to eval-<folder>[-<mode>].json in the current directory.
+// --head-ablation adds, for runs and model folders, the loss change of masking the BOS key in each head alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/eval_open_model.h"
 #include "apps/eval_stream.h"
 #include "apps/flag_integer.h"
 #include "apps/model_for_length.h"
@@ -34,6 +42,7 @@
 #include "models/massive_activation_intervention.h"
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
+#include "models/token_window_eval_set.h"
 #include "run_files/extreme_token_table.h"
 #include "run_files/extreme_tokens_json.h"
 #include "run_files/run_summary.h"
@@ -52,6 +61,10 @@ struct EvalFlags {
   std::string out;
   // Sun et al.'s intervention on massive activations (models/massive_activation_intervention.h).
   std::optional<std::string> massive, massive_layer, massive_position, massive_top_k;
+  bool head_ablation = false;  // every head's BOS key masked in turn, the loss change of each
+  // A model folder (apps/eval_open_model.h): the text and how it is cut.
+  std::optional<std::string> text, ids, windows;
+  int threads = 0;
 };
 
 // The task config of this evaluation: the run's evaluation set (task.eval_seq_len applied), with
@@ -112,14 +125,15 @@ std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFl
 using Evaluation = SinkEvaluation;
 
 // `hooks` (or none) edit activations during the evaluation: the massive-activation intervention.
-Evaluation evaluate(Model& model, const EvalSet& set, const AttentionAblation& ablation, ActivationHooks* hooks = nullptr) {
+Evaluation evaluate(Model& model, const EvalSet& set, int attention_samples, const AttentionAblation& ablation,
+                    ActivationHooks* hooks = nullptr) {
   struct ScopedHooks {
     Transformer& t;
     ~ScopedHooks() { t.set_hooks(nullptr); }
   } scoped{model.transformer()};
   model.transformer().set_hooks(hooks);
   EvalOptions options;  // as the trainer's evaluation (chunk 250), so `none` gives the run's own bits
-  options.attention_samples = model.config().analysis.eval_attention_samples;
+  options.attention_samples = attention_samples;
   options.row_errors = true;
   options.ablation = ablation;
   return evaluate_with_sink_statistics(model, set, options);
@@ -258,6 +272,124 @@ nlohmann::json massive_json(const MassiveIntervention& p) {
           {"channels", p.channels},                          {"mean_abs", p.mean_abs}, {"values", p.values}};
 }
 
+// One head's BOS key masked (mask_bos_key in that head only): the task's loss (MSE for MSE tasks) before
+// and after.
+struct HeadAblationRow {
+  HeadRef head;
+  double base = 0.0, ablated = 0.0;
+  double delta() const { return ablated - base; }
+};
+
+double task_loss(const EvalMetrics& m, const TaskShape& shape) { return shape.loss == TaskLoss::mse ? m.mse : m.loss; }
+
+// Every head in turn, sorted by the loss change, largest first (NaN last). No observers: the loss only.
+std::vector<HeadAblationRow> head_ablation_table(Model& model, const EvalSet& set, const EvalMetrics& base) {
+  const RunConfig& c = model.config();
+  const TaskObjective objective(set.shape());
+  std::vector<HeadAblationRow> rows;
+  for (int l = 0; l < c.model.layers; ++l)
+    for (int h = 0; h < c.model.heads; ++h) {
+      EvalOptions options;
+      options.ablation = AttentionAblation(AblationMode::mask_bos_key, {HeadRef{l, h}});
+      Graph g;
+      const EvalMetrics m = evaluate_model(g, model.transformer(), objective, set, {}, options);
+      rows.push_back({HeadRef{l, h}, task_loss(base, set.shape()), task_loss(m, set.shape())});
+    }
+  std::stable_sort(rows.begin(), rows.end(), [](const HeadAblationRow& a, const HeadAblationRow& b) {
+    if (std::isnan(a.delta()) || std::isnan(b.delta())) return !std::isnan(a.delta()) && std::isnan(b.delta());
+    return a.delta() > b.delta();
+  });
+  return rows;
+}
+
+nlohmann::json head_ablation_json(const std::vector<HeadAblationRow>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const HeadAblationRow& r : rows)
+    a.push_back({{"layer", r.head.layer}, {"head", r.head.head}, {"label", head_label(r.head)}, {"loss", number(r.ablated)},
+                 {"delta_loss", number(r.delta())}});
+  return a;
+}
+
+std::string head_ablation_text(const std::vector<HeadAblationRow>& rows, const TaskShape& shape) {
+  const char* what = shape.loss == TaskLoss::mse ? "eval_mse" : "loss (nats)";
+  std::string t = "\nhead ablation: the BOS key (position 0) masked in one head at a time (mask_bos_key), largest " +
+                  std::string(what) + " change first\n";
+  char line[128];
+  std::snprintf(line, sizeof line, "%-8s %14s %14s\n", "head", what, "delta");
+  t += line;
+  for (const HeadAblationRow& r : rows) {
+    std::snprintf(line, sizeof line, "%-8s %14.6f %+14.6f\n", head_label(r.head).c_str(), r.ablated, r.delta());
+    t += line;
+  }
+  return t;
+}
+
+// Everything one evaluation measures, on the unchanged model and with the ablation or intervention;
+// the same for a run and for a model folder.
+struct Analysis {
+  Evaluation base, ablated;
+  ExtremeTokenReport base_extremes, ablated_extremes;
+  std::optional<MassiveIntervention> massive;
+  std::vector<double> bos_map;
+  std::optional<std::vector<HeadAblationRow>> head_ablation;
+};
+
+// `extreme_tokens` measures the model as it is set when called (ablation and hooks included).
+Analysis analyse(Model& model, const EvalSet& set, int attention_samples, const AttentionAblation& ablation,
+                 const EvalFlags& f, const std::function<ExtremeTokenReport()>& extreme_tokens) {
+  if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
+    throw std::invalid_argument("--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
+  Analysis a;
+  a.base = evaluate(model, set, attention_samples, AttentionAblation());
+  a.base_extremes = extreme_tokens();
+  if (f.massive) a.massive = massive_plan(model, set, f, a.base_extremes);
+  std::optional<MassiveActivationHooks> massive_hooks;
+  if (a.massive) massive_hooks.emplace(*a.massive);
+  ActivationHooks* hooks = massive_hooks ? &*massive_hooks : nullptr;
+  const bool changed = ablation.mode() != AblationMode::none || a.massive;
+  a.ablated = changed ? evaluate(model, set, attention_samples, ablation, hooks) : a.base;
+  a.ablated_extremes = a.base_extremes;
+  if (changed) {  // the same changes as the evaluation above, then none again
+    model.transformer().set_ablation(ablation);
+    model.transformer().set_hooks(hooks);
+    a.ablated_extremes = extreme_tokens();
+    model.transformer().set_hooks(nullptr);
+    model.transformer().set_ablation(AttentionAblation());
+  }
+  a.bos_map = bos_value_map_inf(model, set);
+  if (f.head_ablation) a.head_ablation = head_ablation_table(model, set, a.base.metrics);
+  return a;
+}
+
+// The fields every eval file has after its header.
+void add_analysis_json(nlohmann::json& j, const Analysis& a, const AttentionAblation& ablation) {
+  j.update(metrics_json(a.ablated.metrics));
+  j["heads"] = heads_json(a.ablated, ablation, a.bos_map);
+  nlohmann::json unablated = metrics_json(a.base.metrics);
+  unablated["heads"] = heads_json(a.base, AttentionAblation(), a.bos_map);
+  j["unablated"] = std::move(unablated);
+  j["deltas"] = deltas_json(a.ablated.metrics, a.base.metrics);
+  j["deltas"]["heads"] = head_deltas_json(a.ablated, a.base, a.ablated_extremes, a.base_extremes);
+  j["extreme_tokens"] = extreme_tokens_json(a.ablated_extremes);
+  j["unablated"]["extreme_tokens"] = extreme_tokens_json(a.base_extremes);
+  j["massive"] = a.massive ? massive_json(*a.massive) : nlohmann::json();
+  if (a.head_ablation) j["head_ablation"] = head_ablation_json(*a.head_ablation);
+}
+
+std::string ablation_text(const AttentionAblation& ablation) {
+  return ablation.mode() == AblationMode::none ? "no ablation"
+                                               : std::string(ablation_mode_name(ablation.mode())) + " on " +
+                                                     (ablation.all_heads() ? "all heads" : "heads " + ablation.heads_text());
+}
+
+std::string massive_text(const std::optional<MassiveIntervention>& massive) {
+  if (!massive) return {};
+  std::string t = "; massive activations " + std::string(massive_mode_name(massive->mode)) + " at layer " +
+                  std::to_string(massive->layer) + ", position " + std::to_string(massive->position) + ", channels";
+  for (int ch : massive->channels) t += " " + std::to_string(ch);
+  return t;
+}
+
 // RUN_DIR/eval/<mode>[_<heads>][_j<J>][_T<T>][_n<N>].json
 fs::path default_output(const fs::path& run_dir, const AttentionAblation& ablation, const EvalFlags& f,
                         const TaskConfig& t, const Task& task) {
@@ -327,33 +459,13 @@ void run_eval(const EvalFlags& f) {
   model = model_for_length(std::move(model), shape.seq_len, "--seq-len " + std::to_string(shape.seq_len));
   set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
   const EvalSet set(*task, t);
-  if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
-    throw std::invalid_argument("--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
-  const Evaluation base = evaluate(*model, set, AttentionAblation());
   Graph graph;
   const TaskObjective objective(set.shape());
-  const auto extreme_tokens = [&] {
+  const Analysis a = analyse(*model, set, c.analysis.eval_attention_samples, ablation, f, [&] {
     return measure_extreme_token_report(graph, model->transformer(), c, *task, objective, set, model->shape().max_seq_len);
-  };
-  const ExtremeTokenReport base_extremes = extreme_tokens();
-  std::optional<MassiveIntervention> massive;
-  if (f.massive) massive = massive_plan(*model, set, f, base_extremes);
-  std::optional<MassiveActivationHooks> massive_hooks;
-  if (massive) massive_hooks.emplace(*massive);
-  ActivationHooks* hooks = massive_hooks ? &*massive_hooks : nullptr;
-  const bool changed = mode != AblationMode::none || massive;
-  const Evaluation ablated = changed ? evaluate(*model, set, ablation, hooks) : base;
-  ExtremeTokenReport ablated_extremes = base_extremes;
-  if (changed) {  // the same changes as the evaluation above, then none again
-    model->transformer().set_ablation(ablation);
-    model->transformer().set_hooks(hooks);
-    ablated_extremes = extreme_tokens();
-    model->transformer().set_hooks(nullptr);
-    model->transformer().set_ablation(AttentionAblation());
-  }
-  const std::vector<double> bos_map = bos_value_map_inf(*model, set);
+  });
 
-  const fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
+  fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
   nlohmann::json j = {
       {"command", joined_command_line()},
       {"run", run_dir.string()},
@@ -371,34 +483,121 @@ void run_eval(const EvalFlags& f) {
   };
   if (!ablation.all_heads())
     for (const HeadRef& h : ablation.heads()) j["ablated_heads"].push_back(head_label(h));
-  j.update(metrics_json(ablated.metrics));
-  j["heads"] = heads_json(ablated, ablation, bos_map);
-  nlohmann::json unablated = metrics_json(base.metrics);
-  unablated["heads"] = heads_json(base, AttentionAblation(), bos_map);
-  j["unablated"] = std::move(unablated);
-  j["deltas"] = deltas_json(ablated.metrics, base.metrics);
-  j["deltas"]["heads"] = head_deltas_json(ablated, base, ablated_extremes, base_extremes);
-  j["extreme_tokens"] = extreme_tokens_json(ablated_extremes);
-  j["unablated"]["extreme_tokens"] = extreme_tokens_json(base_extremes);
-  j["massive"] = massive ? massive_json(*massive) : nlohmann::json();
+  add_analysis_json(j, a, ablation);
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
   write_file_atomically(out, j.dump(2) + '\n');
 
-  const std::string ablated_text = mode == AblationMode::none ? "no ablation"
-                                   : std::string(ablation_mode_name(mode)) + " on " +
-                                         (ablation.all_heads() ? "all heads" : "heads " + ablation.heads_text());
-  std::string what = "eval " + f.run + ": " + ablated_text + " (" +
-                     c.model.attention.normalizer.name + ", " + std::to_string(c.model.layers) + " layer(s) x " +
-                     std::to_string(c.model.heads) + " head(s)), " + std::to_string(set.size()) + " inputs, T = " +
-                     std::to_string(shape.seq_len);
+  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + c.model.attention.normalizer.name + ", " +
+                     std::to_string(c.model.layers) + " layer(s) x " + std::to_string(c.model.heads) + " head(s)), " +
+                     std::to_string(set.size()) + " inputs, T = " + std::to_string(shape.seq_len);
   if (task->fixed_eval_row() >= 0) what += ", trigger j = " + std::to_string(task->fixed_eval_row());
-  if (massive) {
-    what += "; massive activations " + std::string(massive_mode_name(massive->mode)) + " at layer " +
-            std::to_string(massive->layer) + ", position " + std::to_string(massive->position) + ", channels";
-    for (int ch : massive->channels) what += " " + std::to_string(ch);
-  }
-  print_summary(what, base, ablated, bos_map, ablation, out);
-  std::printf("%s", format_extreme_token_table(ablated_extremes).c_str());
+  what += massive_text(a.massive);
+  print_summary(what, a.base, a.ablated, a.bos_map, ablation, out);
+  std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
+  if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
+}
+
+// `sinklab eval MODEL_DIR`: the same analysis on windows of a text read by a Hugging Face model folder.
+void run_model_eval(const EvalFlags& f) {
+  const AblationMode mode = parse_ablation_mode(f.ablate);  // before anything is loaded
+  for (const auto& [flag, given] : {std::pair{"--eval-trigger", f.eval_trigger.has_value()}, std::pair{"--samples", f.samples.has_value()}})
+    if (given)
+      throw std::invalid_argument(std::string(flag) + " applies to a run's evaluation set; a model folder reads --windows N "
+                                  "windows of --seq-len T tokens of its text");
+  const fs::path folder(f.run);
+  // The memory check needs a window length before the context is known: the one asked for, else the
+  // longest default (256); --seq-len is checked against the context once the model is read.
+  const int64_t check_window = f.seq_len ? flag_integer("--seq-len", *f.seq_len, 2, std::numeric_limits<int>::max()) : 256;
+  OpenModel m = load_model_folder(folder, f.threads > 0 ? f.threads : 1, check_window);
+  Model& model = *m.model;
+  const RunConfig& c = model.config();
+  const int vocab = model.shape().output_dim;
+  const AttentionAblation ablation(mode, parse_head_list(f.heads, c.model.layers, c.model.heads));
+  if (mode == AblationMode::none && !ablation.all_heads())
+    throw std::invalid_argument("--heads: --ablate none ablates no head; leave --heads out");
+  const int T = model_seq_len(f.seq_len, m.context);
+  const int64_t asked = model_windows(f.windows);
+  std::string suffix;
+  if (mode != AblationMode::none) suffix += "-" + std::string(ablation_mode_name(mode));
+  if (!ablation.all_heads()) suffix += "_" + ablation.heads_text("_");
+  if (f.massive) suffix += "-massive_" + *f.massive;
+  const fs::path out = model_eval_output(folder, f.out, suffix);
+  const OpenModelText text = read_model_text(folder, f.text, f.ids, vocab);
+  const int64_t fitting = token_windows_in_stream(static_cast<int64_t>(text.ids.size()), T);
+  if (fitting < 1)
+    throw std::invalid_argument("the text has " + std::to_string(text.ids.size()) + " tokens, fewer than one window of " +
+                                std::to_string(T) + " (--seq-len " + std::to_string(T) +
+                                "); give a longer text or a smaller --seq-len");
+  const int64_t windows = std::min(asked, fitting);
+  const std::vector<int32_t> packed = cut_token_windows(text.ids, windows, T, std::nullopt);
+  const std::vector<int32_t> with_bos = text.bos ? cut_token_windows(text.ids, windows, T, text.bos) : std::vector<int32_t>();
+  // With a BOS every analysis reads the BOS windows (as a run's windows start with BOS); packed windows
+  // give Gu et al.'s no-BOS Sink_k.
+  const EvalSet set = token_window_eval_set(text.bos ? with_bos : packed, windows, T, vocab);
+  if (f.threads > 0) set_thread_count(f.threads);
+  Graph graph;
+  const TaskObjective objective(set.shape());
+  const int all = set.size();
+  const double eps = c.analysis.sink_eps;
+  const bool slot = c.model.attention.key_bias;
+  const Analysis a = analyse(model, set, all, ablation, f, [&] {
+    ExtremeTokenReport r{measure_extreme_tokens(graph, model.transformer(), objective, set, all, 250, eps, slot), std::nullopt,
+                         std::nullopt};
+    if (text.bos) {
+      r.gu_bos = r.eval;  // the evaluation windows are the BOS windows
+      r.gu_no_bos = measure_extreme_tokens(graph, model.transformer(), packed, windows, T, 250, eps, slot);
+    } else {
+      r.gu_no_bos = r.eval;
+    }
+    return r;
+  });
+
+  nlohmann::json j = {
+      {"command", joined_command_line()},
+      {"model", folder.string()},
+      {"family", m.family},
+      {"model_type", m.model_type},
+      {"context", m.context},
+      {"weights", m.weights},
+      {"text", text.source},
+      {"text_tokens", static_cast<int64_t>(text.ids.size())},
+      {"bos", text.bos ? nlohmann::json(*text.bos) : nlohmann::json()},
+      {"bos_source", text.bos_source},
+      {"mode", std::string(ablation_mode_name(mode))},
+      {"ablated_heads", ablation.all_heads() ? nlohmann::json("all") : nlohmann::json::array()},
+      {"normalizer", c.model.attention.normalizer.name},
+      {"layers", c.model.layers},
+      {"heads_per_layer", c.model.heads},
+      {"seq_len", T},
+      {"windows", windows},
+      {"windows_requested", asked},
+      {"samples", set.size()},
+      {"attention_samples", set.size()},
+      {"sink_eps", eps},
+      {"uniform_baseline", number(a.base_extremes.eval.uniform_baseline)},
+  };
+  if (!ablation.all_heads())
+    for (const HeadRef& h : ablation.heads()) j["ablated_heads"].push_back(head_label(h));
+  add_analysis_json(j, a, ablation);
+  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  write_file_atomically(out, j.dump(2) + '\n');
+
+  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + m.family + ", model_type " + m.model_type + ", " +
+                     std::to_string(c.model.layers) + " layer(s) x " + std::to_string(c.model.heads) + " head(s), context " +
+                     std::to_string(m.context) + "), " + std::to_string(windows) + " window(s) of T = " + std::to_string(T) +
+                     " from " + text.source + massive_text(a.massive);
+  if (windows < asked) what += "\n(the text holds " + std::to_string(windows) + " of the " + std::to_string(asked) + " windows asked for)";
+  what += text.bos ? "\nBOS id " + std::to_string(*text.bos) + " (" + text.bos_source +
+                         ") put in front of every window, as Gu et al. do: the analysis reads these windows; Sink_k "
+                         "without BOS reads the same text as packed windows"
+                   : "\nno BOS (neither the tokenizer nor config.json names one): packed windows, position 0 is a text token";
+  char baseline[160];
+  std::snprintf(baseline, sizeof baseline, "\nuniform causal attention at T = %d: alpha_0 = H_T / T = %.4f (compare the heads' alpha_0)",
+                T, a.base_extremes.eval.uniform_baseline);
+  what += baseline;
+  print_summary(what, a.base, a.ablated, a.bos_map, ablation, out);
+  std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
+  if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
 }
 
 }  // namespace
@@ -408,42 +607,72 @@ void add_eval_command(CLI::App& app) {
   auto stream = std::make_shared<StreamFlags>();
   auto streaming = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "eval", "Evaluate a trained model on its task's evaluation set, optionally with the BOS key ablated; or, with "
-              "--stream, a language model on a long held-out stream with a cache of kept + recent tokens");
-  cmd->add_option("RUN", flags->run, "A run folder, or a checkpoint file inside one")->required();
+      "eval", "Evaluate a trained model on its task's evaluation set, or a Hugging Face model folder on windows of a "
+              "text, optionally with the BOS key ablated; or, with --stream, a language model on a long stream with a "
+              "cache of kept + recent tokens");
+  cmd->add_option("RUN", flags->run,
+                  "A run folder, a checkpoint file inside one, or a model folder (config.json and safetensors weights)")
+      ->required();
   cmd->add_option("--ablate", flags->ablate, "none | mask_bos_key | zero_bos_weight (default none)");
   cmd->add_option("--heads", flags->heads, "Heads to ablate: all (default) or a list such as L0H1,L1H0");
   cmd->add_option("--eval-trigger", flags->eval_trigger, "Trigger position of the evaluation set (default: the run's)");
-  cmd->add_option("--seq-len", flags->seq_len, "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len)");
+  cmd->add_option("--seq-len", flags->seq_len,
+                  "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len; a model "
+                  "folder: tokens per window, default min(context, 256))");
   cmd->add_option("--samples", flags->samples, "Evaluation inputs (default: the run's task.eval_samples)");
   cmd->add_option("--massive", flags->massive,
                   "set_zero | set_mean: set the largest residual activations (Sun et al.) to 0 or to their mean over the inputs");
   cmd->add_option("--massive-layer", flags->massive_layer, "Block whose output is changed (default: the largest massive ratio)");
   cmd->add_option("--massive-position", flags->massive_position, "Position changed (default: where that block's largest |h| is)");
   cmd->add_option("--massive-top-k", flags->massive_top_k, "Channels changed: the k largest mean |h| at that position (default 3)");
+  cmd->add_flag("--head-ablation", flags->head_ablation,
+                "Also mask the BOS key in each head alone, one head at a time, and list the loss change of each, largest first");
+  cmd->add_option("--text", flags->text, "A model folder: the text file to evaluate on, tokenized with the folder's tokenizer.json");
+  cmd->add_option("--windows", flags->windows, "A model folder: windows of --seq-len tokens cut from the text (default 4)");
+  cmd->add_option("--threads", flags->threads, "A model folder: OpenMP threads (default 0: OpenMP's default)");
   cmd->add_flag("--stream", *streaming,
-                "Streaming evaluation of a text_lm run: next-token loss on the validation part read through a cache of "
-                "W tokens, the first K of the stream kept (writes RUN/eval/stream.json and stream.svg)");
+                "Streaming evaluation of a text_lm run (its validation part) or of a model folder (its text): next-token "
+                "loss read through a cache of W tokens, the first K of the stream kept (writes RUN/eval/stream.json and "
+                "stream.svg; a model folder: eval-<folder>-stream.json)");
   cmd->add_option("--window", stream->windows, "--stream: cache sizes W, a comma list such as 32,64");
   cmd->add_option("--keep-first", stream->keep_first, "--stream: first tokens kept K, a comma list (default 0,1,2,4; pairs with K < W)");
-  cmd->add_option("--tokens", stream->tokens, "--stream: tokens of the held-out stream (default 4 x task.seq_len, at most the validation part)");
-  cmd->add_option("--out", flags->out, "Output JSON file (default RUN/eval/<mode>[_<heads>].json; with --stream RUN/eval/stream.json)");
+  cmd->add_option("--tokens", stream->tokens,
+                  "--stream on a run: tokens of the held-out stream (default 4 x task.seq_len, at most the validation "
+                  "part); a model folder: a .npy file of token ids to evaluate on, instead of --text");
+  cmd->add_option("--out", flags->out,
+                  "Output JSON file (default RUN/eval/<mode>[_<heads>].json, with --stream RUN/eval/stream.json; a model "
+                  "folder: eval-<folder>[-<mode>].json in the current directory)");
   cmd->callback([cmd, flags, stream, streaming] {
-    const char* stream_only[] = {"--window", "--keep-first", "--tokens"};
-    const char* ablation_only[] = {"--ablate",  "--heads",         "--eval-trigger",       "--seq-len",
-                                   "--samples", "--massive", "--massive-layer", "--massive-position", "--massive-top-k"};
+    const auto refuse = [cmd](std::initializer_list<const char*> names, const std::string& why) {
+      for (const char* name : names)
+        if (cmd->get_option(name)->count() > 0) throw std::invalid_argument(std::string(name) + " " + why);
+    };
+    if (flags->threads < 0) throw std::invalid_argument("--threads " + std::to_string(flags->threads) + ": give 0 (OpenMP's default) or more");
+    const bool model_folder = eval_source_kind(flags->run) == EvalSource::model_folder;
+    if (!model_folder) refuse({"--text", "--windows", "--threads"}, "applies to a model folder (config.json and safetensors weights)");
     if (!*streaming) {
-      for (const char* name : stream_only)
-        if (cmd->get_option(name)->count() > 0) throw std::invalid_argument(std::string(name) + " belongs with --stream");
-      run_eval(*flags);
+      refuse({"--window", "--keep-first"}, "belongs with --stream");
+      if (!model_folder) {
+        refuse({"--tokens"}, "belongs with --stream");
+        run_eval(*flags);
+        return;
+      }
+      flags->ids = stream->tokens;
+      run_model_eval(*flags);
       return;
     }
-    for (const char* name : ablation_only)
-      if (cmd->get_option(name)->count() > 0)
-        throw std::invalid_argument(std::string(name) + " does not apply to --stream (it changes the ablation evaluation)");
+    refuse({"--ablate", "--heads", "--eval-trigger", "--seq-len", "--samples", "--massive", "--massive-layer",
+            "--massive-position", "--massive-top-k", "--head-ablation", "--windows"},
+           "does not apply to --stream (it changes the ablation evaluation)");
     stream->run = flags->run;
     stream->out = flags->out;
-    run_stream_eval(*stream);
+    if (!model_folder) {
+      run_stream_eval(*stream);
+      return;
+    }
+    stream->text = flags->text;
+    stream->threads = flags->threads;
+    run_model_stream_eval(*stream);
   });
 }
 

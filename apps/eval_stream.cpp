@@ -6,12 +6,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/eval_open_model.h"
 #include "apps/flag_integer.h"
 #include "apps/model_for_length.h"
 #include "core/io/file_write.h"
@@ -139,9 +142,8 @@ fs::path default_output(const fs::path& run_dir) {
   return run_dir / "eval" / "stream.json";
 }
 
-}  // namespace
-
-void run_stream_eval(const StreamFlags& f) {
+// Every pair K < W of --window and --keep-first.
+std::vector<StreamWindow> stream_settings(const StreamFlags& f) {
   if (!f.windows) throw std::invalid_argument("--stream needs --window W (one or more cache sizes, e.g. --window 32,64)");
   const std::vector<int> windows = flag_integer_list("--window", *f.windows, 1, 65536);
   const std::vector<int> keeps = flag_integer_list("--keep-first", f.keep_first, 0, 65535);
@@ -152,6 +154,53 @@ void run_stream_eval(const StreamFlags& f) {
   if (settings.empty())
     throw std::invalid_argument("--keep-first " + f.keep_first + ": every K is >= every window in --window " + *f.windows +
                                 "; the cache must hold the kept tokens and at least one recent one (K < W)");
+  return settings;
+}
+
+// What a streaming evaluation is of, for its output.
+struct StreamSubject {
+  nlohmann::json header;  // the JSON's leading fields
+  std::string title;      // the figure's and the terminal's title
+  std::string positional, stream_text;
+};
+
+// Runs every setting next to the dense baseline, writes `out` (and the figure beside it), prints the table.
+void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, const std::vector<StreamWindow>& settings,
+                     const fs::path& out, StreamSubject subject) {
+  StreamingEvaluator evaluator(model, stream, bos);
+  for (const StreamWindow& s : settings) naming_flags([&] { evaluator.check_window(s); return 0; });  // before any work
+  const std::vector<double> dense_losses = evaluator.dense_losses();
+  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0};
+  std::vector<StreamRow> rows;
+  for (const StreamWindow& s : settings) {
+    const std::vector<double> losses = evaluator.windowed_losses(s);
+    const auto past = static_cast<std::size_t>(s.window);
+    rows.push_back({s.window, s.keep_first, mean_loss(losses), evaluator.scored_positions(), mean_loss(losses, past),
+                    std::max<int64_t>(0, evaluator.scored_positions() - s.window)});
+  }
+
+  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  const std::optional<fs::path> figure = draw_figure(out, subject.title, dense, rows);
+  nlohmann::json j = std::move(subject.header);
+  j["trained_context"] = evaluator.trained_context();
+  j["scored"] = evaluator.scored_positions();
+  j["dense"] = row_json(dense, true);
+  j["streaming"] = nlohmann::json::array();
+  j["figure"] = figure ? nlohmann::json(figure->string()) : nlohmann::json();
+  for (const StreamRow& r : rows) j["streaming"].push_back(row_json(r, false));
+  write_file_atomically(out, j.dump(2) + '\n');
+
+  std::printf("%s (%s positions, trained context %d, %s)\n\n%s\nwrote %s\n", subject.title.c_str(), subject.positional.c_str(),
+              evaluator.trained_context(), subject.stream_text.c_str(), markdown_table(dense, rows).c_str(), out.string().c_str());
+  if (figure) std::printf("figure %s\n", figure->string().c_str());
+}
+
+}  // namespace
+
+void run_stream_eval(const StreamFlags& f) {
+  const std::vector<StreamWindow> settings = stream_settings(f);
+  int longest = 0;
+  for (const StreamWindow& s : settings) longest = std::max(longest, s.window);
 
   const fs::path given(f.run);
   std::unique_ptr<Model> model = load_model(given);
@@ -164,48 +213,70 @@ void run_stream_eval(const StreamFlags& f) {
   const int64_t tokens = f.tokens ? flag_integer("--tokens", *f.tokens, 1, 1 << 30) : default_stream_tokens(*task, c.task.seq_len);
   const std::vector<int32_t> stream = naming_flags([&] { return held_out_stream(*task, tokens, bos); });
   if (c.model.positional != Positional::learned)  // learned positions: the evaluator names --window's limit
-    model = model_for_length(std::move(model), windows.back(), "--window " + std::to_string(windows.back()));
+    model = model_for_length(std::move(model), longest, "--window " + std::to_string(longest));
   set_thread_count(c.threads);
 
-  StreamingEvaluator evaluator(*model, stream, bos);
-  for (const StreamWindow& s : settings) naming_flags([&] { evaluator.check_window(s); return 0; });  // before any work
-  const std::vector<double> dense_losses = evaluator.dense_losses();
-  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0};
-  std::vector<StreamRow> rows;
-  for (const StreamWindow& s : settings) {
-    const std::vector<double> losses = evaluator.windowed_losses(s);
-    const auto past = static_cast<std::size_t>(s.window);
-    rows.push_back({s.window, s.keep_first, mean_loss(losses), evaluator.scored_positions(), mean_loss(losses, past),
-                    std::max<int64_t>(0, evaluator.scored_positions() - s.window)});
-  }
-
   const fs::path out = f.out.empty() ? default_output(run_dir) : fs::path(f.out);
-  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
-  const std::string title = "streaming evaluation of " + run_dir.filename().string() + ": " + c.model.attention.normalizer.name +
-                            ", " + std::to_string(tokens) + " validation tokens";
-  const std::optional<fs::path> figure = draw_figure(out, title, dense, rows);
-  nlohmann::json j = {
+  StreamSubject subject;
+  subject.title = "streaming evaluation of " + run_dir.filename().string() + ": " + c.model.attention.normalizer.name + ", " +
+                  std::to_string(tokens) + " validation tokens";
+  subject.positional = std::string(to_string(c.model.positional));
+  subject.stream_text = bos ? "the stream starts with BOS" : "no BOS";
+  subject.header = {
       {"command", joined_command_line()},
       {"run", run_dir.string()},
       {"checkpoint", (fs::is_directory(given) ? given / "checkpoint.bin" : given).string()},
       {"normalizer", c.model.attention.normalizer.name},
-      {"positional", std::string(to_string(c.model.positional))},
+      {"positional", subject.positional},
       {"seq_len", c.task.seq_len},
-      {"trained_context", evaluator.trained_context()},
       {"bos", bos},
       {"tokens", tokens},
-      {"scored", evaluator.scored_positions()},
-      {"dense", row_json(dense, true)},
-      {"streaming", nlohmann::json::array()},
-      {"figure", figure ? nlohmann::json(figure->string()) : nlohmann::json()},
   };
-  for (const StreamRow& r : rows) j["streaming"].push_back(row_json(r, false));
-  write_file_atomically(out, j.dump(2) + '\n');
+  evaluate_stream(*model, stream, bos, settings, out, std::move(subject));
+}
 
-  std::printf("%s (%s positions, trained context %d, %s)\n\n%s\nwrote %s\n", title.c_str(),
-              std::string(to_string(c.model.positional)).c_str(), evaluator.trained_context(),
-              bos ? "the stream starts with BOS" : "no BOS", markdown_table(dense, rows).c_str(), out.string().c_str());
-  if (figure) std::printf("figure %s\n", figure->string().c_str());
+void run_model_stream_eval(const StreamFlags& f) {
+  const std::vector<StreamWindow> settings = stream_settings(f);
+  int longest = 0;
+  for (const StreamWindow& s : settings) longest = std::max(longest, s.window);
+  const fs::path folder(f.run);
+  const OpenModel m = load_model_folder(folder, f.threads > 0 ? f.threads : 1, longest);
+  // The cache is read at positions 0 .. W-1, so W is bounded by the positions the model was trained on.
+  if (longest > m.context)
+    throw std::invalid_argument("--window " + std::to_string(longest) + " is longer than the model's context of " +
+                                std::to_string(m.context) + " tokens (max_position_embeddings); use at most " +
+                                std::to_string(m.context));
+  const fs::path out = model_eval_output(folder, f.out, "-stream");
+  const OpenModelText text = read_model_text(folder, f.text, f.tokens, m.model->shape().output_dim);
+  std::vector<int32_t> stream;
+  stream.reserve(text.ids.size() + 1);
+  if (text.bos) stream.push_back(*text.bos);
+  stream.insert(stream.end(), text.ids.begin(), text.ids.end());
+  if (f.threads > 0) set_thread_count(f.threads);
+
+  const RunConfig& c = m.model->config();
+  StreamSubject subject;
+  subject.title = "streaming evaluation of " + fs::weakly_canonical(folder).filename().string() + ": " + m.model_type + ", " +
+                  std::to_string(text.ids.size()) + " text tokens";
+  subject.positional = std::string(to_string(c.model.positional));
+  // The evaluator's dense baseline puts a training task's BOS id in front of each window; a model folder's
+  // BOS is its own id, so its windows are plain stream tokens laid end to end (the first one starts
+  // with BOS, because the stream does).
+  subject.stream_text = text.bos ? "the stream starts with BOS id " + std::to_string(*text.bos) + " from " + text.bos_source +
+                                       "; dense windows are stream tokens laid end to end, BOS only in the first"
+                                 : "no BOS";
+  subject.header = {
+      {"command", joined_command_line()},
+      {"model", folder.string()},
+      {"family", m.family},
+      {"model_type", m.model_type},
+      {"context", m.context},
+      {"text", text.source},
+      {"positional", subject.positional},
+      {"bos", text.bos ? nlohmann::json(*text.bos) : nlohmann::json()},
+      {"tokens", static_cast<int64_t>(text.ids.size())},
+  };
+  evaluate_stream(*m.model, stream, false, settings, out, std::move(subject));
 }
 
 }  // namespace sinklab::apps

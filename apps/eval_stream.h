@@ -3,6 +3,8 @@
 // streaming evaluation of a text_lm run (models/streaming_evaluation.h) for every pair K < W, next to
 // the dense baseline of the run's own windows. Writes RUN_DIR/eval/stream.json (or FILE), prints a
 // markdown table and draws RUN_DIR/eval/stream.svg (beside FILE with --out) when gnuplot is installed.
+// On a Hugging Face model folder (`sinklab eval MODEL_DIR --stream --text FILE|--tokens ids.npy ...`) the
+// stream is the whole text, BOS first when the model has one; the output is eval-<folder>-stream.json.
 #include <optional>
 #include <string>
 
@@ -13,9 +15,14 @@ struct StreamFlags {
   std::optional<std::string> windows;    // --window, as typed
   std::string keep_first = "0,1,2,4";    // --keep-first: the spec's baselines (docs/sinks-in-language-models.md)
   std::optional<std::string> tokens;     // --tokens; default 4 x task.seq_len, at most the validation part
+                                         // (a model folder: the ids file)
   std::string out;
+  std::optional<std::string> text;       // a model folder: --text FILE
+  int threads = 0;                       // a model folder: --threads (0 = OpenMP's default)
 };
 
 void run_stream_eval(const StreamFlags& flags);
+// The same on a model folder (apps/eval_open_model.h).
+void run_model_stream_eval(const StreamFlags& flags);
 
 }  // namespace sinklab::apps
