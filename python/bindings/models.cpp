@@ -23,6 +23,7 @@
 #include "data/task_registry.h"
 #include "layers/attention_ablation.h"
 #include "models/constructions.h"
+#include "models/open_models/open_model_loader.h"
 #include "models/model_loader.h"
 #include "models/sink_evaluation.h"
 #include "run_files/run_summary.h"
@@ -34,6 +35,7 @@ namespace {
 
 struct PyModel {
   std::unique_ptr<Model> model;
+  std::string family;  // an open checkpoint's family ("llama"), "" for a run's model
   std::vector<std::string> activation_names;  // found by a one-position pass on first use
   std::shared_ptr<Graph> spare;               // the last pass's graph, reused once no cache holds it
 };
@@ -232,7 +234,7 @@ py::object defined_or_none(double v) { return std::isnan(v) ? py::object(py::non
 py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
 // The task's evaluation set through the same evaluation as `sinklab eval`, with the hooks set.
-py::object evaluate(PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
+py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
                     std::optional<int> samples) {
   const RunConfig& c = m.model->config();
   TaskConfig t = evaluation_task_config(c.task);
@@ -328,11 +330,34 @@ void bind_models(py::module_& m) {
           },
           py::arg("inputs"), py::arg("hooks") = py::none(), py::arg("cache") = false, py::arg("ablate") = "none",
           py::arg("heads") = "all")
-      .def("evaluate", &evaluate, py::arg("hooks") = py::none(), py::arg("ablate") = "none", py::arg("heads") = "all",
+      .def_property_readonly("family", [](const PyModel& p) { return p.family; })
+      .def(
+          "evaluate",
+          [](PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
+             std::optional<int> samples) {
+            if (!m.family.empty())
+              throw py::value_error("evaluate() runs a trained run's task evaluation set; a " + m.family +
+                                    " checkpoint has no task: evaluate it on text with `sinklab eval MODEL_DIR "
+                                    "--text FILE`, or read its attention with run_with_cache");
+            return evaluate_task(m, hooks, mode, heads, samples);
+          },
+          py::arg("hooks") = py::none(), py::arg("ablate") = "none", py::arg("heads") = "all",
            py::arg("samples") = std::nullopt);
 
   m.def("load_model", [](const std::string& run) { return wrap(load_model(run)); }, py::arg("run"),
         "The model of a run folder, or of a checkpoint file inside one.");
+  m.def(
+      "load_open_model",
+      [](const std::string& folder, int threads) {
+        OpenModelOptions options;
+        options.threads = threads;
+        OpenModel open = load_open_model(folder, options);
+        auto wrapped = wrap(std::move(open.model));
+        wrapped->family = open.family;
+        return wrapped;
+      },
+      py::arg("folder"), py::arg("threads") = 1,
+      "A Hugging Face model folder (config.json + safetensors) as a model (docs/open-models.md).");
   m.def(
       "build_model",
       [](const std::string& config, const std::vector<std::string>& overrides) {
