@@ -30,7 +30,10 @@ double open_model_window_bytes(const ModelConfig& m, int64_t vocab, int64_t T) {
   return 4 * (m.layers * layer + 2 * t * static_cast<double>(vocab));
 }
 
-OpenModel load_open_model(const HfConfig& config, const HfWeights& weights, const OpenModelOptions& options) {
+namespace {
+
+// The family config.json's model_type names, checked before any weight file is opened.
+const OpenModelFamily& family_of(const HfConfig& config) {
   const std::string type = config.model_type();
   if (type.empty()) config.fail("model_type", "missing; sinklab picks the architecture from it");
   const OpenModelFamily* family = find_open_model_family(type);
@@ -39,6 +42,14 @@ OpenModel load_open_model(const HfConfig& config, const HfWeights& weights, cons
     if (const auto guess = closest_match(type, known_model_types())) message += "; did you mean '" + *guess + "'?";
     config.fail("model_type", message);
   }
+  return *family;
+}
+
+}  // namespace
+
+OpenModel load_open_model(const HfConfig& config, const HfWeights& weights, const OpenModelOptions& options) {
+  const OpenModelFamily* family = &family_of(config);
+  const std::string type = config.model_type();
   config.ignore(hf_config_bookkeeping_keys());
   OpenModelPlan plan = family->plan(config, weights);
   plan.config.threads = options.threads;
@@ -75,6 +86,7 @@ OpenModel load_open_model(const std::filesystem::path& folder, const OpenModelOp
     throw OpenModelError("model folder " + folder.string() + ": not a directory (give the folder that holds "
                          "config.json and the safetensors weights)");
   const HfConfig config(folder / "config.json");
+  (void)family_of(config);
   const HfWeights weights(folder);
   return load_open_model(config, weights, options);
 }

@@ -35,7 +35,7 @@ TEST(AttentionObserver, ViewEqualsTheWeightsUsedInForward) {
   const int64_t B = 2, T = 5, C = 4, H = 2, D = 3;
   ParameterStore store;
   AttentionObservers observers;
-  AttentionSpec spec{static_cast<int>(C), static_cast<int>(H), static_cast<int>(D), false, false, {}};
+  AttentionSpec spec{static_cast<int>(C), static_cast<int>(H), static_cast<int>(D), false, false, {}, 0, {}, 1e-5f};
   MultiHeadAttention attn(store, "attn", spec, InitSpec{InitKind::normal, 0.7f}, 3, &observers);
   store.finalize();
   Rng rng(5);

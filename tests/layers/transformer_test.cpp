@@ -144,6 +144,67 @@ TEST(Transformer, RopeAttentionOnlyStack) {
   EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
 }
 
+// The open checkpoints' architectures (models/open_models/): Llama's grouped-query heads, halves-paired
+// partial RoPE with llama3 scaling, q/k RMSNorm, a gated SiLU MLP, per-group biases (Qwen2's q/k/v only)
+// and a sliding window; GPT-NeoX's parallel residual; OPT's offset learned positions. Every parameter's
+// gradient against finite differences.
+TEST(Transformer, OpenModelArchitecturesGradients) {
+  ModelConfig m = small_model();
+  m.heads = 4;
+  m.kv_heads = 2;
+  m.head_dim = {HeadDimMode::fixed, 4};
+  m.input = InputKind::tokens;
+  m.vocab_size = 11;
+  m.positional = Positional::rope;
+  m.rope.pairing = RopePairing::halves;
+  m.rope.dims = 2;
+  m.rope.theta = 500;
+  m.rope.scaling = RopeScaling::llama3;
+  m.rope.factor = 4;
+  m.rope.original_max_positions = 8;
+  m.attention.qk_norm = true;
+  m.attention.window = 3;
+  m.attention.qkv_bias = BiasSwitch::on;
+  m.norm = NormKind::rms_norm;
+  m.norm_eps = 1e-6;
+  m.mlp_hidden = 12;
+  m.mlp_gated = true;
+  m.mlp_activation = Activation::silu;
+  m.output_head = true;
+  auto b = build(m, {11, 11, 6});
+  for (const char* name : {"blocks.0.attn.q_norm.weight", "blocks.0.attn.w_q.bias", "blocks.0.mlp.up.weight"})
+    EXPECT_TRUE(b->store.contains(name)) << name;
+  EXPECT_FALSE(b->store.contains("blocks.0.attn.w_o.bias"));
+  EXPECT_EQ(b->store.tensor("blocks.0.attn.w_k.weight").shape(), (Shape{8, 8})) << "2 kv heads of 4";
+  const int32_t ids[2 * 6] = {0, 3, 10, 2, 2, 7, 1, 1, 5, 9, 4, 8};
+  auto f = [&](Graph& g) { return b->model->forward_tokens(g, ids, 2, 6); };
+  testing::GradcheckOptions o;
+  o.max_checks_per_tensor = 12;
+  EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+}
+
+TEST(Transformer, ParallelResidualAndOffsetPositionsGradients) {
+  ModelConfig m = small_model();
+  m.input = InputKind::tokens;
+  m.vocab_size = 11;
+  m.positional = Positional::learned;
+  m.position_offset = 2;
+  m.norm = NormKind::layer_norm;
+  m.parallel_residual = true;
+  m.mlp_hidden = 12;
+  m.bias = true;
+  m.output_head = true;
+  m.output_head_bias = BiasSwitch::off;
+  auto b = build(m, {11, 11, 6});
+  EXPECT_EQ(b->store.tensor("pos_embedding.weight").shape(), (Shape{8, 8})) << "6 positions from row 2";
+  EXPECT_FALSE(b->store.contains("output_head.bias"));
+  const int32_t ids[2 * 6] = {0, 3, 10, 2, 2, 7, 1, 1, 5, 9, 4, 8};
+  auto f = [&](Graph& g) { return b->model->forward_tokens(g, ids, 2, 6); };
+  testing::GradcheckOptions o;
+  o.max_checks_per_tensor = 12;
+  EXPECT_TRUE(testing::check_parameter_gradients(b->store, f, o));
+}
+
 // Without a residual each layer returns W_O sum_k a_ik W_V x_k of the previous layer's output; row 0
 // sees only itself, so through the stack it is M_{L-1} ... M_0 x_0 with M_l = sum_h W_O^(h) W_V^(h).
 // One layer is the paper's single-layer model; two are Theorem 2's pure attention stack.
