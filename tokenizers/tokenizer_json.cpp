@@ -329,7 +329,7 @@ void read_post_processor(const Reader& r, const json& j, const std::string& wher
 json parse(std::string_view text, const std::string& label) {
   try {
     return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e999
     throw TokenizerError(label + ": not valid JSON: " + e.what());
   }
 }

@@ -45,6 +45,7 @@ TEST(TokenizerErrors, TruncatedOrNotJson) {
   EXPECT_NE(e.find("gpt2/tokenizer.json: not valid JSON"), std::string::npos) << e;
   EXPECT_NE(error_of([] { Tokenizer::from_json("", "", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
   EXPECT_NE(error_of([] { Tokenizer::from_json("[1, 2]", "", "x.json"); }).find("x.json: expected a JSON object"), std::string::npos);
+  EXPECT_NE(error_of([] { Tokenizer::from_json("{\"model\": 1e999}", "", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
 }
 
 TEST(TokenizerErrors, UnsupportedComponentsAreNamedWithTheirPath) {
