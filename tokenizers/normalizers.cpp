@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "tokenizers/tokenizer_error.h"
+
 namespace sinklab::tok {
 
 namespace {
@@ -25,7 +27,7 @@ class UnicodeNormalizer final : public Normalizer {
     const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
                                             static_cast<utf8proc_ssize_t>(text.size()), &out,
                                             static_cast<utf8proc_option_t>(options));
-    if (n < 0) throw std::runtime_error(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n));
+    if (n < 0) throw TokenizerError(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n));
     text.assign(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
     std::free(out);
   }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "tokenizers/tokenizer_error.h"
 #include "tokenizers/utf8.h"
 
 namespace sinklab::tok {
@@ -54,7 +55,11 @@ void Regex::find_all(std::string_view text, std::vector<std::pair<size_t, size_t
   while (pos <= text.size()) {
     const int r = onig_search(impl_->regex, begin, end, begin + pos, end, region.get(), ONIG_OPTION_NONE);
     if (r == ONIG_MISMATCH) break;
-    if (r < 0) throw std::runtime_error("regular expression search failed");
+    if (r < 0) {  // e.g. Oniguruma's retry limit on a pathological pattern
+      OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
+      onig_error_code_to_str(message, r);
+      throw TokenizerError(std::string("regular expression search failed: ") + reinterpret_cast<const char*>(message));
+    }
     const auto b = static_cast<size_t>(region->beg[0]);
     const auto e = static_cast<size_t>(region->end[0]);
     matches.emplace_back(b, e);

@@ -89,9 +89,12 @@ class Reader {
 };
 
 constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max() - 1;
+// Real files nest one Sequence; a bound keeps the recursive reader off the end of the stack.
+constexpr int kMaxNesting = 32;
 
-std::unique_ptr<Normalizer> read_normalizer(const Reader& r, const json& j, const std::string& where) {
+std::unique_ptr<Normalizer> read_normalizer(const Reader& r, const json& j, const std::string& where, int depth = 0) {
   if (j.is_null()) return nullptr;
+  if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   if (type == "NFC") return make_unicode_normalizer(UnicodeForm::NFC);
   if (type == "NFD") return make_unicode_normalizer(UnicodeForm::NFD);
@@ -108,7 +111,7 @@ std::unique_ptr<Normalizer> read_normalizer(const Reader& r, const json& j, cons
     const json& list = r.array(r.member(j, "normalizers", where), where + ".normalizers");
     std::vector<std::unique_ptr<Normalizer>> steps;
     for (size_t i = 0; i < list.size(); ++i) {
-      auto step = read_normalizer(r, list[i], where + ".normalizers[" + std::to_string(i) + "]");
+      auto step = read_normalizer(r, list[i], where + ".normalizers[" + std::to_string(i) + "]", depth + 1);
       if (step) steps.push_back(std::move(step));
     }
     return make_sequence(std::move(steps));
@@ -138,8 +141,9 @@ std::string read_replacement(const Reader& r, const json& j, const std::string& 
   return replacement;
 }
 
-std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j, const std::string& where) {
+std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j, const std::string& where, int depth = 0) {
   if (j.is_null()) return nullptr;
+  if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   if (type == "ByteLevel") {
     if (!r.optional_member(j, "add_prefix_space")) r.fail(where, "missing key \"add_prefix_space\"");
@@ -166,7 +170,7 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j,
     const json& list = r.array(r.member(j, "pretokenizers", where), where + ".pretokenizers");
     std::vector<std::unique_ptr<PreTokenizer>> steps;
     for (size_t i = 0; i < list.size(); ++i) {
-      auto step = read_pre_tokenizer(r, list[i], where + ".pretokenizers[" + std::to_string(i) + "]");
+      auto step = read_pre_tokenizer(r, list[i], where + ".pretokenizers[" + std::to_string(i) + "]", depth + 1);
       if (step) steps.push_back(std::move(step));
     }
     return make_pre_tokenizer_sequence(std::move(steps));
@@ -174,8 +178,9 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j,
   r.fail(where + ".type", "pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Split, Metaspace, Sequence)");
 }
 
-std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std::string& where) {
+std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std::string& where, int depth = 0) {
   if (j.is_null()) return nullptr;
+  if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   if (type == "ByteLevel") return make_byte_level_decoder();
   if (type == "Metaspace") return make_metaspace_decoder(read_replacement(r, j, where), read_prepend_scheme(r, j, where));
@@ -202,7 +207,7 @@ std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std:
     const json& list = r.array(r.member(j, "decoders", where), where + ".decoders");
     std::vector<std::unique_ptr<Decoder>> steps;
     for (size_t i = 0; i < list.size(); ++i) {
-      auto step = read_decoder(r, list[i], where + ".decoders[" + std::to_string(i) + "]");
+      auto step = read_decoder(r, list[i], where + ".decoders[" + std::to_string(i) + "]", depth + 1);
       if (step) steps.push_back(std::move(step));
     }
     return make_decoder_sequence(std::move(steps));
@@ -275,14 +280,15 @@ std::unique_ptr<BpeModel> read_model(const Reader& r, const json& j, const std::
 }
 
 // The special tokens that a post-processor puts around the sequence.
-void read_post_processor(const Reader& r, const json& j, const std::string& where, PostProcessor& out) {
+void read_post_processor(const Reader& r, const json& j, const std::string& where, PostProcessor& out, int depth = 0) {
   if (j.is_null()) return;
+  if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   std::vector<int32_t> prefix, suffix;
   if (type == "ByteLevel") return;
   if (type == "Sequence") {
     const json& list = r.array(r.member(j, "processors", where), where + ".processors");
-    for (size_t i = 0; i < list.size(); ++i) read_post_processor(r, list[i], where + ".processors[" + std::to_string(i) + "]", out);
+    for (size_t i = 0; i < list.size(); ++i) read_post_processor(r, list[i], where + ".processors[" + std::to_string(i) + "]", out, depth + 1);
     return;
   }
   if (type == "TemplateProcessing") {

@@ -65,6 +65,11 @@ TEST(TokenizerErrors, UnsupportedComponentsAreNamedWithTheirPath) {
   j["post_processor"] = {{"type", "Magic"}};
   EXPECT_NE(load_error(j).find("post_processor.type: post-processor \"Magic\""), std::string::npos);
   j = small();
+  json nested = {{"type", "NFC"}};
+  for (int i = 0; i < 40; ++i) nested = {{"type", "Sequence"}, {"normalizers", json::array({nested})}};
+  j["normalizer"] = nested;
+  EXPECT_NE(load_error(j).find("Sequences nested deeper than 32"), std::string::npos);
+  j = small();
   j["model"]["dropout"] = 0.1;
   EXPECT_NE(load_error(j).find("model.dropout"), std::string::npos);
   j = small();
