@@ -89,7 +89,7 @@ OpenModelText read_model_text(const fs::path& folder, const std::optional<std::s
       t.ids = tokenizer.encode(text, false);
       t.bos = tokenizer.bos_id();
       if (t.bos) t.bos_source = "the tokenizer";
-      t.source = "text " + *text_file + " (" + tokenizer.description() + ", " + std::to_string(t.ids.size()) + " tokens)";
+      t.source = "text " + *text_file + " (" + std::to_string(t.ids.size()) + " tokens; tokenizer: " + tokenizer.description() + ")";
     } catch (const TokenizerError& e) {
       throw std::invalid_argument(std::string("--text: ") + e.what());
     }
