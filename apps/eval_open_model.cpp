@@ -42,7 +42,8 @@ std::optional<int32_t> config_bos(const fs::path& folder) {
 EvalSource eval_source_kind(const fs::path& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw std::invalid_argument(path.string() + " does not exist; " + what_each_holds());
+  if (!fs::exists(status))  // the words the run path always used, then the model folder
+    throw std::invalid_argument(path.string() + ": no such run folder or checkpoint file, nor a model folder; " + what_each_holds());
   if (!fs::is_directory(status)) return EvalSource::checkpoint_file;
   // The files decide: a run folder keeps its config.yaml and checkpoint.bin, a model folder config.json
   // beside its weights. A folder with both kinds is read as the run it was written as.

@@ -254,7 +254,7 @@ TEST_F(EvalOpenModel, StreamOnAModelFolderScoresEveryPair) {
 
 TEST_F(EvalOpenModel, EveryMistakeIsOneMessageAndExitStatusTwo) {
   const std::string llama = fixture("llama");
-  expect_user_error(testing::run_sinklab("eval " + (root_ / "missing").string() + " --tokens " + ids("llama")), "does not exist");
+  expect_user_error(testing::run_sinklab("eval " + (root_ / "missing").string() + " --tokens " + ids("llama")), "no such run folder or checkpoint file, nor a model folder");
   fs::create_directories(root_ / "empty");
   expect_user_error(testing::run_sinklab("eval " + (root_ / "empty").string()), "is neither a run folder nor a model folder");
   const fs::path unknown = copy_fixture("gpt_neox", root_ / "unknown");
