@@ -83,6 +83,7 @@ TEST(TokenizerAddedTokens, SingleWordIsNotMatchedInsideAWord) {
   const Tokenizer t = Tokenizer::from_json(j.dump());
   EXPECT_EQ(t.encode("a ee"), ids({0, 10, 20}));
   EXPECT_EQ(t.encode("aee ee"), ids({0, 4, 4, 10, 20}));  // the first "ee" touches a letter: the model's e, e
+  EXPECT_EQ(t.encode("eeb ee"), ids({4, 4, 1, 10, 20}));  // a letter after it counts too
   j["added_tokens"][0]["single_word"] = false;
   EXPECT_EQ(Tokenizer::from_json(j.dump()).encode("aee ee"), ids({0, 20, 10, 20}));
 }
@@ -142,6 +143,19 @@ TEST(TokenizerMetaspace, OldAddPrefixSpaceFormSplitsAtEverySpaceLikeTheLegacyNor
   // add_prefix_space false: no "▁" in front.
   j["pre_tokenizer"]["add_prefix_space"] = false;
   EXPECT_EQ(Tokenizer::from_json(j.dump()).encode("a", false), ids({29874}));
+}
+
+TEST(TokenizerMetaspace, DecoderDropsTheFirstTokensReplacementUnlessTheSchemeIsNever) {
+  json j = tiny();
+  j["model"]["vocab"]["▁ab"] = 9;
+  j["model"]["merges"].push_back("▁ ab");
+  j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "always"}, {"split", true}};
+  j["decoder"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "always"}, {"split", true}};
+  const Tokenizer t = Tokenizer::from_json(j.dump());
+  EXPECT_EQ(t.encode("ab ab"), ids({9, 9}));
+  EXPECT_EQ(t.decode(ids({9, 9})), "ab ab");
+  j["decoder"]["prepend_scheme"] = "never";
+  EXPECT_EQ(Tokenizer::from_json(j.dump()).decode(ids({9, 9})), " ab ab");
 }
 
 TEST(TokenizerSplit, Gpt2PatternAsSplitGivesGpt2sIds) {
