@@ -15,7 +15,7 @@ import pytest
 import sinklab
 
 FIXTURES = Path(os.environ.get("SINKLAB_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "tests/fixtures/tokenizers"
-FAMILIES = ["gpt2", "llama2", "mistral", "llama3", "qwen3"]
+FAMILIES = ["gpt2", "neox", "llama2", "mistral", "llama3", "qwen3"]
 
 
 @pytest.fixture(scope="module")

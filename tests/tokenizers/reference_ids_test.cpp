@@ -50,7 +50,7 @@ TEST_P(ReferenceIds, EveryTextEncodesAndDecodesAsTheReference) {
   EXPECT_GT(checked, 350u);  // every fixture text was there to compare
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, ReferenceIds, ::testing::Values("gpt2", "llama2", "mistral", "llama3", "qwen3"),
+INSTANTIATE_TEST_SUITE_P(Families, ReferenceIds, ::testing::Values("gpt2", "neox", "llama2", "mistral", "llama3", "qwen3"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

