@@ -10,6 +10,7 @@
 #include "core/ops/unary.h"
 #include "layers/attention_row_facts.h"
 #include "layers/attention_weights.h"
+#include "layers/cached_attention.h"
 #include "layers/fused_block_attention.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "layers/tiled_attention.h"
@@ -39,13 +40,15 @@ Tensor project_heads(Graph& g, const Tensor& rows, const Linear& w, int64_t H, i
 
 MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init,
                                        int layer_index, const AttentionObservers* observers,
-                                       const AttentionAblation* ablation, const ActivationHookSlot* hooks)
+                                       const AttentionAblation* ablation, const ActivationHookSlot* hooks,
+                                       const KvCacheSlot* kv_cache)
     : Module(store, std::move(prefix)),
       spec_(spec),
       layer_index_(layer_index),
       observers_(observers),
       ablation_(ablation),
       hooks_(hooks),
+      kv_cache_(kv_cache),
       kv_heads_(spec.kv_heads > 0 ? spec.kv_heads : spec.heads),
       normalizer_(normalizer_registry().create(spec.config.normalizer)),
       scale_(logit_scale_for(spec)),
@@ -106,6 +109,7 @@ void MultiHeadAttention::initialize_own(Rng&) {
 
 Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   if (x.rank() != 3) throw std::invalid_argument(prefix() + ": expected [B, T, C], got " + x.shape().str());
+  if (kv_cache_ && kv_cache_->cache) return forward_cached(g, x, *kv_cache_->cache);
   const int64_t B = x.dim(0), T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim, K = kv_heads_;
   // Heads are kept head-major, [H, B, T, D]: every (head, sample) block the attention products read
   // or write is dense, which oneDNN streams 1.6-3.4x faster than heads strided inside [B, T, H*D]
@@ -158,6 +162,61 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
   out = out.reshape({B, T, C});
   if (hooked) hooks_->visit(prefix(), "out", out);
   return out;
+}
+
+std::string MultiHeadAttention::kv_cache_refusal() const {
+  if (normalizer_->name() != "softmax")
+    return prefix() + " normalizes with " + std::string(normalizer_->name()) + "; the KV-cache path is softmax attention";
+  if (gate_) return prefix() + " has an output gate, which the KV-cache path does not apply";
+  if (key_bias_) return prefix() + " has a key-bias token, which the KV-cache path does not read";
+  return "";
+}
+
+// The decode step: the new rows' keys and values join the cache (keys before RoPE), every cached key is
+// turned by its index in the cache, and each new query row attends to the keys up to its own position.
+Tensor MultiHeadAttention::forward_cached(Graph& g, const Tensor& x, KvCache& cache) const {
+  if (const std::string why = kv_cache_refusal(); !why.empty()) throw std::logic_error(why);
+  if (g.grad_enabled()) throw std::logic_error(prefix() + ": decoding from a KV cache needs a pass with gradients off");
+  if (x.dim(0) != 1) throw std::invalid_argument(prefix() + ": a KV cache decodes one sequence, got batch " + std::to_string(x.dim(0)));
+  const int64_t T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim, K = kv_heads_;
+  const int64_t first = cache.size(), N = first + T;
+  if (cache.appending() != T || cache.kv_heads() != K || cache.head_dim() != D)
+    throw std::logic_error(prefix() + ": the KV cache was not set up for this pass");
+  const Tensor rows = (x.is_contiguous() ? x : contiguous(g, x)).reshape({T, C});
+  Tensor q = project_heads(g, rows, w_q_, H, D).reshape({H, 1, T, D});
+  Tensor k = project_heads(g, rows, w_k_, K, D).reshape({K, 1, T, D});
+  const Tensor v = project_heads(g, rows, w_v_, K, D);  // [K, T, D]
+  if (q_norm_) {
+    q = q_norm_->forward(g, q);
+    k = k_norm_->forward(g, k);
+  }
+  float* cached_keys = cache.keys(layer_index_);
+  float* cached_values = cache.values(layer_index_);
+  const int64_t capacity = cache.capacity();
+  for (int64_t h = 0; h < K; ++h)
+    for (int64_t t = 0; t < T; ++t) {
+      std::copy_n(k.data() + (h * T + t) * D, D, cached_keys + (h * capacity + first + t) * D);
+      std::copy_n(v.data() + (h * T + t) * D, D, cached_values + (h * capacity + first + t) * D);
+    }
+  // Every cached key and value as dense [K, 1, N, D] blocks.
+  Tensor keys = g.new_tensor({K, 1, N, D}, false), values = g.new_tensor({K, 1, N, D}, false);
+  for (int64_t h = 0; h < K; ++h) {
+    std::copy_n(cached_keys + h * capacity * D, N * D, keys.data() + h * N * D);
+    std::copy_n(cached_values + h * capacity * D, N * D, values.data() + h * N * D);
+  }
+  if (spec_.rope) {
+    RotarySpec at_queries = rotary_;
+    at_queries.position_offset = first;
+    q = rotary_embedding(g, q, at_queries);
+    keys = rotary_embedding(g, keys, rotary_);
+  }
+  Tensor o = g.new_tensor({H, T, D}, false);
+  const CachedAttentionShape shape{H, K, T, N, D, first, spec_.config.window, scale_};
+  cached_softmax_attention(shape, q.data(), keys.data(), values.data(), g.scratch(static_cast<size_t>(H * N)), o.data());
+  const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
+  Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [T, C]
+  if (w_o_.bias().defined()) out = add(g, out, w_o_.bias());
+  return out.reshape({1, T, C});
 }
 
 bool MultiHeadAttention::uses_tiled_path(int64_t T) const {

@@ -30,6 +30,7 @@
 #include "core/observe/attention_observer.h"
 #include "layers/attention_ablation.h"
 #include "layers/key_bias_token.h"
+#include "layers/kv_cache.h"
 #include "layers/linear.h"
 #include "layers/model_config.h"
 #include "layers/norm_layer.h"
@@ -66,8 +67,13 @@ class MultiHeadAttention : public Module {
   // `ablation` and `hooks` (the model's, may be null) are read on every forward pass.
   MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
                      const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
-                     const ActivationHookSlot* hooks = nullptr);
-  Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, d_model] -> [B, T, d_model]
+                     const ActivationHookSlot* hooks = nullptr, const KvCacheSlot* kv_cache = nullptr);
+  // x [B, T, d_model] -> [B, T, d_model]. With the model's KV cache set (layers/kv_cache.h): x [1, T, C]
+  // holds the T tokens after the cached ones, which are appended to the cache and read with them.
+  Tensor forward(Graph& g, const Tensor& x) const;
+  // Why this layer cannot decode from a KV cache ("" when it can): the cached path is softmax
+  // attention without an output gate or key-bias token.
+  std::string kv_cache_refusal() const;
   // True when forward would take the tiled path for rows of length T right now (observers and the
   // ablation are read at call time).
   bool uses_tiled_path(int64_t T) const;
@@ -87,6 +93,7 @@ class MultiHeadAttention : public Module {
   // rows [B*T, C] is the attention input (observers that want q/k/v also get it).
   Tensor attend_materialized(Graph& g, const Tensor& rows, const Tensor& q, const Tensor& k, const Tensor& v,
                              const Tensor& gate, int64_t gate_width) const;
+  Tensor forward_cached(Graph& g, const Tensor& x, KvCache& cache) const;
   // True when the sliding window drops keys of rows of length T.
   bool window_applies(int64_t T) const { return spec_.config.window > 0 && T > spec_.config.window; }
 
@@ -95,6 +102,7 @@ class MultiHeadAttention : public Module {
   const AttentionObservers* observers_;
   const AttentionAblation* ablation_;
   const ActivationHookSlot* hooks_;
+  const KvCacheSlot* kv_cache_;
   int kv_heads_;
   std::unique_ptr<Normalizer> normalizer_;
   std::optional<TiledForm> tiled_form_;  // the normalizer's, when its rows can be tiled

@@ -66,7 +66,7 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   block.parallel_residual = config.parallel_residual;
   for (int l = 0; l < config.layers; ++l) {
     blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_,
-                                                     &ablation_, &hooks_));
+                                                     &ablation_, &hooks_, &kv_cache_));
     add_child(*blocks_.back());
   }
   if (config.norm != NormKind::none) {
@@ -115,19 +115,41 @@ Tensor Transformer::forward_tokens(Graph& g, const int32_t* ids, int64_t batch, 
   return body(g, embedding_->forward(g, ids, batch, seq_len));
 }
 
+std::string Transformer::kv_cache_refusal() const {
+  if (!embedding_) return "the model reads vectors, not token ids";
+  for (const auto& b : blocks_)
+    if (std::string why = b->attention().kv_cache_refusal(); !why.empty()) return why;
+  return "";
+}
+
+void Transformer::set_kv_cache(KvCache* cache) {
+  if (cache) {
+    if (const std::string why = kv_cache_refusal(); !why.empty()) throw std::invalid_argument("KV cache: " + why);
+    if (cache->layers() != layers() || cache->kv_heads() != resolved_kv_heads(config_) ||
+        cache->head_dim() != resolved_head_dim(config_))
+      throw std::invalid_argument("KV cache: its layers, key/value heads or head width differ from the model's");
+  }
+  kv_cache_.cache = cache;
+}
+
 Tensor Transformer::body(Graph& g, Tensor h) const {
   const int64_t T = h.dim(1);
-  if (T > shape_.max_seq_len)
-    throw std::invalid_argument("sequence length " + std::to_string(T) + " exceeds the model's " + std::to_string(shape_.max_seq_len));
-  if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, config_.position_offset, T));
+  // With a KV cache the new tokens follow the cached ones.
+  const int64_t first = kv_cache_.cache ? kv_cache_.cache->size() : 0;
+  if (first + T > shape_.max_seq_len)
+    throw std::invalid_argument("sequence length " + std::to_string(first + T) + " exceeds the model's " +
+                                std::to_string(shape_.max_seq_len));
+  if (kv_cache_.cache) kv_cache_.cache->begin_append(T);
+  if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, config_.position_offset + first, T));
   if (!sinusoid_.empty())
-    h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()), nullptr, Shape{T, config_.d_model}));
+    h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()) + first * config_.d_model, nullptr, Shape{T, config_.d_model}));
   if (hooks_.active()) {
     if (g.grad_enabled()) throw std::logic_error("activation hooks need a pass with gradients off");
     // A hook may edit blocks.0.resid_pre in place: never the caller's own input.
     if (!input_projection_ && !embedding_ && pos_embedding_ < 0 && sinusoid_.empty()) h = copied(g, h);
   }
   for (const auto& b : blocks_) h = b->forward(g, h);
+  if (kv_cache_.cache) kv_cache_.cache->commit();
   if (final_norm_) {
     h = final_norm_->forward(g, h);
     hooks_.visit("final_norm", "out", h);

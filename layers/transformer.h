@@ -9,6 +9,7 @@
 #include "core/observe/attention_observer.h"
 #include "layers/model_config.h"
 #include "layers/embedding.h"
+#include "layers/kv_cache.h"
 #include "layers/linear.h"
 #include "layers/norm_layer.h"
 #include "layers/transformer_block.h"
@@ -37,6 +38,14 @@ class Transformer : public Module {
   // core/observe/activation_hooks.h. A hooked pass must run with gradients off. Besides the blocks'
   // names: final_norm.out and logits [B, T, output_dim].
   void set_hooks(ActivationHooks* hooks) { hooks_.set(hooks); }
+  // A KV cache (layers/kv_cache.h) the following passes read and extend, or none (nullptr): each pass
+  // over [1, T] token ids then holds the T tokens after the cached ones, at positions cache.size() ..
+  // (learned positions) or turned by their index in the cache (RoPE). Throws std::invalid_argument
+  // when some layer cannot decode from a cache (kv_cache_refusal) or the cache's shape differs.
+  void set_kv_cache(KvCache* cache);
+  KvCache* kv_cache() const { return kv_cache_.cache; }
+  // Why the model cannot decode from a KV cache, "" when it can.
+  std::string kv_cache_refusal() const;
   ActivationHooks* hooks() const { return hooks_.hooks(); }
   int layers() const { return static_cast<int>(blocks_.size()); }
   int heads() const { return config_.heads; }
@@ -60,6 +69,7 @@ class Transformer : public Module {
   AttentionObservers observers_;
   AttentionAblation ablation_;
   ActivationHookSlot hooks_;
+  KvCacheSlot kv_cache_;
   std::unique_ptr<Linear> input_projection_;
   std::unique_ptr<Embedding> embedding_;
   ParameterStore::Id pos_embedding_ = -1;  // [max_seq_len, d_model], learned positions

@@ -6,14 +6,15 @@ namespace sinklab {
 
 TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init,
                                    int layer_index, const AttentionObservers* observers,
-                                   const AttentionAblation* ablation, const ActivationHookSlot* hooks)
+                                   const AttentionAblation* ablation, const ActivationHookSlot* hooks,
+                                   const KvCacheSlot* kv_cache)
     : Module(store, std::move(prefix)),
       spec_(spec),
       hooks_(hooks),
       ln1_(spec.norm != NormKind::none
                ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm, spec.attention.d_model, spec.norm_eps)
                : nullptr),
-      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation, hooks) {
+      attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation, hooks, kv_cache) {
   if (ln1_) add_child(*ln1_);
   add_child(attn_);
   if (spec.mlp_hidden > 0) {

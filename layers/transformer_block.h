@@ -29,7 +29,7 @@ class TransformerBlock : public Module {
  public:
   TransformerBlock(ParameterStore& store, std::string prefix, const BlockSpec& spec, InitSpec init, int layer_index,
                    const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
-                   const ActivationHookSlot* hooks = nullptr);
+                   const ActivationHookSlot* hooks = nullptr, const KvCacheSlot* kv_cache = nullptr);
   Tensor forward(Graph& g, const Tensor& x) const;
   const MultiHeadAttention& attention() const { return attn_; }
 

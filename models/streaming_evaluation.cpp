@@ -129,6 +129,43 @@ std::vector<double> StreamingEvaluator::windowed_losses(StreamWindow s) {
   return losses;
 }
 
+std::string StreamingEvaluator::kv_cache_refusal() const {
+  const Positional p = model_.config().model.positional;
+  if (p == Positional::learned || p == Positional::sinusoidal)
+    return std::string("the model's positions are ") + (p == Positional::learned ? "learned" : "sinusoidal") +
+           " and added to its inputs: a cache cannot re-assign them after an eviction (StreamingLLM's method needs "
+           "RoPE or no positions); use the recomputation method";
+  return model_.transformer().kv_cache_refusal();
+}
+
+std::vector<double> StreamingEvaluator::cached_losses(StreamWindow s) {
+  check_window(s);
+  if (const std::string why = kv_cache_refusal(); !why.empty()) throw StreamSettingError("method", "KV cache: " + why);
+  const int64_t S = scored_positions(), W = s.window, K = s.keep_first;
+  const ModelConfig& m = model_.config().model;
+  KvCache cache(m.layers, resolved_kv_heads(m), resolved_head_dim(m), W);
+  // The evaluator reads the model; the cache is attached for this call only.
+  Transformer& transformer = const_cast<Model&>(model_).transformer();
+  struct Detach {
+    Transformer& t;
+    ~Detach() { t.set_kv_cache(nullptr); }
+  } detach{transformer};
+  transformer.set_kv_cache(&cache);
+  std::vector<double> losses(static_cast<std::size_t>(S));
+  const NoGradGuard no_grad(graph_);
+  const int64_t prefix = std::min(W, S);
+  const float* logits = forward(stream_.data(), 1, prefix);
+  for (int64_t t = 0; t < prefix; ++t)
+    losses[static_cast<std::size_t>(t)] = next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+  for (int64_t t = prefix; t < S; ++t) {
+    cache.evict(K, 1);  // the cache held W: the oldest token after the K kept ones leaves
+    logits = forward(stream_.data() + t, 1, 1);
+    losses[static_cast<std::size_t>(t)] = next_token_loss(logits, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+  }
+  graph_.reset();
+  return losses;
+}
+
 std::vector<double> StreamingEvaluator::dense_losses() {
   const int64_t S = scored_positions(), C = trained_context_;
   std::vector<double> losses(static_cast<std::size_t>(S));

@@ -67,6 +67,19 @@ class StreamingEvaluator {
   // The dense baseline's losses, one per position t = 0 .. S-1.
   std::vector<double> dense_losses();
 
+  // StreamingLLM's own method, with a KV cache (layers/kv_cache.h): the first min(W, S) positions in one
+  // pass, then one token at a time, evicting cache entry K (the oldest recent token) once the cache
+  // holds W; keys are turned by their index in the cache. Positions t < W get windowed_losses' numbers
+  // (to rounding). Later ones differ in a model of more than one layer: here a token's keys and values
+  // were computed once, from the cache as it was when the token was read, while recomputation rebuilds
+  // them from the current window (StreamingLLM's "sliding window with re-computation" baseline). The
+  // work per token is one token's pass instead of W tokens'. Throws StreamSettingError("method") for a
+  // model whose positions are learned or sinusoidal (a cache cannot re-assign them) or that cannot
+  // decode from a cache (Transformer::kv_cache_refusal), and as windowed_losses for the setting.
+  std::vector<double> cached_losses(StreamWindow setting);
+  // Why cached_losses cannot run on this model, "" when it can.
+  std::string kv_cache_refusal() const;
+
   // C: the longest context training scored a prediction from (task.seq_len - 1).
   int trained_context() const { return trained_context_; }
   int64_t scored_positions() const { return static_cast<int64_t>(stream_.size()) - 1; }
