@@ -844,3 +844,129 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
+
+
+# ----------------------------------------------------------------------------------------------------
+# token-by-token decode with a KV cache (bench/open_model_speed.py); added after the rest, changes nothing
+# above
+# ----------------------------------------------------------------------------------------------------
+
+
+def _rope_at(x, inv_freq, positions):
+    """x [..., N, R] with row n at positions[n] (rotate_half pairs, as apply_rope)."""
+    angles = torch.outer(positions.to(x.dtype), inv_freq.to(x.dtype))
+    emb = torch.cat((angles, angles), dim=-1)
+    return x * emb.cos() + rotate_half(x) * emb.sin()
+
+
+def _partial_rope_at(x, inv_freq, rotary_dim, positions):
+    if rotary_dim == 0:
+        return x
+    return torch.cat((_rope_at(x[..., :rotary_dim], inv_freq, positions), x[..., rotary_dim:]), dim=-1)
+
+
+def _cached_attention(q, k, v):
+    """q [1, H, 1, D]; k, v [1, KV, L, D]: the one new query against every cached key (all visible)."""
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    probs = ((q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])).softmax(dim=-1)
+    out = probs @ v
+    return out.transpose(1, 2).reshape(1, 1, -1)
+
+
+def decode_with_cache(config, tensors, ids, dtype=torch.float64, window=None, keep_first=0):
+    """Feeds ids [N] (or [1, N]) one token at a time through a KV cache and returns the logits [N, V] of
+    every step. The cache holds keys before RoPE and values; a key is rotated by its index in the cache
+    (StreamingLLM's positions 0 .. len-1, the query at len-1). With window W, once the cache holds W
+    tokens the oldest token after the first keep_first is evicted before the next is added. Without a
+    window (or N <= W) every step's logits equal forward()'s row for that position. Families: llama,
+    mistral (no sliding window), qwen2, qwen3, gpt_neox."""
+    family = config["model_type"]
+    ids = torch.as_tensor(ids, dtype=torch.int64).reshape(-1)
+    if family == "gpt_neox":
+        g = lambda name: _get(tensors, "gpt_neox." + name, dtype)  # noqa: E731
+        width, layers, heads = config["hidden_size"], config["num_hidden_layers"], config["num_attention_heads"]
+        kv_heads, d = heads, width // heads
+        eps = config.get("layer_norm_eps", 1e-5)
+        act_fn = gelu_exact if config.get("hidden_act", "gelu") == "gelu" else gelu_new
+        rotary_dim = int(d * config.get("rotary_pct", 1.0))
+        inv_freq = rope_inv_freq(rotary_dim, config.get("rotary_emb_base", config.get("rope_theta", 10000)), None,
+                                 dtype) if rotary_dim else None
+        bias = config.get("attention_bias", True)
+        head = _get(tensors, "embed_out.weight" if "embed_out.weight" in tensors else "gpt_neox.embed_in.weight",
+                    dtype)
+        embed = g("embed_in.weight")
+    elif family in ("llama", "mistral", "qwen2", "qwen3"):
+        if family == "mistral" and config.get("sliding_window") is not None:
+            raise ValueError("decode_with_cache: mistral's sliding window is not computed here")
+        g = lambda name: _get(tensors, "model." + name, dtype)  # noqa: E731
+        width, layers, heads = config["hidden_size"], config["num_hidden_layers"], config["num_attention_heads"]
+        kv_heads = config.get("num_key_value_heads") or heads
+        d = config.get("head_dim") or width // heads
+        eps = config["rms_norm_eps"]
+        rotary_dim = d
+        inv_freq = rope_inv_freq(d, config.get("rope_theta", 10000.0), config.get("rope_scaling"), dtype)
+        qkv_bias = config.get("attention_bias", False) or family == "qwen2"
+        o_bias = config.get("attention_bias", False) and family != "qwen2"
+        mlp_bias = config.get("mlp_bias", False)
+        head = g("embed_tokens.weight") if config.get("tie_word_embeddings", False) else \
+            _get(tensors, "lm_head.weight", dtype)
+        embed = g("embed_tokens.weight")
+    else:
+        raise ValueError(f"decode_with_cache: family {family!r} is not computed here")
+    keys = [torch.zeros(1, kv_heads, 0, d, dtype=dtype) for _ in range(layers)]
+    values = [torch.zeros(1, kv_heads, 0, d, dtype=dtype) for _ in range(layers)]
+    logits = []
+    for token in ids.tolist():
+        if window is not None and keys[0].shape[2] >= window:  # evict the oldest token after the kept ones
+            for l in range(layers):
+                keys[l] = torch.cat((keys[l][:, :, :keep_first], keys[l][:, :, keep_first + 1:]), dim=2)
+                values[l] = torch.cat((values[l][:, :, :keep_first], values[l][:, :, keep_first + 1:]), dim=2)
+        x = embed[token].view(1, 1, width)
+        length = keys[0].shape[2] + 1
+        positions = torch.arange(length)
+        for l in range(layers):
+            if family == "gpt_neox":
+                h = f"layers.{l}."
+                a = layer_norm(x, g(h + "input_layernorm.weight"), g(h + "input_layernorm.bias"), eps)
+                qkv = linear(a, g(h + "attention.query_key_value.weight"),
+                             g(h + "attention.query_key_value.bias") if bias else None)
+                qkv = qkv.view(1, 1, heads, 3 * d).transpose(1, 2)
+                q, k, v = qkv[..., :d], qkv[..., d:2 * d], qkv[..., 2 * d:]
+            else:
+                h = f"layers.{l}."
+                ob = lambda name, on: g(h + name) if on else None  # noqa: E731
+                a = rms_norm(x, g(h + "input_layernorm.weight"), eps)
+                q = split_heads(linear(a, g(h + "self_attn.q_proj.weight"), ob("self_attn.q_proj.bias", qkv_bias)),
+                                heads, d)
+                k = split_heads(linear(a, g(h + "self_attn.k_proj.weight"), ob("self_attn.k_proj.bias", qkv_bias)),
+                                kv_heads, d)
+                v = split_heads(linear(a, g(h + "self_attn.v_proj.weight"), ob("self_attn.v_proj.bias", qkv_bias)),
+                                kv_heads, d)
+                if family == "qwen3":
+                    q = rms_norm(q, g(h + "self_attn.q_norm.weight"), eps)
+                    k = rms_norm(k, g(h + "self_attn.k_norm.weight"), eps)
+            keys[l] = torch.cat((keys[l], k), dim=2)
+            values[l] = torch.cat((values[l], v), dim=2)
+            q = _partial_rope_at(q, inv_freq, rotary_dim, positions[-1:])
+            k_rot = _partial_rope_at(keys[l], inv_freq, rotary_dim, positions)
+            o = _cached_attention(q, k_rot, values[l])
+            if family == "gpt_neox":
+                attn = linear(o, g(h + "attention.dense.weight"), g(h + "attention.dense.bias") if bias else None)
+                ln2 = layer_norm(x if config.get("use_parallel_residual", True) else x + attn,
+                                 g(h + "post_attention_layernorm.weight"), g(h + "post_attention_layernorm.bias"), eps)
+                m = act_fn(linear(ln2, g(h + "mlp.dense_h_to_4h.weight"), g(h + "mlp.dense_h_to_4h.bias")))
+                x = x + attn + linear(m, g(h + "mlp.dense_4h_to_h.weight"), g(h + "mlp.dense_4h_to_h.bias"))
+            else:
+                x = x + linear(o, g(h + "self_attn.o_proj.weight"), ob("self_attn.o_proj.bias", o_bias))
+                m = rms_norm(x, g(h + "post_attention_layernorm.weight"), eps)
+                gate = linear(m, g(h + "mlp.gate_proj.weight"), ob("mlp.gate_proj.bias", mlp_bias))
+                up = linear(m, g(h + "mlp.up_proj.weight"), ob("mlp.up_proj.bias", mlp_bias))
+                x = x + linear(silu(gate) * up, g(h + "mlp.down_proj.weight"), ob("mlp.down_proj.bias", mlp_bias))
+        if family == "gpt_neox":
+            x = layer_norm(x, g("final_layer_norm.weight"), g("final_layer_norm.bias"), eps)
+        else:
+            x = rms_norm(x, g("norm.weight"), eps)
+        logits.append(linear(x, head).reshape(-1))
+    return torch.stack(logits)
