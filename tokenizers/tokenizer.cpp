@@ -23,8 +23,9 @@ struct Tokenizer::Impl {
   std::unordered_map<int32_t, const tok::AddedToken*> added_by_id;
   std::unordered_map<std::string, int32_t> added_by_content;
   int32_t vocab_size = 0;
+  std::string source;
 
-  explicit Impl(tok::TokenizerParts p) : parts(std::move(p)) {
+  Impl(tok::TokenizerParts p, std::string label) : parts(std::move(p)), source(std::move(label)) {
     vocab_size = parts.model->max_id() + 1;
     for (const tok::AddedToken& t : parts.added_tokens) {
       added_by_id[t.id] = &t;
@@ -43,7 +44,7 @@ struct Tokenizer::Impl {
 };
 
 Tokenizer Tokenizer::from_json(std::string_view tokenizer_json, std::string_view config_json, const std::string& label) {
-  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(tokenizer_json, label, config_json, "tokenizer_config.json")));
+  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(tokenizer_json, label, config_json, "tokenizer_config.json"), label));
 }
 
 Tokenizer Tokenizer::from_path(const std::filesystem::path& path) {
@@ -64,7 +65,7 @@ Tokenizer Tokenizer::from_path(const std::filesystem::path& path) {
     throw TokenizerError(e.what());
   }
   if (config_text.empty()) config.clear();
-  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(text, file.string(), config_text, config.string())));
+  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(text, file.string(), config_text, config.string()), file.string()));
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view input, bool add_special_tokens) const {
@@ -113,7 +114,7 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
     } else if (const std::string* token = m.parts.model->id_to_token(id)) {
       tokens.push_back(*token);
     } else {
-      throw TokenizerError("decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(m.vocab_size) + ")");
+      throw TokenizerError(m.source + ": decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(m.vocab_size) + ")");
     }
   }
   std::string out;
@@ -135,11 +136,13 @@ std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
 std::string Tokenizer::id_to_token(int32_t id) const {
   if (auto it = impl_->added_by_id.find(id); it != impl_->added_by_id.end()) return it->second->content;
   if (const std::string* token = impl_->parts.model->id_to_token(id)) return *token;
-  throw TokenizerError("id_to_token: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(impl_->vocab_size) + ")");
+  throw TokenizerError(impl_->source + ": id_to_token: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(impl_->vocab_size) + ")");
 }
 
 std::optional<int32_t> Tokenizer::bos_id() const { return impl_->parts.bos_id; }
 std::optional<int32_t> Tokenizer::eos_id() const { return impl_->parts.eos_id; }
+
+const std::string& Tokenizer::source() const { return impl_->source; }
 
 std::string Tokenizer::description() const {
   return impl_->parts.description + ", " + std::to_string(impl_->vocab_size) + " tokens";

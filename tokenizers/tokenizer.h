@@ -36,6 +36,8 @@ class Tokenizer {
   std::optional<int32_t> bos_id() const;
   std::optional<int32_t> eos_id() const;
   std::string description() const;  // e.g. "byte-level BPE, 50257 tokens"
+  // The tokenizer.json it was read from (the label given to from_json); errors start with it.
+  const std::string& source() const;
 
  private:
   struct Impl;

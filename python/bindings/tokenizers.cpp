@@ -40,7 +40,7 @@ void bind_tokenizers(py::module_& m) {
             narrow.reserve(ids.size());
             for (const int64_t id : ids) {
               if (id < 0 || id > std::numeric_limits<int32_t>::max())
-                throw TokenizerError("decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(t.vocab_size()) + ")");
+                throw TokenizerError(t.source() + ": decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(t.vocab_size()) + ")");
               narrow.push_back(static_cast<int32_t>(id));
             }
             py::gil_scoped_release release;

@@ -81,7 +81,7 @@ def test_errors_are_tokenizer_errors_naming_the_file(folders, tmp_path):
         sinklab.tokenizer(truncated)
     gpt2 = sinklab.tokenizer(folders["gpt2"])
     for bad_id in (50257, -1, 2**40):
-        with pytest.raises(sinklab.TokenizerError, match=f"id {bad_id} is not a token"):
+        with pytest.raises(sinklab.TokenizerError, match=f"gpt2/tokenizer.json: decode: id {bad_id} is not a token"):
             gpt2.decode([464, bad_id])
     with pytest.raises(sinklab.TokenizerError):
         gpt2.id_to_token(10**6)

@@ -127,9 +127,10 @@ TEST(TokenizerErrors, InconsistentAddedTokensAndTemplates) {
 
 TEST(TokenizerErrors, IdsOutOfRange) {
   const Tokenizer& gpt2 = st::family_tokenizer("gpt2");
-  EXPECT_EQ(error_of([&] { gpt2.decode(std::vector<int32_t>{464, 50257}); }), "decode: id 50257 is not a token (vocabulary size 50257)");
+  EXPECT_EQ(error_of([&] { gpt2.decode(std::vector<int32_t>{464, 50257}); }),
+            "gpt2/tokenizer.json: decode: id 50257 is not a token (vocabulary size 50257)");
   EXPECT_NE(error_of([&] { gpt2.decode(std::vector<int32_t>{-1}); }).find("id -1"), std::string::npos);
-  EXPECT_NE(error_of([&] { gpt2.id_to_token(1 << 30); }).find("id_to_token: id 1073741824"), std::string::npos);
+  EXPECT_NE(error_of([&] { gpt2.id_to_token(1 << 30); }).find("gpt2/tokenizer.json: id_to_token: id 1073741824"), std::string::npos);
 }
 
 TEST(TokenizerErrors, PathsAreCheckedAndNamed) {
