@@ -27,7 +27,8 @@ fuzz_one() {
     fuzz_config_loader) dict=config ;;
     fuzz_config_override) dict=config_override ;;
     fuzz_sweep_spec) dict=sweep_spec ;;
-    fuzz_run_summary | fuzz_metrics | fuzz_sweep_manifest | fuzz_safetensors | fuzz_safetensors_reader) dict=json ;;
+    fuzz_run_summary | fuzz_metrics | fuzz_sweep_manifest | fuzz_safetensors | fuzz_safetensors_reader | fuzz_hf_config | \
+      fuzz_safetensors_index) dict=json ;;
     fuzz_tokenizer_json) dict=tokenizer_json ;;
     *) dict="" ;;
   esac
