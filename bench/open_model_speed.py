@@ -38,7 +38,10 @@ Same work: in round 1 at the first thread count each side saves its logits; max 
 between sinklab and the float32 twin (and both against the twin in float64) is printed and must
 be <= 1e-4, and sinklab's parameter count must equal the checkpoint's.
 
-Decode (streaming with a KV cache) is measured only where `sinklab eval MODEL_DIR --stream` has a
+Decode: the twin's decode_with_cache (tools/open_models_twin.py: one token at a time through a KV cache,
+keys cached before RoPE) over the first --decode ids (default 128), timed as a whole after an 8-token
+warm-up, ms per token, one child per round after the prompt sides; its logits are checked against
+forward() on the same ids (<= 1e-4). sinklab's side is measured only where `sinklab eval MODEL_DIR --stream` has a
 KV-cache path: this script checks `build/sinklab eval --help` for one and otherwise records the row as
 not measured (at the time of writing --stream recomputes every window: models/streaming_evaluation.h).
 
@@ -140,6 +143,8 @@ def worker(args):
         with open(os.path.join(args.dir, "config.json")) as f:
             config = json.load(f)
         dtype = torch.float64 if args.worker == "twin64" else torch.float32
+        if args.worker == "twin_decode" and args.decode > ids.shape[1]:
+            raise ValueError(f"--decode {args.decode} is more than the {ids.shape[1]} ids")
         tensors = read_f32_folder(args.dir, torch, np)
         if dtype == torch.float64:
             tensors = {k: v.double() for k, v in tensors.items()}
@@ -147,6 +152,19 @@ def worker(args):
         result["parameters"] = int(sum(v.numel() for v in tensors.values()))
         result["rss_loaded_mb"] = rss_now_mb()
         tids = torch.from_numpy(ids.astype(np.int64))
+
+        if args.worker == "twin_decode":  # token by token with a KV cache: N steps, timed as a whole
+            n = args.decode
+            with torch.no_grad():
+                twin.decode_with_cache(config, tensors, tids[0, :8], dtype)  # warm-up
+                t0 = time.perf_counter()
+                steps = twin.decode_with_cache(config, tensors, tids[0, :n], dtype)
+                result["ms"] = [(time.perf_counter() - t0) * 1000.0 / n]  # per token
+                full = twin.forward(config, tensors, tids[:, :n], dtype)["logits"][0]
+            result["decode_vs_forward"] = float((steps - full).abs().max() / full.abs().max())
+            result["rss_end_mb"] = rss_now_mb()
+            print(json.dumps(result))
+            return
 
         def run():
             with torch.no_grad():
@@ -311,6 +329,7 @@ def bench_config(name, write_args, args, work, results):
     errors = None
     for ti, threads in enumerate(args.threads):
         rounds = {s: [] for s in SIDES}
+        decode_rounds = []
         for r in range(args.rounds):
             saved = {}
             for side in SIDES:
@@ -328,6 +347,18 @@ def bench_config(name, write_args, args, work, results):
                       f"peak {rss:6.0f} MB  load {res['load_s']:.1f} s", flush=True)
                 if res["parameters"] != parameters:
                     sys.exit(f"{name}: {side} has {res['parameters']} parameters, the checkpoint {parameters}")
+            if args.decode:
+                res, rss = run_child([PYTHON, os.path.abspath(__file__), "--worker", "twin_decode", "--dir", folder,
+                                      "--ids", ids, "--threads", str(threads), "--reps", "1", "--decode",
+                                      str(args.decode)], threads,
+                                     os.path.join(logs, f"{name}_twin_decode_{threads}_{r}.log"))
+                res["peak_mb"] = rss
+                decode_rounds.append(res)
+                print(f"  {name} decode {args.decode} tokens threads {threads} round {r + 1} twin "
+                      f"{res['ms'][0]:7.2f} ms/token  peak {rss:6.0f} MB  decode vs forward "
+                      f"{res['decode_vs_forward']:.1e}", flush=True)
+                if res["decode_vs_forward"] > TOLERANCE:
+                    sys.exit(f"{name}: the twin's decode and forward disagree by {res['decode_vs_forward']:.2e}")
             if saved:
                 if args.float64_check:
                     saved["twin64"] = os.path.join(work, f"{name}_logits_twin64.npy")
@@ -355,6 +386,11 @@ def bench_config(name, write_args, args, work, results):
         row["ratio"] = row["twin_ms"][0] / row["sinklab_ms"][0]
         row["round_ratios"] = [t["median_ms"] / s["median_ms"] for s, t in zip(rounds["sinklab"], rounds["twin"])]
         row["ratio_cache"] = row["twin_ms"][0] / row["sinklab_cache_ms"][0]
+        row["decode_tokens"] = args.decode
+        row["twin_decode_rounds"] = decode_rounds
+        if decode_rounds:
+            row["twin_decode_ms_per_token"] = median_range([x["ms"][0] for x in decode_rounds])
+            row["twin_decode_peak_mb"] = max(x["peak_mb"] for x in decode_rounds)
         results.append(row)
 
 
@@ -379,6 +415,18 @@ def table(rows):
     return "\n".join(lines)
 
 
+def decode_table(rows, sinklab_note):
+    lines = ["| model | decode tokens | threads | sinklab ms/token | twin ms/token | twin tokens/s | twin peak MB |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "twin_decode_ms_per_token" not in r:
+            continue
+        m = r["twin_decode_ms_per_token"]
+        lines.append(f"| {r['model']} | {r['decode_tokens']} | {r['threads']} | {sinklab_note} | {fmt_ms(m)} | "
+                     f"{1000 / m[0]:.1f} | {r['twin_decode_peak_mb']:,.0f} |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configs", default="llama,neox", help="comma-separated, of " + ", ".join(CONFIGS))
@@ -390,9 +438,11 @@ def main():
     parser.add_argument("--out", default=None, help="JSON of every row and round")
     parser.add_argument("--no-float64-check", dest="float64_check", action="store_false",
                         help="skip the twin's float64 logits (the reference both float32 sides are compared with)")
+    parser.add_argument("--decode", type=int, default=128,
+                        help="tokens of the twin's token-by-token decode with a KV cache (0: none)")
     parser.add_argument("--smoke", action="store_true", help="tiny models, T 64, 1 thread, 1 round, 1 pass")
     # children
-    parser.add_argument("--worker", choices=SIDES + ("twin64",), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=SIDES + ("twin64", "twin_decode"), help=argparse.SUPPRESS)
     parser.add_argument("--compare", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--rescale", help=argparse.SUPPRESS)
     parser.add_argument("--dir", help=argparse.SUPPRESS)
@@ -409,7 +459,7 @@ def main():
 
     specs = SMOKE_CONFIGS if args.smoke else CONFIGS
     if args.smoke:
-        args.T, args.threads, args.rounds, args.reps = 64, "1", 1, 1
+        args.T, args.threads, args.rounds, args.reps, args.decode = 64, "1", 1, 1, min(args.decode, 16)
     names = [c for c in args.configs.split(",") if c]
     for c in names:
         if c not in specs:
@@ -439,12 +489,16 @@ def main():
     decode = ("not measured: " + why) if not kv else ("sinklab eval --stream has a KV cache (" + why +
                                                       "); decode timing is not implemented in this script yet")
     print(f"decode: {decode}")
+    if args.decode:
+        print()
+        print(decode_table(rows, "not measured" if not kv else "see note"))
     print(f"load average before {load_before}, after {load_after}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"started": started, "command": " ".join(sys.argv), "load_before": load_before,
                        "load_after": load_after, "decode": decode, "rows": rows,
-                       "table": table(rows)}, f, indent=1)
+                       "table": table(rows), "decode_table": decode_table(rows, "not measured" if not kv else
+                                                                          "see note")}, f, indent=1)
             f.write("\n")
 
 
