@@ -1,24 +1,16 @@
 #include "models/gpt2_loader.h"
 
-#include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <vector>
 
 #include "core/io/file_read.h"
+#include "models/open_models/open_model_loader.h"
 #include "run_files/safetensors_file.h"
 
 namespace sinklab {
 namespace {
 
 using Shape64 = std::vector<int64_t>;
-
-std::string shape_text(const Shape64& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& why) {
   throw SafetensorsError("GPT-2 weights " + file.string() + ": " + why);
@@ -76,6 +68,7 @@ Sizes read_sizes(const SafetensorsReader& r) {
 struct ConfigJson {
   bool present = false;
   int heads = 0;
+  nlohmann::json keys;  // the keys the GPT-2 family reads beyond the sizes (activation, epsilon, ...)
 };
 
 ConfigJson read_config_json(const std::filesystem::path& weights, const Sizes& s) {
@@ -108,77 +101,19 @@ ConfigJson read_config_json(const std::filesystem::path& weights, const Sizes& s
   same("n_positions", s.positions, "positions");
   same("vocab_size", s.vocab, "vocabulary");
   same("n_inner", s.hidden, "MLP width");
-  // What sinklab's GPT-2 computes; a config that asks for something else is refused, not ignored.
-  if (j.contains("activation_function") && j["activation_function"] != "gelu_new" &&
-      j["activation_function"] != "gelu_pytorch_tanh")
-    fail_json("activation_function " + j["activation_function"].dump() +
-              " is not GPT-2's tanh GELU (gelu_new), the only one this loader builds");
-  if (j.contains("layer_norm_epsilon") &&
-      (!j["layer_norm_epsilon"].is_number() || std::abs(j["layer_norm_epsilon"].get<double>() - 1e-5) > 1e-12))
-    fail_json("layer_norm_epsilon " + j["layer_norm_epsilon"].dump() + " is not GPT-2's 1e-5, the only one sinklab's LayerNorm uses");
-  for (const char* key : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"})
-    if (j.contains(key) && j[key] == true) fail_json(std::string("\"") + key + "\": true is not supported");
-  if (j.contains("scale_attn_weights") && j["scale_attn_weights"] == false)
-    fail_json("\"scale_attn_weights\": false is not supported (GPT-2 scales scores by 1/sqrt(head width))");
   ConfigJson c;
   c.present = true;
+  // Everything else the GPT-2 family reads and checks (models/open_models/gpt2_family.cpp), which refuses
+  // what it does not compute, naming this file.
+  for (const auto& [key, value] : j.items())
+    if (key != "n_embd" && key != "n_layer" && key != "n_positions" && key != "vocab_size" && key != "n_inner" &&
+        key != "n_head" && key != "model_type")
+      c.keys[key] = value;
   const int64_t heads = integer("n_head", 0);
   if (heads < 0 || heads > s.width) fail_json("\"n_head\": " + std::to_string(heads) + " is not a head count");
   c.heads = static_cast<int>(heads);
   return c;
 }
-
-// Copies tensors into the model's parameters; every parameter must be written exactly once.
-class ParameterWriter {
- public:
-  ParameterWriter(const SafetensorsReader& reader, Model& model) : reader_(reader), model_(model) {}
-
-  NamedTensor read(const std::string& name, const Shape64& shape, const std::string& layout = "") {
-    (void)entry(reader_, name);
-    NamedTensor t = reader_.read(name);
-    if (t.shape != shape)
-      fail(reader_.path(), "tensor " + name + " has shape " + shape_text(t.shape) + ", expected " + shape_text(shape) + layout);
-    used_.insert(name);
-    return t;
-  }
-  // A tensor stored as the parameter stores it (embeddings, LayerNorm, biases).
-  void copy(const std::string& name, const Shape64& shape, const std::string& parameter) {
-    const NamedTensor t = read(name, shape);
-    write(parameter, t.values.data(), 0, static_cast<int64_t>(t.values.size()));
-  }
-  // Columns [col, col + n) of a Conv1D weight W [in, out], transposed into a Linear weight [n, in].
-  void transpose_columns(const NamedTensor& w, int64_t col, int64_t n, const std::string& parameter) {
-    const int64_t in = w.shape[0], out = w.shape[1];
-    std::vector<float> t(static_cast<size_t>(n * in));
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < in; ++c) t[static_cast<size_t>(r * in + c)] = w.values[static_cast<size_t>(c * out + col + r)];
-    write(parameter, t.data(), 0, n * in);
-  }
-  // Entries [begin, begin + n) of a bias.
-  void slice(const NamedTensor& b, int64_t begin, int64_t n, const std::string& parameter) {
-    write(parameter, b.values.data(), begin, n);
-  }
-  void mark_used(const std::string& name) { used_.insert(name); }
-  bool used(const std::string& name) const { return used_.count(name) != 0; }
-
-  // Internal consistency: the mapping below covers the model built from the same sizes.
-  void check_complete() const {
-    for (const ParameterInfo& p : model_.parameters().parameters())
-      if (!written_.count(p.name)) throw std::logic_error("load_gpt2: parameter " + p.name + " was not written");
-  }
-
- private:
-  void write(const std::string& parameter, const float* values, int64_t begin, int64_t n) {
-    Tensor dst = model_.parameters().tensor(parameter);
-    if (dst.numel() != n || !written_.insert(parameter).second)
-      throw std::logic_error("load_gpt2: parameter " + parameter + " written twice or with the wrong size");
-    std::copy(values + begin, values + begin + n, dst.data());
-  }
-
-  const SafetensorsReader& reader_;
-  Model& model_;
-  std::set<std::string> used_, written_;
-};
 
 }  // namespace
 
@@ -249,54 +184,21 @@ Gpt2Model load_gpt2(const std::filesystem::path& path, const Gpt2Options& option
   out.vocab = static_cast<int>(s.vocab);
   out.d_model = static_cast<int>(s.width);
   out.mlp_hidden = static_cast<int>(s.hidden);
-  const RunConfig config = gpt2_run_config(out.d_model, out.n_layer, out.n_head, out.mlp_hidden, out.n_positions,
-                                           out.vocab, options.threads);
-  out.model = std::make_unique<Model>(config, ModelShape{out.vocab, out.vocab, out.n_positions});
-
-  const int64_t C = s.width, F = s.hidden;
-  const std::string& p = s.prefix;
-  const std::string conv = " (Conv1D: [in, out])";
-  ParameterWriter w(reader, *out.model);
-  w.copy(p + "wte.weight", {s.vocab, C}, "embedding.weight");
-  w.copy(p + "wpe.weight", {s.positions, C}, "pos_embedding.weight");
-  for (int64_t l = 0; l < s.layers; ++l) {
-    const std::string h = p + "h." + std::to_string(l) + ".", b = "blocks." + std::to_string(l) + ".";
-    w.copy(h + "ln_1.weight", {C}, b + "ln1.weight");
-    w.copy(h + "ln_1.bias", {C}, b + "ln1.bias");
-    const NamedTensor qkv = w.read(h + "attn.c_attn.weight", {C, 3 * C}, conv);
-    const NamedTensor qkv_bias = w.read(h + "attn.c_attn.bias", {3 * C});
-    const char* names[3] = {"w_q", "w_k", "w_v"};
-    for (int64_t i = 0; i < 3; ++i) {
-      w.transpose_columns(qkv, i * C, C, b + "attn." + names[i] + ".weight");
-      w.slice(qkv_bias, i * C, C, b + "attn." + names[i] + ".bias");
-    }
-    w.transpose_columns(w.read(h + "attn.c_proj.weight", {C, C}, conv), 0, C, b + "attn.w_o.weight");
-    w.copy(h + "attn.c_proj.bias", {C}, b + "attn.w_o.bias");
-    w.copy(h + "ln_2.weight", {C}, b + "ln2.weight");
-    w.copy(h + "ln_2.bias", {C}, b + "ln2.bias");
-    w.transpose_columns(w.read(h + "mlp.c_fc.weight", {C, F}, conv), 0, F, b + "mlp.fc1.weight");
-    w.copy(h + "mlp.c_fc.bias", {F}, b + "mlp.fc1.bias");
-    w.transpose_columns(w.read(h + "mlp.c_proj.weight", {F, C}, conv), 0, C, b + "mlp.fc2.weight");
-    w.copy(h + "mlp.c_proj.bias", {C}, b + "mlp.fc2.bias");
-    // The causal mask buffers of older transformers versions: sinklab masks by itself.
-    for (const char* buffer : {"attn.bias", "attn.masked_bias"})
-      if (reader.find(h + buffer)) w.mark_used(h + buffer);
-  }
-  w.copy(p + "ln_f.weight", {C}, "final_norm.weight");
-  w.copy(p + "ln_f.bias", {C}, "final_norm.bias");
-  w.check_complete();
-
-  // GPT-2 ties its output head to wte; a file that stores lm_head.weight must store the same matrix.
-  if (reader.find("lm_head.weight")) {
-    const NamedTensor head = w.read("lm_head.weight", {s.vocab, C});
-    const Tensor wte = out.model->parameters().tensor("embedding.weight");
-    if (!std::equal(head.values.begin(), head.values.end(), wte.data()))
-      fail(path, "tensor lm_head.weight differs from wte.weight: an untied output head is not GPT-2 and is not supported");
-  }
-  for (const SafetensorsEntry& e : reader.entries())
-    if (!w.used(e.name))
-      fail(path, "tensor " + e.name + " is not part of GPT-2 with " + std::to_string(s.layers) +
-                     " blocks (Hugging Face layout" + (p.empty() ? "" : ", prefix " + p) + "): another architecture?");
+  // The GPT-2 family of the open-model loader builds the model: the sizes read off the weights, the
+  // heads as decided above, and the other keys of a config.json beside the file.
+  nlohmann::json config = json.keys.is_object() ? json.keys : nlohmann::json::object();
+  config["model_type"] = "gpt2";
+  config["n_embd"] = out.d_model;
+  config["n_layer"] = out.n_layer;
+  config["n_head"] = out.n_head;
+  config["n_positions"] = out.n_positions;
+  config["vocab_size"] = out.vocab;
+  config["n_inner"] = out.mlp_hidden;
+  const std::filesystem::path config_path = path.parent_path() / "config.json";
+  const HfConfig hf_config(json.present ? config_path : path, config.dump());
+  OpenModelOptions open_options;
+  open_options.threads = options.threads;
+  out.model = load_open_model(hf_config, HfWeights::single_file(path), open_options).model;
   return out;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
-// GPT-2 (124M .. 1.5B) from a Hugging Face `model.safetensors`, as an ordinary sinklab Model, so every
-// analysis that takes a Model (observers, probes, sink statistics) runs on it. docs/gpt2.md has the
-// steps a user with the real weights takes.
+// GPT-2 (124M .. 1.5B) from a Hugging Face `model.safetensors` file on its own (`sinklab probe --gpt2`),
+// as an ordinary sinklab Model, so every analysis that takes a Model (observers, probes, sink
+// statistics) runs on it. docs/gpt2.md has the steps a user with the real weights takes. The sizes come
+// from the tensors' shapes and the heads from a config.json beside the file, the --heads option or the
+// width; the model is then built by the GPT-2 family of the open-model loader
+// (models/open_models/gpt2_family.cpp), which a whole model folder goes through (docs/open-models.md).
 //
 // GPT-2 in sinklab's terms (the model config gpt2_run_config builds):
 //   token embedding wte [V, C] (model.input: tokens), learned positions wpe [P, C];

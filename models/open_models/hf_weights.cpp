@@ -76,10 +76,27 @@ HfWeights::HfWeights(const std::filesystem::path& folder) : folder_(folder) {
     throw OpenModelError("model folder " + folder.string() + ": neither " + kSingle + " nor " + kIndex +
                          " (sinklab reads the safetensors form of a checkpoint, not pytorch_model.bin)");
   }
+  count_bytes();
+}
+
+HfWeights HfWeights::single_file(const std::filesystem::path& file) {
+  HfWeights w;
+  w.folder_ = file.parent_path();
+  w.shards_.push_back(std::make_unique<SafetensorsReader>(file));
+  for (const SafetensorsEntry& e : w.shards_[0]->entries()) w.shard_of_[e.name] = 0;
+  w.count_bytes();
+  return w;
+}
+
+void HfWeights::count_bytes() {
   for (const auto& [name, shard] : shard_of_) {
     const SafetensorsEntry* e = shards_[shard]->find(name);
     bytes_ += e->end - e->begin;
   }
+}
+
+std::string HfWeights::where() const {
+  return sharded_ || shards_.empty() ? folder_.string() : shards_[0]->path().string();
 }
 
 std::vector<std::string> HfWeights::names() const {
@@ -95,7 +112,7 @@ const SafetensorsEntry* HfWeights::find(const std::string& name) const {
 
 const SafetensorsReader& HfWeights::reader_of(const std::string& name) const {
   const auto it = shard_of_.find(name);
-  if (it == shard_of_.end()) throw OpenModelError("model folder " + folder_.string() + ": has no tensor " + name);
+  if (it == shard_of_.end()) throw OpenModelError("weights " + where() + ": has no tensor " + name);
   return *shards_[it->second];
 }
 
@@ -111,7 +128,8 @@ std::string HfWeights::file_of(const std::string& name) const {
 }
 
 std::string HfWeights::description() const {
-  return sharded_ ? std::to_string(shards_.size()) + " shard(s) (" + kIndex + ")" : std::string(kSingle);
+  return sharded_ ? std::to_string(shards_.size()) + " shard(s) (" + kIndex + ")"
+                  : shards_.empty() ? std::string(kSingle) : shards_[0]->path().filename().string();
 }
 
 }  // namespace sinklab

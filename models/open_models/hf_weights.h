@@ -19,6 +19,8 @@ class HfWeights {
   // that is not the documented JSON, a shard the index names but the folder lacks, a tensor the index
   // puts in a shard that does not hold it, or a tensor two shards hold; SafetensorsError for a damaged shard.
   explicit HfWeights(const std::filesystem::path& folder);
+  // One safetensors file on its own (GPT-2's probe takes a file, docs/gpt2.md).
+  static HfWeights single_file(const std::filesystem::path& file);
 
   std::vector<std::string> names() const;  // sorted
   const SafetensorsEntry* find(const std::string& name) const;
@@ -30,9 +32,12 @@ class HfWeights {
   std::string file_of(const std::string& name) const;
   uint64_t bytes_on_disk() const { return bytes_; }  // of every tensor's data
   std::string description() const;                  // "model.safetensors" or "2 shards (model.safetensors.index.json)"
+  std::string where() const;                        // the file, or the folder of the shards, for messages
 
  private:
+  HfWeights() = default;
   const SafetensorsReader& reader_of(const std::string& name) const;
+  void count_bytes();
 
   std::filesystem::path folder_;
   std::vector<std::unique_ptr<SafetensorsReader>> shards_;

@@ -15,11 +15,11 @@ std::string shape_text(const TensorShape& shape) {
 
 void WeightMapping::expect_shape(const std::string& tensor, const TensorShape& shape, const std::string& layout) const {
   const SafetensorsEntry* e = weights_.find(tensor);
-  if (!e) throw OpenModelError("weights " + weights_.description() + ": no tensor " + tensor + " (expected " +
+  if (!e) throw OpenModelError("weights " + weights_.where() + ": has no tensor " + tensor + " (expected " +
                                shape_text(shape) + layout + ")");
   if (e->shape != shape)
     throw OpenModelError("weights " + weights_.file_of(tensor) + ": tensor " + tensor + " has shape " +
-                         shape_text(e->shape) + ", config.json implies " + shape_text(shape) + layout);
+                         shape_text(e->shape) + ", expected " + shape_text(shape) + layout + " from the config");
 }
 
 float* WeightMapping::destination(const std::string& parameter, int64_t at, int64_t n) {

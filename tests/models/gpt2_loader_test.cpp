@@ -157,10 +157,14 @@ TEST(Gpt2Loader, ConfigJsonThatContradictsTheWeightsIsRefused) {
   };
   config(R"({"n_head": 4, "n_layer": 3})");
   config_error("\"n_layer\": 3 contradicts the weights (blocks 2)");
-  config(R"({"n_head": 4, "activation_function": "relu"})");
-  config_error("activation_function \"relu\" is not GPT-2's tanh GELU");
+  config(R"({"n_head": 4, "activation_function": "swish"})");
+  config_error("\"activation_function\": \"swish\" is not computed");
+  config(R"({"n_head": 4, "scale_attn_by_inverse_layer_idx": true})");
+  config_error("\"scale_attn_by_inverse_layer_idx\": true is not built");
+  config(R"({"n_head": 4, "use_fancy_attention": true})");
+  config_error("\"use_fancy_attention\": this gpt2 loader does not know the key");
   config(R"({"n_head": 4, "layer_norm_epsilon": 1e-6})");
-  config_error("layer_norm_epsilon");
+  EXPECT_EQ(load_gpt2(path).model->config().model.norm_eps, 1e-6) << "the file's epsilon is used";
   config(R"({"n_head": 4,)");
   config_error("not valid JSON");
   config(R"({"n_head": 4, "n_inner": null, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05})");
@@ -178,7 +182,7 @@ TEST(Gpt2Loader, TiedLmHeadIsAcceptedAnUntiedOneRefused) {
   st::write_text(dir / "config.json", st::read_text(kFixtureDir / "config.json"));
   expect_matches_fixture(*load_gpt2(write_copy(dir, tensors)).model);
   tensors.back().values[7] += 1.0f;
-  expect_error(write_copy(dir, tensors), "tensor lm_head.weight differs from wte.weight");
+  expect_error(write_copy(dir, tensors), "tensor lm_head.weight differs from embedding.weight although GPT-2 ties");
 }
 
 // Each broken copy: the message names the file and the tensor or the place.
@@ -223,10 +227,11 @@ TEST(Gpt2Loader, BrokenFilesNameTheFileAndTheTensor) {
     if (t.name == "transformer.h.0.attn.c_proj.weight") t.shape = {16, 64};  // same values, wrong shape
   expect_error(write_copy(dir, shape, "shape.safetensors"),
                "tensor transformer.h.0.attn.c_proj.weight has shape [16, 64], expected [32, 32] (Conv1D: [in, out])");
+  // (The sizes come from wte, wpe and c_fc: a wrong c_proj contradicts them.)
 
   std::vector<NamedTensor> extra = fixture_tensors();
   extra.push_back({"transformer.h.0.attn.rotary.weight", {2}, {1, 2}});
-  expect_error(write_copy(dir, extra, "extra.safetensors"), "tensor transformer.h.0.attn.rotary.weight is not part of GPT-2");
+  expect_error(write_copy(dir, extra, "extra.safetensors"), "tensor transformer.h.0.attn.rotary.weight is not part of a gpt2 model");
 
   std::vector<NamedTensor> other = fixture_tensors();
   for (NamedTensor& t : other)
