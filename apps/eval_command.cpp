@@ -635,6 +635,9 @@ void add_eval_command(CLI::App& app) {
                 "loss read through a cache of W tokens, the first K of the stream kept (writes RUN/eval/stream.json and "
                 "stream.svg; a model folder: eval-<folder>-stream.json)");
   cmd->add_option("--window", stream->windows, "--stream: cache sizes W, a comma list such as 32,64");
+  cmd->add_option("--method", stream->method,
+                  "--stream: kv-cache (StreamingLLM's: each token read once, its keys and values kept), recompute "
+                  "(every window recomputed), or auto (default: kv-cache on a model folder that can, recompute on runs)");
   cmd->add_option("--keep-first", stream->keep_first, "--stream: first tokens kept K, a comma list (default 0,1,2,4; pairs with K < W)");
   cmd->add_option("--tokens", stream->tokens,
                   "--stream on a run: tokens of the held-out stream (default 4 x task.seq_len, at most the validation "
@@ -651,7 +654,7 @@ void add_eval_command(CLI::App& app) {
     const bool model_folder = eval_source_kind(flags->run) == EvalSource::model_folder;
     if (!model_folder) refuse({"--text", "--windows", "--threads"}, "applies to a model folder (config.json and safetensors weights)");
     if (!*streaming) {
-      refuse({"--window", "--keep-first"}, "belongs with --stream");
+      refuse({"--window", "--keep-first", "--method"}, "belongs with --stream");
       if (!model_folder) {
         refuse({"--tokens"}, "belongs with --stream");
         run_eval(*flags);

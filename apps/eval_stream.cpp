@@ -165,15 +165,28 @@ struct StreamSubject {
 };
 
 // Runs every setting next to the dense baseline, writes `out` (and the figure beside it), prints the table.
-void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, const std::vector<StreamWindow>& settings,
+// "kv-cache" or "recompute" for --method on this model: auto picks the cache on a model folder that can
+// decode from one; an explicit kv-cache on a model that cannot is refused with the reason.
+std::string resolved_method(const std::string& method, const StreamingEvaluator& evaluator, bool model_folder) {
+  if (method != "auto" && method != "kv-cache" && method != "recompute")
+    throw std::invalid_argument("--method: '" + method + "' is none of auto, kv-cache, recompute");
+  const std::string why = evaluator.kv_cache_refusal();
+  if (method == "kv-cache" && !why.empty()) throw std::invalid_argument("--method kv-cache: " + why);
+  if (method == "auto") return model_folder && why.empty() ? "kv-cache" : "recompute";
+  return method;
+}
+
+void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, int32_t bos_id,
+                     const std::vector<StreamWindow>& settings, const std::string& method_flag, bool model_folder,
                      const fs::path& out, StreamSubject subject) {
-  StreamingEvaluator evaluator(model, stream, bos);
+  StreamingEvaluator evaluator(model, stream, bos, bos_id);
+  const std::string method = resolved_method(method_flag, evaluator, model_folder);
   for (const StreamWindow& s : settings) naming_flags([&] { evaluator.check_window(s); return 0; });  // before any work
   const std::vector<double> dense_losses = evaluator.dense_losses();
   const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0};
   std::vector<StreamRow> rows;
   for (const StreamWindow& s : settings) {
-    const std::vector<double> losses = evaluator.windowed_losses(s);
+    const std::vector<double> losses = method == "kv-cache" ? evaluator.cached_losses(s) : evaluator.windowed_losses(s);
     const auto past = static_cast<std::size_t>(s.window);
     rows.push_back({s.window, s.keep_first, mean_loss(losses), evaluator.scored_positions(), mean_loss(losses, past),
                     std::max<int64_t>(0, evaluator.scored_positions() - s.window)});
@@ -182,6 +195,7 @@ void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, co
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
   const std::optional<fs::path> figure = draw_figure(out, subject.title, dense, rows);
   nlohmann::json j = std::move(subject.header);
+  j["method"] = method;
   j["trained_context"] = evaluator.trained_context();
   j["scored"] = evaluator.scored_positions();
   j["dense"] = row_json(dense, true);
@@ -190,8 +204,10 @@ void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, co
   for (const StreamRow& r : rows) j["streaming"].push_back(row_json(r, false));
   write_file_atomically(out, j.dump(2) + '\n');
 
-  std::printf("%s (%s positions, trained context %d, %s)\n\n%s\nwrote %s\n", subject.title.c_str(), subject.positional.c_str(),
-              evaluator.trained_context(), subject.stream_text.c_str(), markdown_table(dense, rows).c_str(), out.string().c_str());
+  std::printf("%s (%s positions, trained context %d, %s; streaming method %s)\n\n%s\nwrote %s\n", subject.title.c_str(),
+              subject.positional.c_str(), evaluator.trained_context(), subject.stream_text.c_str(),
+              method == "kv-cache" ? "kv-cache: each token read once, kept keys and values" : "recompute: every window recomputed",
+              markdown_table(dense, rows).c_str(), out.string().c_str());
   if (figure) std::printf("figure %s\n", figure->string().c_str());
 }
 
@@ -232,7 +248,7 @@ void run_stream_eval(const StreamFlags& f) {
       {"bos", bos},
       {"tokens", tokens},
   };
-  evaluate_stream(*model, stream, bos, settings, out, std::move(subject));
+  evaluate_stream(*model, stream, bos, 0, settings, f.method, false, out, std::move(subject));
 }
 
 void run_model_stream_eval(const StreamFlags& f) {
@@ -259,11 +275,9 @@ void run_model_stream_eval(const StreamFlags& f) {
   subject.title = "streaming evaluation of " + fs::weakly_canonical(folder).filename().string() + ": " + m.model_type + ", " +
                   std::to_string(text.ids.size()) + " text tokens";
   subject.positional = std::string(to_string(c.model.positional));
-  // The evaluator's dense baseline puts a training task's BOS id in front of each window; a model folder's
-  // BOS is its own id, so its windows are plain stream tokens laid end to end (the first one starts
-  // with BOS, because the stream does).
-  subject.stream_text = text.bos ? "the stream starts with BOS id " + std::to_string(*text.bos) + " from " + text.bos_source +
-                                       "; dense windows are stream tokens laid end to end, BOS only in the first"
+  // The dense baseline's windows start with the model's own BOS, as the stream does.
+  subject.stream_text = text.bos ? "the stream and every dense window start with BOS id " + std::to_string(*text.bos) +
+                                       " from " + text.bos_source
                                  : "no BOS";
   subject.header = {
       {"command", joined_command_line()},
@@ -276,7 +290,8 @@ void run_model_stream_eval(const StreamFlags& f) {
       {"bos", text.bos ? nlohmann::json(*text.bos) : nlohmann::json()},
       {"tokens", static_cast<int64_t>(text.ids.size())},
   };
-  evaluate_stream(*m.model, stream, false, settings, out, std::move(subject));
+  evaluate_stream(*m.model, stream, text.bos.has_value(), text.bos.value_or(0), settings, f.method, true, out,
+                  std::move(subject));
 }
 
 }  // namespace sinklab::apps

@@ -19,6 +19,10 @@ struct StreamFlags {
   std::string out;
   std::optional<std::string> text;       // a model folder: --text FILE
   int threads = 0;                       // a model folder: --threads (0 = OpenMP's default)
+  // --method: kv-cache (StreamingLLM's, each token read once), recompute (every window recomputed), or
+  // auto: kv-cache on a model folder that can decode from a cache, recompute otherwise (runs keep the
+  // method their numbers in docs/ were measured with).
+  std::string method = "auto";
 };
 
 void run_stream_eval(const StreamFlags& flags);

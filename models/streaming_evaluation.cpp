@@ -60,10 +60,11 @@ int64_t default_stream_tokens(const Task& task, int seq_len) {
   return std::min<int64_t>(int64_t{4} * seq_len, static_cast<int64_t>(lm.validation_tokens()));
 }
 
-StreamingEvaluator::StreamingEvaluator(const Model& model, std::span<const int32_t> stream, bool bos)
+StreamingEvaluator::StreamingEvaluator(const Model& model, std::span<const int32_t> stream, bool bos, int32_t bos_id)
     : model_(model),
       stream_(stream),
       bos_(bos),
+      bos_id_(bos_id),
       trained_context_(model.config().task.seq_len - 1),
       classes_(model.shape().output_dim) {
   if (model.config().model.input != InputKind::tokens)
@@ -179,7 +180,7 @@ std::vector<double> StreamingEvaluator::dense_losses() {
     for (int64_t b = 0; b < n; ++b) {  // ids_ [n, length]
       int32_t* window = ids_.data() + b * length;
       const int64_t start = (first + b) * C;
-      window[0] = bos_ ? kBos : stream_[static_cast<std::size_t>(start)];
+      window[0] = bos_ ? bos_id_ : stream_[static_cast<std::size_t>(start)];
       std::copy_n(stream_.begin() + start + 1, length - 1, window + 1);
     }
     const float* logits = forward(ids_.data(), n, length);

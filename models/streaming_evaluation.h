@@ -56,7 +56,9 @@ class StreamingEvaluator {
   // `stream` as held_out_stream returns it (kept by reference: it must outlive the evaluator); `bos`:
   // whether s_0 is BOS. The model's config gives the trained context (task.seq_len - 1) and its
   // positions. Throws std::invalid_argument for a model that does not read tokens.
-  StreamingEvaluator(const Model& model, std::span<const int32_t> stream, bool bos);
+  // `bos_id`: the id the dense baseline puts in front of each of its windows when `bos` (a text_lm
+  // run's is 0; an open model's is its own).
+  StreamingEvaluator(const Model& model, std::span<const int32_t> stream, bool bos, int32_t bos_id = 0);
 
   // The loss in nats of each scored position t = 0 .. S-1 (one entry per position). Throws
   // StreamSettingError for K < 0, K >= W, W longer than the trained context with learned positions, or
@@ -92,6 +94,7 @@ class StreamingEvaluator {
   const Model& model_;
   std::span<const int32_t> stream_;
   bool bos_;
+  int32_t bos_id_;
   int trained_context_;
   int classes_;
   Graph graph_;
