@@ -90,6 +90,12 @@ void StreamingEvaluator::check_window(StreamWindow s) const {
                                            " positions; build the model at that length first");
 }
 
+void StreamingEvaluator::score_prefix(int64_t prefix, std::vector<double>& losses) {
+  const float* logits = forward(stream_.data(), 1, prefix);
+  for (int64_t t = 0; t < prefix; ++t)
+    losses[static_cast<std::size_t>(t)] = next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+}
+
 const float* StreamingEvaluator::forward(const int32_t* ids, int64_t windows, int64_t length) {
   graph_.reset();
   const Tensor out = model_.transformer().forward_tokens(graph_, ids, windows, length);  // [windows, length, classes]
@@ -104,10 +110,7 @@ std::vector<double> StreamingEvaluator::windowed_losses(StreamWindow s) {
   const NoGradGuard no_grad(graph_);
   // t < W: the window is s_0 .. s_t, so one causal pass over the stream's first min(W, S) tokens scores
   // all of them (position t sees exactly s_0 .. s_t).
-  const int64_t prefix = std::min(W, S);
-  const float* logits = forward(stream_.data(), 1, prefix);
-  for (int64_t t = 0; t < prefix; ++t)
-    losses[static_cast<std::size_t>(t)] = next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+  score_prefix(std::min(W, S), losses);
   // t >= W: windows [s_0 .. s_{K-1}, s_{t-W+K+1} .. s_t], `batch` of them per pass, each scored at its last position.
   const int64_t batch = windows_per_pass(W, model_.config().model.d_model);
   ids_.resize(static_cast<std::size_t>(batch * W));
@@ -119,7 +122,7 @@ std::vector<double> StreamingEvaluator::windowed_losses(StreamWindow s) {
       std::copy_n(stream_.begin(), K, window);
       std::copy_n(stream_.begin() + (t - W + K + 1), W - K, window + K);
     }
-    logits = forward(ids_.data(), n, W);
+    const float* logits = forward(ids_.data(), n, W);
     for (int64_t b = 0; b < n; ++b) {
       const int64_t t = first + b;
       losses[static_cast<std::size_t>(t)] =
@@ -155,12 +158,10 @@ std::vector<double> StreamingEvaluator::cached_losses(StreamWindow s) {
   std::vector<double> losses(static_cast<std::size_t>(S));
   const NoGradGuard no_grad(graph_);
   const int64_t prefix = std::min(W, S);
-  const float* logits = forward(stream_.data(), 1, prefix);
-  for (int64_t t = 0; t < prefix; ++t)
-    losses[static_cast<std::size_t>(t)] = next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+  score_prefix(prefix, losses);  // the prefix fills the cache
   for (int64_t t = prefix; t < S; ++t) {
     cache.evict(K, 1);  // the cache held W: the oldest token after the K kept ones leaves
-    logits = forward(stream_.data() + t, 1, 1);
+    const float* logits = forward(stream_.data() + t, 1, 1);
     losses[static_cast<std::size_t>(t)] = next_token_loss(logits, classes_, stream_[static_cast<std::size_t>(t + 1)]);
   }
   graph_.reset();

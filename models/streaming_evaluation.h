@@ -90,6 +90,8 @@ class StreamingEvaluator {
   // One forward pass over `windows` windows of `length` ids; the logits [windows, length, classes] stay
   // valid until the next pass.
   const float* forward(const int32_t* ids, int64_t windows, int64_t length);
+  // Positions 0 .. prefix - 1 in one causal pass over s_0 .. s_{prefix-1}.
+  void score_prefix(int64_t prefix, std::vector<double>& losses);
 
   const Model& model_;
   std::span<const int32_t> stream_;

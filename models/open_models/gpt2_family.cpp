@@ -15,13 +15,8 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   plan.config = open_model_base_config("gpt2");
   plan.prefix = weights.find("transformer.wte.weight") ? "transformer." : "";
   ModelConfig& m = plan.config.model;
-  m.vocab_size = config_size(c, "vocab_size");
-  m.d_model = config_size(c, "n_embd", -1, 1 << 16);
-  m.layers = config_size(c, "n_layer", -1, 1024);
-  m.heads = config_size(c, "n_head", -1, 1024);
-  if (m.d_model % m.heads != 0)
-    c.fail("n_head", std::to_string(m.heads) + " heads do not divide n_embd " + std::to_string(m.d_model));
-  m.head_dim = {HeadDimMode::split, 0};
+  read_stack_sizes(c, m, "n_embd", "n_layer", "n_head");
+  split_heads(c, m, "n_embd", "n_head");
   m.mlp_hidden = config_size(c, "n_inner", 4 * int64_t{m.d_model}, 1 << 20);
   const std::string act = c.string_or("activation_function", "gelu_new");
   if (act == "gelu_new" || act == "gelu_pytorch_tanh") m.mlp_activation = Activation::gelu_tanh;
@@ -42,10 +37,7 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   m.bias = true;
   m.positional = Positional::learned;
   m.tie_embeddings = true;
-  const int64_t positions = config_size(c, "n_positions", -1, 1 << 20);
-  plan.context = positions;
-  plan.shape = ModelShape{m.vocab_size, m.vocab_size, static_cast<int>(positions)};
-  plan.config.task.seq_len = static_cast<int>(std::min<int64_t>(positions, 65536));
+  read_context(c, "n_positions", 1 << 20, plan);
   // Keys of the sequence-summary heads of GPT2DoubleHeadsModel: not part of the language model.
   c.ignore({"summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout"});
   c.refuse_unread("gpt2");

@@ -18,13 +18,8 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights&) {
   plan.config = open_model_base_config("gpt_neox");
   plan.prefix = "gpt_neox.";
   ModelConfig& m = plan.config.model;
-  m.vocab_size = config_size(c, "vocab_size");
-  m.d_model = config_size(c, "hidden_size", -1, 1 << 16);
-  m.layers = config_size(c, "num_hidden_layers", -1, 1024);
-  m.heads = config_size(c, "num_attention_heads", -1, 1024);
-  if (m.d_model % m.heads != 0)
-    c.fail("num_attention_heads", std::to_string(m.heads) + " heads do not divide hidden_size " + std::to_string(m.d_model));
-  m.head_dim = {HeadDimMode::split, 0};
+  read_stack_sizes(c, m, "hidden_size", "num_hidden_layers", "num_attention_heads");
+  split_heads(c, m, "hidden_size", "num_attention_heads");
   const int D = m.d_model / m.heads;
   m.mlp_hidden = config_size(c, "intermediate_size", -1, 1 << 20);
   const std::string act = c.string_or("hidden_act", "gelu");
@@ -55,10 +50,7 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights&) {
   read_rope_scaling(c, m.rope);
   m.tie_embeddings = c.boolean_or("tie_word_embeddings", false);
   c.ignore({"rotary_emb_base", "classifier_dropout", "use_memory_efficient_attention"});
-  const int64_t positions = config_size(c, "max_position_embeddings", -1, int64_t{1} << 30);
-  plan.context = positions;
-  plan.shape = ModelShape{m.vocab_size, m.vocab_size, static_cast<int>(positions)};
-  plan.config.task.seq_len = static_cast<int>(std::min<int64_t>(positions, 65536));
+  read_context(c, "max_position_embeddings", int64_t{1} << 30, plan);
   c.refuse_unread("gpt_neox");
   return plan;
 }
@@ -95,9 +87,7 @@ void load(const OpenModelPlan& plan, WeightMapping& w) {
   }
   w.copy(p + "final_layer_norm.weight", {C}, "final_norm.weight");
   w.copy(p + "final_layer_norm.bias", {C}, "final_norm.bias");
-  if (!m.tie_embeddings) w.copy("embed_out.weight", {V, C}, "output_head.weight");
-  else if (w.has("embed_out.weight"))
-    w.check_equal_to_parameter(w.read("embed_out.weight", {V, C}), "embedding.weight", "tie_word_embeddings is true");
+  load_output_head(m, "embed_out.weight", w);
 }
 
 }  // namespace

@@ -12,10 +12,7 @@ OpenModelPlan llama_layout_plan(const HfConfig& c, const HfWeights&, const Llama
   plan.config = open_model_base_config(variant.family);
   plan.prefix = "model.";
   ModelConfig& m = plan.config.model;
-  m.vocab_size = config_size(c, "vocab_size");
-  m.d_model = config_size(c, "hidden_size", -1, 1 << 16);
-  m.layers = config_size(c, "num_hidden_layers", -1, 1024);
-  m.heads = config_size(c, "num_attention_heads", -1, 1024);
+  read_stack_sizes(c, m, "hidden_size", "num_hidden_layers", "num_attention_heads");
   m.kv_heads = config_size(c, "num_key_value_heads", m.heads, 1024);
   if (m.heads % m.kv_heads != 0)
     c.fail("num_key_value_heads", std::to_string(m.kv_heads) + " does not divide num_attention_heads " + std::to_string(m.heads));
@@ -54,10 +51,8 @@ OpenModelPlan llama_layout_plan(const HfConfig& c, const HfWeights&, const Llama
       c.fail("use_sliding_window", "true is not built for " + variant.family + " (its per-layer windows)");
     c.ignore({"sliding_window", "max_window_layers"});
   }
-  const int64_t positions = config_size(c, "max_position_embeddings", -1, int64_t{1} << 30);
-  plan.context = positions;
-  plan.shape = ModelShape{m.vocab_size, m.vocab_size, static_cast<int>(positions)};
-  plan.config.task.seq_len = static_cast<int>(std::min<int64_t>(positions, 65536));
+  read_context(c, "max_position_embeddings", int64_t{1} << 30, plan);
+  c.refuse_unread(variant.family);
   return plan;
 }
 
@@ -91,13 +86,13 @@ void load_llama_layout(const OpenModelPlan& plan, WeightMapping& w) {
     linear(h + "mlp.down_proj", C, I, b + "mlp.fc2", mlp_bias);
   }
   w.copy(p + "norm.weight", {C}, "final_norm.weight");
-  if (!m.tie_embeddings) {
-    w.copy("lm_head.weight", {V, C}, "output_head.weight");
-  } else if (w.has("lm_head.weight")) {
-    // A tied checkpoint that stores the head anyway: it must be the embedding.
-    const NamedTensor head = w.read("lm_head.weight", {V, C});
-    w.check_equal_to_parameter(head, "embedding.weight", "tie_word_embeddings is true");
-  }
+  load_output_head(m, "lm_head.weight", w);
+}
+
+OpenModelFamily llama_layout_family(const LlamaVariant& variant, const std::string& checkpoints) {
+  return {variant.family, {variant.family}, checkpoints,
+          [variant](const HfConfig& config, const HfWeights& weights) { return llama_layout_plan(config, weights, variant); },
+          load_llama_layout};
 }
 
 }  // namespace sinklab

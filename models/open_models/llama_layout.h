@@ -23,7 +23,10 @@ struct LlamaVariant {
   bool tie_default = false;   // tie_word_embeddings when config.json leaves it out
 };
 
+// Reads config.json (refusing the keys the variant does not read) and copies the tensors.
 OpenModelPlan llama_layout_plan(const HfConfig& config, const HfWeights& weights, const LlamaVariant& variant);
 void load_llama_layout(const OpenModelPlan& plan, WeightMapping& weights);
+// The family of a variant: its name is its model_type.
+OpenModelFamily llama_layout_family(const LlamaVariant& variant, const std::string& checkpoints);
 
 }  // namespace sinklab

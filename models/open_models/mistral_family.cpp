@@ -4,20 +4,7 @@
 #include "models/open_models/open_model_registry.h"
 
 namespace sinklab {
-namespace {
 
-const LlamaVariant kMistral{"mistral", false, false, true, false};
-
-OpenModelPlan plan(const HfConfig& config, const HfWeights& weights) {
-  OpenModelPlan p = llama_layout_plan(config, weights, kMistral);
-  config.refuse_unread(kMistral.family);
-  return p;
-}
-
-}  // namespace
-
-OpenModelFamily mistral_family() {
-  return {"mistral", {"mistral"}, "Mistral-7B v0.1 .. v0.3", plan, load_llama_layout};
-}
+OpenModelFamily mistral_family() { return llama_layout_family({"mistral", false, false, true, false}, "Mistral-7B v0.1 .. v0.3"); }
 
 }  // namespace sinklab

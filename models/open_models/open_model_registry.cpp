@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/open_models/config_sizes.h"
+
 namespace sinklab {
 
 const std::vector<OpenModelFamily>& open_model_families() {
@@ -47,6 +49,35 @@ RunConfig open_model_base_config(const std::string& name) {
   m.attention.scale = ScaleKind::inv_sqrt_head_dim;
   m.attention.normalizer.name = "softmax";
   return c;
+}
+
+void read_stack_sizes(const HfConfig& c, ModelConfig& m, const char* width_key, const char* layers_key,
+                      const char* heads_key) {
+  m.vocab_size = config_size(c, "vocab_size");
+  m.d_model = config_size(c, width_key, -1, 1 << 16);
+  m.layers = config_size(c, layers_key, -1, 1024);
+  m.heads = config_size(c, heads_key, -1, 1024);
+}
+
+void split_heads(const HfConfig& c, ModelConfig& m, const char* width_key, const char* heads_key) {
+  if (m.d_model % m.heads != 0)
+    c.fail(heads_key, std::to_string(m.heads) + " heads do not divide " + width_key + " " + std::to_string(m.d_model));
+  m.head_dim = {HeadDimMode::split, 0};
+}
+
+void read_context(const HfConfig& c, const char* key, int64_t limit, OpenModelPlan& plan) {
+  const int64_t positions = config_size(c, key, -1, limit);
+  const int vocab = plan.config.model.vocab_size;
+  plan.context = positions;
+  plan.shape = ModelShape{vocab, vocab, static_cast<int>(positions)};
+  plan.config.task.seq_len = static_cast<int>(std::min<int64_t>(positions, 65536));
+}
+
+void load_output_head(const ModelConfig& m, const std::string& tensor, WeightMapping& w) {
+  const TensorShape shape{m.vocab_size, m.d_model};
+  if (!m.tie_embeddings) w.copy(tensor, shape, "output_head.weight");
+  else if (w.has(tensor))
+    w.check_equal_to_parameter(w.read(tensor, shape), "embedding.weight", "tie_word_embeddings is true");
 }
 
 }  // namespace sinklab

@@ -17,13 +17,8 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   plan.config = open_model_base_config("opt");
   plan.prefix = weights.find("model.decoder.embed_tokens.weight") ? "model.decoder." : "decoder.";
   ModelConfig& m = plan.config.model;
-  m.vocab_size = config_size(c, "vocab_size");
-  m.d_model = config_size(c, "hidden_size", -1, 1 << 16);
-  m.layers = config_size(c, "num_hidden_layers", -1, 1024);
-  m.heads = config_size(c, "num_attention_heads", -1, 1024);
-  if (m.d_model % m.heads != 0)
-    c.fail("num_attention_heads", std::to_string(m.heads) + " heads do not divide hidden_size " + std::to_string(m.d_model));
-  m.head_dim = {HeadDimMode::split, 0};
+  read_stack_sizes(c, m, "hidden_size", "num_hidden_layers", "num_attention_heads");
+  split_heads(c, m, "hidden_size", "num_attention_heads");
   m.mlp_hidden = config_size(c, "ffn_dim", -1, 1 << 20);
   const std::string act = c.string_or("activation_function", "relu");
   if (act == "relu") m.mlp_activation = Activation::relu;
@@ -45,10 +40,7 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   m.position_offset = kPositionOffset;
   m.tie_embeddings = c.boolean_or("tie_word_embeddings", true);
   if (c.boolean_or("scale_embedding", false)) c.fail("scale_embedding", "true is not built");
-  const int64_t positions = config_size(c, "max_position_embeddings", -1, 1 << 20);
-  plan.context = positions;
-  plan.shape = ModelShape{m.vocab_size, m.vocab_size, static_cast<int>(positions)};
-  plan.config.task.seq_len = static_cast<int>(std::min<int64_t>(positions, 65536));
+  read_context(c, "max_position_embeddings", 1 << 20, plan);
   c.refuse_unread("opt");
   return plan;
 }
@@ -79,9 +71,7 @@ void load(const OpenModelPlan& plan, WeightMapping& w) {
   }
   w.copy(p + "final_layer_norm.weight", {C}, "final_norm.weight");
   w.copy(p + "final_layer_norm.bias", {C}, "final_norm.bias");
-  if (!m.tie_embeddings) w.copy("lm_head.weight", {V, C}, "output_head.weight");
-  else if (w.has("lm_head.weight"))
-    w.check_equal_to_parameter(w.read("lm_head.weight", {V, C}), "embedding.weight", "tie_word_embeddings is true");
+  load_output_head(m, "lm_head.weight", w);
 }
 
 }  // namespace

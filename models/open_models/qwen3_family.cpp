@@ -4,20 +4,7 @@
 #include "models/open_models/open_model_registry.h"
 
 namespace sinklab {
-namespace {
 
-const LlamaVariant kQwen3{"qwen3", false, true, false, false};
-
-OpenModelPlan plan(const HfConfig& config, const HfWeights& weights) {
-  OpenModelPlan p = llama_layout_plan(config, weights, kQwen3);
-  config.refuse_unread(kQwen3.family);
-  return p;
-}
-
-}  // namespace
-
-OpenModelFamily qwen3_family() {
-  return {"qwen3", {"qwen3"}, "Qwen3 (dense)", plan, load_llama_layout};
-}
+OpenModelFamily qwen3_family() { return llama_layout_family({"qwen3", false, true, false, false}, "Qwen3 (dense)"); }
 
 }  // namespace sinklab
