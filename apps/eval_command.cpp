@@ -65,6 +65,7 @@ struct EvalFlags {
   // A model folder (apps/eval_open_model.h): the text and how it is cut.
   std::optional<std::string> text, ids, windows;
   int threads = 0;
+  std::optional<std::string> explore_window;  // whose attention the explorer's file holds (default 0)
 };
 
 // The task config of this evaluation: the run's evaluation set (task.eval_seq_len applied), with
@@ -529,6 +530,7 @@ void run_model_eval(const EvalFlags& f) {
                                 std::to_string(T) + " (--seq-len " + std::to_string(T) +
                                 "); give a longer text or a smaller --seq-len");
   const int64_t windows = std::min(asked, fitting);
+  const int64_t explored = explore_window(f.explore_window, windows);
   const std::vector<int32_t> packed = cut_token_windows(text.ids, windows, T, std::nullopt);
   const std::vector<int32_t> with_bos = text.bos ? cut_token_windows(text.ids, windows, T, text.bos) : std::vector<int32_t>();
   // With a BOS every analysis reads the BOS windows (as a run's windows start with BOS); packed windows
@@ -580,6 +582,10 @@ void run_model_eval(const EvalFlags& f) {
     for (const HeadRef& h : ablation.heads()) j["ablated_heads"].push_back(head_label(h));
   add_analysis_json(j, a, ablation);
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  // The unchanged model's weights on one window, for `sinklab report` (docs/explorer.md).
+  const std::vector<int32_t>& cut = text.bos ? with_bos : packed;
+  j["explorer"] = write_explore_attention(model, folder, {cut.begin() + explored * T, cut.begin() + (explored + 1) * T}, explored,
+                                          window_attention_path(out));
   write_file_atomically(out, j.dump(2) + '\n');
 
   std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + m.family + ", model_type " + m.model_type + ", " +
@@ -598,6 +604,12 @@ void run_model_eval(const EvalFlags& f) {
   print_summary(what, a.base, a.ablated, a.bos_map, ablation, out);
   std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
   if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
+  const nlohmann::json& x = j["explorer"];
+  if (x["attention_file"].is_string())
+    std::printf("wrote %s (attention of window %lld, every layer and head; sinklab report %s draws its explorer page)\n",
+                window_attention_path(out).string().c_str(), static_cast<long long>(explored), out.string().c_str());
+  else
+    std::printf("%s\n", x["note"].get<std::string>().c_str());
 }
 
 }  // namespace
@@ -630,6 +642,9 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--text", flags->text, "A model folder: the text file to evaluate on, tokenized with the folder's tokenizer.json");
   cmd->add_option("--windows", flags->windows, "A model folder: windows of --seq-len tokens cut from the text (default 4)");
   cmd->add_option("--threads", flags->threads, "A model folder: OpenMP threads (default 0: OpenMP's default)");
+  cmd->add_option("--explore-window", flags->explore_window,
+                  "A model folder: the window whose attention (every layer and head) is written beside the JSON for "
+                  "`sinklab report` (default 0)");
   cmd->add_flag("--stream", *streaming,
                 "Streaming evaluation of a text_lm run (its validation part) or of a model folder (its text): next-token "
                 "loss read through a cache of W tokens, the first K of the stream kept (writes RUN/eval/stream.json and "
@@ -652,7 +667,7 @@ void add_eval_command(CLI::App& app) {
     };
     if (flags->threads < 0) throw std::invalid_argument("--threads " + std::to_string(flags->threads) + ": give 0 (OpenMP's default) or more");
     const bool model_folder = eval_source_kind(flags->run) == EvalSource::model_folder;
-    if (!model_folder) refuse({"--text", "--windows", "--threads"}, "applies to a model folder (config.json and safetensors weights)");
+    if (!model_folder) refuse({"--text", "--windows", "--threads", "--explore-window"}, "applies to a model folder (config.json and safetensors weights)");
     if (!*streaming) {
       refuse({"--window", "--keep-first", "--method"}, "belongs with --stream");
       if (!model_folder) {
@@ -665,7 +680,7 @@ void add_eval_command(CLI::App& app) {
       return;
     }
     refuse({"--ablate", "--heads", "--eval-trigger", "--seq-len", "--samples", "--massive", "--massive-layer",
-            "--massive-position", "--massive-top-k", "--head-ablation", "--windows"},
+            "--massive-position", "--massive-top-k", "--head-ablation", "--windows", "--explore-window"},
            "does not apply to --stream (it changes the ablation evaluation)");
     stream->run = flags->run;
     stream->out = flags->out;

@@ -1,13 +1,20 @@
 #include "apps/eval_open_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
+#include <span>
 #include <stdexcept>
 
 #include "apps/flag_integer.h"
+#include "core/graph.h"
 #include "core/io/file_read.h"
+#include "core/observe/attention_observer.h"
+#include "models/model.h"
 #include "models/open_models/hf_config.h"
 #include "models/token_windows.h"
+#include "report/explorer/open_model_attention_file.h"
 #include "tokenizers/tokenizer.h"
 
 namespace sinklab::apps {
@@ -37,7 +44,102 @@ std::optional<int32_t> config_bos(const fs::path& folder) {
   return static_cast<int32_t>(config.integer("bos_token_id"));
 }
 
+// Copies every layer's [T, T] weights of sample 0 during one forward pass, layer-major, head by head.
+class WindowWeights final : public AttentionObserver {
+ public:
+  explicit WindowWeights(std::vector<float>& out) : out_(&out) {}
+  void on_attention(const AttentionView& v) override {
+    for (int64_t h = 0; h < v.heads; ++h) {
+      const float* a = v.weights_block(0, h);
+      out_->insert(out_->end(), a, a + v.seq_len * v.seq_len);
+    }
+  }
+
+ private:
+  std::vector<float>* out_;
+};
+
+std::string mebibytes(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
 }  // namespace
+
+int64_t explore_window(const std::optional<std::string>& flag, int64_t windows) {
+  if (!flag) return 0;
+  const int64_t j = flag_integer("--explore-window", *flag, 0, 1000000);
+  if (j >= windows)
+    throw std::invalid_argument("--explore-window " + *flag + ": the evaluation has " + std::to_string(windows) +
+                                " window(s), numbered from 0; give 0 .. " + std::to_string(windows - 1));
+  return j;
+}
+
+fs::path window_attention_path(const fs::path& eval_json) {
+  return eval_json.parent_path() / (eval_json.stem().string() + ".attention.npz");
+}
+
+std::vector<std::string> window_token_texts(const fs::path& folder, const std::vector<int32_t>& ids, std::string& note) {
+  std::vector<std::string> texts;
+  std::error_code ec;
+  if (fs::exists(folder / "tokenizer.json", ec)) {
+    try {
+      const Tokenizer tokenizer = Tokenizer::from_path(folder);
+      for (const int32_t id : ids) texts.push_back(tokenizer.decode(std::span<const int32_t>(&id, 1)));
+      note = "each token decoded alone by " + (folder / "tokenizer.json").string();
+      return texts;
+    } catch (const TokenizerError& e) {
+      // The tokens' text only labels the page; the ids still say which token each position holds.
+      texts.clear();
+      note = "token ids as text (" + std::string(e.what()) + ")";
+    }
+  } else {
+    note = "token ids as text (" + folder.string() + " has no tokenizer.json)";
+  }
+  for (const int32_t id : ids) texts.push_back(std::to_string(id));
+  return texts;
+}
+
+nlohmann::json write_explore_attention(Model& model, const fs::path& folder, const std::vector<int32_t>& window_ids,
+                                       int64_t window, const fs::path& file) {
+  const RunConfig& c = model.config();
+  const int T = static_cast<int>(window_ids.size());
+  const int64_t values = int64_t{c.model.layers} * c.model.heads * T * T;
+  nlohmann::json j = {{"window", window}, {"seq_len", T}, {"weights", values}, {"attention_file", nullptr}};
+  if (values > kMaxWindowAttentionValues) {
+    // The evaluation itself stands; only the page's data would be absurdly large.
+    const auto fitting = static_cast<int64_t>(std::sqrt(static_cast<double>(kMaxWindowAttentionValues) / (c.model.layers * c.model.heads)));
+    j["note"] = "no attention file: one window's weights are " + std::to_string(c.model.layers) + " layers x " +
+                std::to_string(c.model.heads) + " heads x " + std::to_string(T) + " x " + std::to_string(T) + " = " +
+                std::to_string(values) + " values (" + mebibytes(values * 4) + "), above the explorer's cap of " +
+                std::to_string(kMaxWindowAttentionValues) + " (" + mebibytes(kMaxWindowAttentionValues * 4) +
+                "); evaluate with --seq-len " + std::to_string(fitting) + " or less to explore this model";
+    return j;
+  }
+  WindowAttention a;
+  a.layers = c.model.layers;
+  a.heads = c.model.heads;
+  a.seq_len = T;
+  a.window = window;
+  a.tokens = window_ids;
+  std::string note;
+  a.token_labels = window_token_texts(folder, window_ids, note);
+  a.weights.reserve(static_cast<size_t>(values));
+  {
+    WindowWeights capture(a.weights);
+    const auto registration = model.transformer().observers().observe(capture);
+    Graph g;
+    NoGradGuard no_grad(g);
+    model.transformer().forward_tokens(g, window_ids.data(), 1, T);
+  }
+  if (a.weights.size() != static_cast<size_t>(values))
+    throw std::logic_error("the explorer's capture saw " + std::to_string(a.weights.size()) + " weights, expected " + std::to_string(values));
+  write_window_attention(file, a);
+  j["attention_file"] = file.filename().string();
+  j["tokens"] = note;
+  return j;
+}
 
 EvalSource eval_source_kind(const fs::path& path) {
   std::error_code ec;

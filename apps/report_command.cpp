@@ -1,6 +1,9 @@
 // `sinklab report DIR`: regenerates the tables, plots and index.html of a run or sweep directory
 // from what is saved on disk, prints the per-variant table and where the page is.
+// `sinklab report eval-<folder>.json`: the explorer page of an open model on a text
+// (report/explorer/open_model_explorer.h), in <stem>-report/ or --out DIR.
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +12,7 @@
 
 #include "apps/commands.h"
 #include "report/explorer/explorer_page.h"
+#include "report/explorer/open_model_explorer.h"
 #include "report/report.h"
 
 namespace sinklab::apps {
@@ -23,8 +27,10 @@ void add_report_command(CLI::App& app) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("report", "Regenerate tables, plots and index.html for a run or sweep directory");
-  cmd->add_option("DIR", flags->dir, "A run directory (summary.json) or a sweep directory (sweep.json)")->required();
-  cmd->add_option("--out", flags->out, "Output directory (default: DIR/report)");
+  cmd->add_option("DIR", flags->dir,
+                  "A run directory (summary.json), a sweep directory (sweep.json), or the eval-<folder>.json of `sinklab eval MODEL_DIR`")
+      ->required();
+  cmd->add_option("--out", flags->out, "Output directory (default: DIR/report; for an eval JSON <stem>-report beside it)");
   cmd->add_option("--gnuplot", flags->gnuplot, "gnuplot program to render the figures with")->capture_default_str();
   cmd->add_option("--seed", flags->seed,
                   "Draw the attention maps and BOS-vs-step curves of this seed's runs (default: each variant's lowest seed)")
@@ -40,6 +46,12 @@ void add_report_command(CLI::App& app) {
     options.log = &std::cerr;
     options.seed = flags->seed;
     try {
+      if (std::filesystem::is_regular_file(flags->dir)) {  // a file: the explorer of an open model on a text
+        const std::filesystem::path page = write_open_model_explorer(
+            flags->dir, flags->out.empty() ? open_model_explorer_dir(flags->dir) : std::filesystem::path(flags->out));
+        std::cout << "explorer: " << page.string() << "\n";
+        return;
+      }
       const ReportRuns runs = load_report_runs(flags->dir);  // fails early, naming DIR, when it is neither kind
       write_report(flags->dir, options);  // the explorer included
       std::cout << variant_table_text(runs);

@@ -584,9 +584,16 @@
       showProblem('explorer-data.js did not load or is truncated (window.SINKLAB_EXPLORER is not set). Run sinklab report again.');
       return;
     }
+    // Pages of other kinds draw themselves with this file's parts: a script loaded before this one
+    // registers them in SINKLAB_EXPLORER_PAGES (report/explorer/open_model_explorer.js: an open model on a text).
+    var pages = window.SINKLAB_EXPLORER_PAGES || {};
     if (data.kind === 'run') runPage(data);
     else if (data.kind === 'sweep') sweepPage(data);
-    else throw new DataError('explorer-data.js is corrupt: unknown page kind ' + JSON.stringify(data.kind));
+    else if (Object.prototype.hasOwnProperty.call(pages, data.kind)) {
+      pages[data.kind](data, app, {el: el, check: check, checkIntArray: checkIntArray, DataError: DataError, colour: colour,
+                                   paintHeatmap: paintHeatmap, halvesToFloats: halvesToFloats, markPainted: markPainted,
+                                   showProblem: showProblem});
+    } else throw new DataError('explorer-data.js is corrupt: unknown page kind ' + JSON.stringify(data.kind));
     statusBox.className = 'hidden';
     statusBox.textContent = '';
     document.body.dataset.ready = 'true';

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -126,9 +127,19 @@ std::string folder_name(const std::string& id) {
   return out.empty() || out == "." || out == ".." ? "run" : out;
 }
 
-void write_page(const std::filesystem::path& dir, const std::string& title, const std::string& assets, const json& data) {
+void write_page(const std::filesystem::path& dir, const std::string& title, const std::string& assets, const json& data,
+                const std::vector<std::string>& extra_assets = {}) {
   std::filesystem::create_directories(dir);
-  std::string html = replace_all(kExplorerHtml, "@TITLE@", html_escape(title));
+  std::string html = kExplorerHtml;
+  for (const std::string& file : extra_assets) {  // scripts before explorer.js, styles after explorer.css
+    const bool script = file.ends_with(".js");
+    const std::string anchor = script ? "<script src=\"@ASSETS@explorer.js\">" : "<link rel=\"stylesheet\" href=\"@ASSETS@explorer.css\">\n";
+    const size_t at = html.find(anchor);
+    if (at == std::string::npos) throw std::logic_error("report/explorer/explorer.html has no " + anchor);
+    if (script) html.insert(at, "<script src=\"@ASSETS@" + file + "\"></script>\n");
+    else html.insert(at + anchor.size(), "<link rel=\"stylesheet\" href=\"@ASSETS@" + file + "\">\n");
+  }
+  html = replace_all(html, "@TITLE@", html_escape(title));
   html = replace_all(html, "@ASSETS@", assets);
   write_file_atomically(dir / "explorer.html", html);
   // "</" is escaped so no string in the data can end a script element when the file is inlined. Bytes
@@ -173,6 +184,12 @@ void write_assets(const std::filesystem::path& dir) {
 }
 
 }  // namespace
+
+void write_explorer_page(const std::filesystem::path& dir, const std::string& title, const json& data,
+                         const std::vector<std::string>& extra_assets) {
+  write_assets(dir);
+  write_page(dir, title, "", data, extra_assets);
+}
 
 json explorer_run_data(const ReportRun& run, std::ostream& log) {
   json j = {{"id", run.id}, {"variant", run.variant}, {"seed", run.seed}, {"dir", run.dir.string()}};

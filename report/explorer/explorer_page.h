@@ -12,6 +12,8 @@
 // A missing or unreadable snapshot file never fails the report: the page says what is wrong.
 #include <filesystem>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +36,13 @@ nlohmann::json explorer_maps_data(const ExplorerMaps& maps, bool pooled);
 nlohmann::json explorer_run_data(const ReportRun& run, std::ostream& log);
 
 inline constexpr const char* kExplorerPage = "explorer.html";
+
+// Writes into dir the page (explorer.html, explorer.js, explorer.css) and explorer-data.js holding
+// `data` as window.SINKLAB_EXPLORER; explorer.js draws data.kind. `extra_assets` (files the caller
+// writes into dir) are loaded before explorer.js (*.js: a script registering a page kind in
+// SINKLAB_EXPLORER_PAGES) or after explorer.css (*.css). Throws std::runtime_error when a file cannot be written.
+void write_explorer_page(const std::filesystem::path& dir, const std::string& title, const nlohmann::json& data,
+                         const std::vector<std::string>& extra_assets = {});
 
 // Where run's page is, relative to the report folder: explorer.html in a run's report,
 // explorer-runs/<run id as a folder name>/explorer.html in a sweep's.
