@@ -116,7 +116,7 @@
     app.appendChild(el('div', {className: 'om-layout'}, [
       el('div', {}, [heatmapTitle, heatmap, el('div', {className: 'legend', text: 'Rows: query tokens; columns: key tokens; hover a cell.'}),
                      bar, barLabels]),
-      el('div', {}, [el('h2', {className: 'om-heading', text: 'Heads: layer down, head across'}),
+      el('div', {className: 'om-side'}, [el('h2', {className: 'om-heading', text: 'Heads: layer down, head across'}),
                      el('div', {className: 'legend', text: '\u03b1\u2080: the first key\'s share of the attention (Gu et al.\'s Sink_1, mean over the ' +
                        'evaluated windows)' + baseline + '; red: a sink head (\u03b1\u2080 > ' + eps + ').'}), grid])]));
     attachHeatmapHover();
