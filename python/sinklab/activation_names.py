@@ -59,7 +59,7 @@ def canonical(name, known, layers=None):
             layer += layers
         name = f"blocks.{layer}.{_SHORT_NAMES[short]}"
     if not isinstance(name, str):
-        raise UnknownActivation(f"{name!r}: activation names are strings")
+        raise TypeError(f"{name!r}: activation names are strings, or (short name, layer) pairs")
     if name in known:
         return name
     translated = _translate(name)

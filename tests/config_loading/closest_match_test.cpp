@@ -30,7 +30,8 @@ TEST(ClosestMatch, PicksTheNearestCandidate) {
 
 TEST(SchemaTable, SectionsListTheirKeysInTableOrder) {
   EXPECT_EQ(child_keys("model.attention"),
-            (std::vector<std::string>{"scale", "temperature", "normalizer", "key_bias"}));
+            (std::vector<std::string>{"scale", "temperature", "normalizer", "key_bias", "qk_norm", "window", "qkv_bias",
+                                      "out_bias"}));
   const auto top = child_keys("");
   EXPECT_EQ(top, (std::vector<std::string>{"name", "seed", "threads", "model", "task", "optimizer", "train",
                                            "analysis"}));

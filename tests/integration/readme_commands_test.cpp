@@ -94,9 +94,9 @@ TEST(ReadmeCommands, RunInOrderInAFreshFolder) {
     for (const std::string& c : commands) used |= c.rfind(s.prefix, 0) == 0;
     EXPECT_TRUE(used) << "skip entry '" << s.prefix << "' matches no README command: remove it";
   }
-  // The folder a newcomer has after building: the checkout's configs and scripts, and build/.
+  // The folder a newcomer has after building: the checkout's configs, scripts, tests (their fixtures) and build/.
   const fs::path dir = fresh_test_dir();
-  for (const char* name : {"configs", "scripts", "bench", "tools", "docs"}) fs::create_directory_symlink(kSource / name, dir / name);
+  for (const char* name : {"configs", "scripts", "bench", "tools", "docs", "tests"}) fs::create_directory_symlink(kSource / name, dir / name);
   fs::create_directory_symlink(kBuild, dir / "build");
   const fs::path log = dir / "commands.log";
   int ran = 0;
