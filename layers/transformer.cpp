@@ -1,5 +1,6 @@
 #include "layers/transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -133,6 +134,13 @@ void Transformer::set_kv_cache(KvCache* cache) {
 }
 
 Tensor Transformer::body(Graph& g, Tensor h) const {
+  h = with_positions(g, h);
+  for (const auto& b : blocks_) h = b->forward(g, h);
+  if (kv_cache_.cache) kv_cache_.cache->commit();
+  return output(g, h);
+}
+
+Tensor Transformer::with_positions(Graph& g, Tensor h) const {
   const int64_t T = h.dim(1);
   // With a KV cache the new tokens follow the cached ones.
   const int64_t first = kv_cache_.cache ? kv_cache_.cache->size() : 0;
@@ -148,8 +156,10 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
     // A hook may edit blocks.0.resid_pre in place: never the caller's own input.
     if (!input_projection_ && !embedding_ && pos_embedding_ < 0 && sinusoid_.empty()) h = copied(g, h);
   }
-  for (const auto& b : blocks_) h = b->forward(g, h);
-  if (kv_cache_.cache) kv_cache_.cache->commit();
+  return h;
+}
+
+Tensor Transformer::output(Graph& g, Tensor h) const {
   if (final_norm_) {
     h = final_norm_->forward(g, h);
     hooks_.visit("final_norm", "out", h);
@@ -158,6 +168,30 @@ Tensor Transformer::body(Graph& g, Tensor h) const {
   if (config_.tie_embeddings) h = matmul(g, h, embedding_->weight().transpose(0, 1));  // [B, T, C] x [C, V]
   hooks_.visit("", "logits", h);
   return h;
+}
+
+Tensor Transformer::forward_tokens_block_by_block(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const {
+  if (!embedding_) throw std::logic_error("forward_tokens_block_by_block: model.input is not tokens");
+  if (kv_cache_.cache || g.grad_enabled())
+    throw std::logic_error("forward_tokens_block_by_block: a pass without gradients and without a KV cache");
+  // Two arenas take turns: block l reads its input from one and computes in the other, after which the
+  // first is reset for block l + 1. Each block's output is copied across, so the values (and bits) are
+  // those of forward_tokens.
+  Graph work[2];
+  for (Graph& w : work) w.set_grad_enabled(false);
+  Tensor h = with_positions(work[0], embedding_->forward(work[0], ids, batch, seq_len));
+  const auto moved = [](Graph& to, const Tensor& x) {
+    Tensor y = to.new_tensor(x.shape(), false);
+    if (x.is_contiguous()) std::copy_n(x.data(), x.numel(), y.data());
+    else y = copied(to, x);
+    return y;
+  };
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    Graph& next = work[(l + 1) % 2];
+    next.reset();
+    h = blocks_[l]->forward(next, moved(next, h));
+  }
+  return output(g, moved(g, h));
 }
 
 bool Transformer::observing_changes_attention(int64_t seq_len) const {

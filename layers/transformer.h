@@ -28,6 +28,11 @@ class Transformer : public Module {
 
   Tensor forward(Graph& g, const Tensor& x) const;  // x [B, T, input_dim] -> [B, T, output_dim]
   Tensor forward_tokens(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const;
+  // The same pass (the same bits) one block at a time: a block's activations are dropped once the next
+  // block has read its output, so the pass holds two blocks' activations instead of every block's (an
+  // open model's long window). Only the output lives in `g`, which must have gradients off. Observers
+  // and hooks still see every activation, but a hook must not keep one past its call. No KV cache.
+  Tensor forward_tokens_block_by_block(Graph& g, const int32_t* ids, int64_t batch, int64_t seq_len) const;
 
   AttentionObservers& observers() { return observers_; }
   // Evaluation-only ablation of the BOS key (layers/attention_ablation.h), read by every attention
@@ -63,6 +68,10 @@ class Transformer : public Module {
 
  private:
   Tensor body(Graph& g, Tensor h) const;
+  // The parts of body: positions added to the embedded input (and the KV cache's append begun), and
+  // the final norm and output head.
+  Tensor with_positions(Graph& g, Tensor h) const;
+  Tensor output(Graph& g, Tensor h) const;
 
   ModelConfig config_;
   ModelShape shape_;

@@ -134,8 +134,9 @@ AttentionAblation ablation_of(const Model& m, const std::string& mode, const std
 }
 
 // Runs the pass over `inputs` ([B, T, input_dim] floats or [B, T] token ids) with the model's current
-// hooks; returns its output.
-Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs) {
+// hooks; returns its output. `block_by_block` (token models, nothing kept): one block's activations at a
+// time (Transformer::forward_tokens_block_by_block), the same bits in a fraction of the memory.
+Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_by_block = false) {
   const RunConfig& c = m.model->config();
   const ModelShape& shape = m.model->shape();
   Transformer& t = m.model->transformer();
@@ -160,7 +161,7 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs) {
                               " is outside the vocabulary 0.." + std::to_string(c.model.vocab_size - 1));
       dst[i] = static_cast<int32_t>(id);
     }
-    return t.forward_tokens(g, dst, B, T);
+    return block_by_block ? t.forward_tokens_block_by_block(g, dst, B, T) : t.forward_tokens(g, dst, B, T);
   }
   if (inputs.shape(2) != shape.input_dim)
     throw py::value_error("inputs: this model reads " + expected + ", got width " + std::to_string(inputs.shape(2)));
@@ -185,7 +186,8 @@ std::pair<py::array_t<float>, py::object> run_pass(PyModel& m, const py::array& 
   VirtualMassRecorder masses(*cache);
   std::optional<AttentionObservers::Registration> registration;
   if (cache_all) registration.emplace(t.observers().observe(masses));
-  const Tensor y = forward_inputs(*graph, m, inputs);
+  // Without a cache or hooks nothing outlives its block, so only the output stays in the pass's graph.
+  const Tensor y = forward_inputs(*graph, m, inputs, !cache_all && hooks.empty());
   return {array_view(y, owner), owner};
 }
 

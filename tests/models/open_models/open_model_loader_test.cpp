@@ -109,6 +109,20 @@ TEST_P(OpenModelFixture, MatchesTheTwin) {
             }());
 }
 
+TEST_P(OpenModelFixture, BlockByBlockGivesTheSameBits) {
+  const OpenModel m = load_open_model(kFixtures / GetParam(), {});
+  const TokenWindows tokens =
+      read_token_windows(kFixtures / GetParam() / "ids.npy", m.model->shape().output_dim, m.model->shape().max_seq_len);
+  Graph whole, one_block;
+  NoGradGuard no_grad_whole(whole), no_grad_block(one_block);
+  const Tensor a = m.model->transformer().forward_tokens(whole, tokens.ids.data(), tokens.windows, tokens.length);
+  const Tensor b = m.model->transformer().forward_tokens_block_by_block(one_block, tokens.ids.data(), tokens.windows, tokens.length);
+  ASSERT_EQ(a.shape(), b.shape());
+  EXPECT_TRUE(std::equal(a.data(), a.data() + a.numel(), b.data())) << GetParam();
+  // Only the output (and the ids' scratch) stays in the caller's graph.
+  EXPECT_LT(one_block.arena().high_water(), whole.arena().high_water() / 2) << GetParam();
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, OpenModelFixture,
                          ::testing::Values("gpt_neox", "gpt_neox_sequential", "llama", "llama3", "mistral", "qwen2",
                                            "qwen3", "opt"),
