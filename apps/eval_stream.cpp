@@ -1,6 +1,7 @@
 #include "apps/eval_stream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -40,6 +41,7 @@ struct StreamRow {
   int64_t scored = 0;
   double loss_past_window = 0.0;  // over positions t >= W only, where the cache has evicted tokens (NaN: none)
   int64_t scored_past_window = 0;
+  double seconds = 0.0;  // wall time of the row's evaluation: what the method costs
 };
 
 // Whether the run's windows start with BOS: the task's `bos` option where it declares one (its declared
@@ -81,6 +83,7 @@ nlohmann::json row_json(const StreamRow& r, bool dense) {
   j["keep_first"] = r.keep_first;
   j["loss_past_window"] = number(r.loss_past_window);
   j["scored_past_window"] = r.scored_past_window;
+  j["seconds"] = r.seconds;
   return j;
 }
 
@@ -92,12 +95,14 @@ std::string fixed(double v, int digits) {
 }
 
 std::string markdown_table(const StreamRow& dense, const std::vector<StreamRow>& rows) {
-  std::string t = "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored |\n|---|---|---|---|---|---|\n";
+  std::string t =
+      "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored | seconds |\n|---|---|---|---|---|---|---|\n";
   t += "| dense (windows of " + std::to_string(dense.window) + ") | - | " + fixed(dense.loss, 4) + " | " +
-       fixed(std::exp(dense.loss), 3) + " | - | " + std::to_string(dense.scored) + " |\n";
+       fixed(std::exp(dense.loss), 3) + " | - | " + std::to_string(dense.scored) + " | " + fixed(dense.seconds, 2) + " |\n";
   for (const StreamRow& r : rows)
     t += "| " + std::to_string(r.window) + " | " + std::to_string(r.keep_first) + " | " + fixed(r.loss, 4) + " | " +
-         fixed(std::exp(r.loss), 3) + " | " + fixed(r.loss_past_window, 4) + " | " + std::to_string(r.scored) + " |\n";
+         fixed(std::exp(r.loss), 3) + " | " + fixed(r.loss_past_window, 4) + " | " + std::to_string(r.scored) + " | " +
+         fixed(r.seconds, 2) + " |\n";
   return t;
 }
 
@@ -182,14 +187,21 @@ void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, in
   StreamingEvaluator evaluator(model, stream, bos, bos_id);
   const std::string method = resolved_method(method_flag, evaluator, model_folder);
   for (const StreamWindow& s : settings) naming_flags([&] { evaluator.check_window(s); return 0; });  // before any work
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  Clock::time_point start = Clock::now();
   const std::vector<double> dense_losses = evaluator.dense_losses();
-  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0};
+  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0,
+                        seconds_since(start)};
   std::vector<StreamRow> rows;
   for (const StreamWindow& s : settings) {
+    start = Clock::now();
     const std::vector<double> losses = method == "kv-cache" ? evaluator.cached_losses(s) : evaluator.windowed_losses(s);
     const auto past = static_cast<std::size_t>(s.window);
     rows.push_back({s.window, s.keep_first, mean_loss(losses), evaluator.scored_positions(), mean_loss(losses, past),
-                    std::max<int64_t>(0, evaluator.scored_positions() - s.window)});
+                    std::max<int64_t>(0, evaluator.scored_positions() - s.window), seconds_since(start)});
   }
 
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
