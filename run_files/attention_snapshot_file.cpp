@@ -17,22 +17,6 @@ namespace {
   throw AttentionSnapshotFileError("attention snapshots " + where + ": " + why);
 }
 
-template <typename T>
-std::string npy(const char* descr, const std::vector<T>& values, const std::vector<int64_t>& shape, const std::string& where) {
-  return encode_npy_typed(descr, values.data(), sizeof(T), values.size(), shape, where);
-}
-
-// NumPy's '|S<width>': each label NUL-padded to the longest (at least 1 byte). A label ending in NUL
-// bytes reads back without them, as in NumPy.
-std::string byte_strings(const std::vector<std::string>& labels, const std::string& where) {
-  size_t width = 1;
-  for (const std::string& l : labels) width = std::max(width, l.size());
-  std::string data;
-  for (const std::string& l : labels) data += l + std::string(width - l.size(), '\0');
-  return encode_npy_typed("|S" + std::to_string(width), data.data(), width, labels.size(),
-                          {static_cast<int64_t>(labels.size())}, where);
-}
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -49,16 +33,16 @@ std::string encode_attention_snapshots(const AttentionSnapshots& s, const std::s
     fail(where, "roles, tokens and token_labels must hold seq_len (" + std::to_string(s.seq_len) + ") values");
   NpzTextEntries entries;
   try {
-    entries.emplace_back("steps.npy", npy("<i8", s.steps, {S}, where + " steps"));
-    entries.emplace_back("mean.npy", npy("<f4", s.mean, maps_shape, where + " mean"));
-    entries.emplace_back("example.npy", npy("<f4", s.example, maps_shape, where + " example"));
-    entries.emplace_back("rows.npy", npy("<i4", s.positions, {R}, where + " rows"));
-    entries.emplace_back("cols.npy", npy("<i4", s.positions, {R}, where + " cols"));
-    entries.emplace_back("roles.npy", npy("|u1", s.roles, {s.seq_len}, where + " roles"));
-    if (!s.tokens.empty()) entries.emplace_back("tokens.npy", npy("<i4", s.tokens, {s.seq_len}, where + " tokens"));
-    if (!s.token_labels.empty()) entries.emplace_back("token_labels.npy", byte_strings(s.token_labels, where + " token_labels"));
+    entries.emplace_back("steps.npy", encode_npy_vector("<i8", s.steps, {S}, where + " steps"));
+    entries.emplace_back("mean.npy", encode_npy_vector("<f4", s.mean, maps_shape, where + " mean"));
+    entries.emplace_back("example.npy", encode_npy_vector("<f4", s.example, maps_shape, where + " example"));
+    entries.emplace_back("rows.npy", encode_npy_vector("<i4", s.positions, {R}, where + " rows"));
+    entries.emplace_back("cols.npy", encode_npy_vector("<i4", s.positions, {R}, where + " cols"));
+    entries.emplace_back("roles.npy", encode_npy_vector("|u1", s.roles, {s.seq_len}, where + " roles"));
+    if (!s.tokens.empty()) entries.emplace_back("tokens.npy", encode_npy_vector("<i4", s.tokens, {s.seq_len}, where + " tokens"));
+    if (!s.token_labels.empty()) entries.emplace_back("token_labels.npy", encode_npy_byte_strings(s.token_labels, where + " token_labels"));
     const std::vector<int64_t> seq_len{s.seq_len};
-    entries.emplace_back("seq_len.npy", npy("<i8", seq_len, {}, where + " seq_len"));
+    entries.emplace_back("seq_len.npy", encode_npy_vector("<i8", seq_len, {}, where + " seq_len"));
     return encode_npz({}, entries, where);
   } catch (const NpyError& e) {
     fail(where, e.what());

@@ -193,4 +193,13 @@ NpyIntArray read_npy_integers(const std::filesystem::path& path) {
   return array;
 }
 
+std::string encode_npy_byte_strings(const std::vector<std::string>& strings, const std::string& where) {
+  size_t width = 1;
+  for (const std::string& l : strings) width = std::max(width, l.size());
+  std::string data;
+  for (const std::string& l : strings) data += l + std::string(width - l.size(), '\0');
+  return encode_npy_typed("|S" + std::to_string(width), data.data(), width, strings.size(),
+                          {static_cast<int64_t>(strings.size())}, where);
+}
+
 }  // namespace sinklab

@@ -32,6 +32,15 @@ std::string encode_npy_typed(const std::string& descr, const void* data, size_t 
                              const std::vector<int64_t>& shape, const std::string& where);
 
 // Writes data (product(shape) floats, row-major) to path, replacing the file.
+// encode_npy_typed of a vector: descr "<f4", "<i4", "<i8", ... must match T.
+template <typename T>
+std::string encode_npy_vector(const std::string& descr, const std::vector<T>& values, const std::vector<int64_t>& shape,
+                              const std::string& where) {
+  return encode_npy_typed(descr, values.data(), sizeof(T), values.size(), shape, where);
+}
+// NumPy's '|S<width>': each string NUL-padded to the longest (at least 1 byte). A string ending in NUL
+// bytes reads back without them, as in NumPy.
+std::string encode_npy_byte_strings(const std::vector<std::string>& strings, const std::string& where);
 void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape);
 
 // Reads a file written by write_npy or numpy.save; errors name the file and what is wrong.

@@ -15,21 +15,6 @@ namespace {
   throw WindowAttentionFileError("window attention " + where + ": " + why);
 }
 
-template <typename T>
-std::string npy(const char* descr, const std::vector<T>& values, const std::vector<int64_t>& shape, const std::string& where) {
-  return encode_npy_typed(descr, values.data(), sizeof(T), values.size(), shape, where);
-}
-
-// NumPy's '|S<width>', each label NUL-padded to the longest, as the snapshot file stores its labels.
-std::string byte_strings(const std::vector<std::string>& labels, const std::string& where) {
-  size_t width = 1;
-  for (const std::string& l : labels) width = std::max(width, l.size());
-  std::string data;
-  for (const std::string& l : labels) data += l + std::string(width - l.size(), '\0');
-  return encode_npy_typed("|S" + std::to_string(width), data.data(), width, labels.size(),
-                          {static_cast<int64_t>(labels.size())}, where);
-}
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -50,11 +35,11 @@ std::string encode_window_attention(const WindowAttention& a, const std::string&
     fail(where, "tokens and token_labels must hold seq_len (" + std::to_string(T) + ") values");
   NpzTextEntries entries;
   try {
-    entries.emplace_back("weights.npy", npy("<f4", a.weights, {a.layers, a.heads, T, T}, where + " weights"));
-    entries.emplace_back("tokens.npy", npy("<i4", a.tokens, {T}, where + " tokens"));
-    entries.emplace_back("token_labels.npy", byte_strings(a.token_labels, where + " token_labels"));
-    entries.emplace_back("window.npy", npy("<i8", std::vector<int64_t>{a.window}, {}, where + " window"));
-    entries.emplace_back("seq_len.npy", npy("<i8", std::vector<int64_t>{T}, {}, where + " seq_len"));
+    entries.emplace_back("weights.npy", encode_npy_vector("<f4", a.weights, {a.layers, a.heads, T, T}, where + " weights"));
+    entries.emplace_back("tokens.npy", encode_npy_vector("<i4", a.tokens, {T}, where + " tokens"));
+    entries.emplace_back("token_labels.npy", encode_npy_byte_strings(a.token_labels, where + " token_labels"));
+    entries.emplace_back("window.npy", encode_npy_vector("<i8", std::vector<int64_t>{a.window}, {}, where + " window"));
+    entries.emplace_back("seq_len.npy", encode_npy_vector("<i8", std::vector<int64_t>{T}, {}, where + " seq_len"));
     return encode_npz({}, entries, where);
   } catch (const NpyError& e) {
     fail(where, e.what());
