@@ -17,12 +17,6 @@
 namespace sinklab {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 std::vector<int64_t> dims_of(const Shape& shape) {
   return {shape.dims.begin(), shape.dims.begin() + shape.rank};
 }

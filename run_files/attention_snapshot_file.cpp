@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/io/file_write.h"
+#include "run_files/named_tensor.h"
 #include "run_files/npy.h"
 #include "run_files/npz_file.h"
 #include "run_files/npz_reader.h"
@@ -15,12 +16,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& why) {
   throw AttentionSnapshotFileError("attention snapshots " + where + ": " + why);
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 }  // namespace

@@ -14,4 +14,11 @@ struct NamedTensor {
   bool operator==(const NamedTensor&) const = default;
 };
 
+// "[2, 3, 4]": a shape as the messages about files write it.
+inline std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
 }  // namespace sinklab

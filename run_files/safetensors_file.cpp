@@ -42,12 +42,6 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 // product(shape), or nothing when it does not fit in 64 bits as a byte count.
 std::optional<uint64_t> element_count(const std::vector<int64_t>& shape) {
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;

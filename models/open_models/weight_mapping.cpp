@@ -7,12 +7,6 @@
 
 namespace sinklab {
 
-std::string shape_text(const TensorShape& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 void WeightMapping::expect_shape(const std::string& tensor, const TensorShape& shape, const std::string& layout) const {
   const SafetensorsEntry* e = weights_.find(tensor);
   if (!e) throw OpenModelError("weights " + weights_.where() + ": has no tensor " + tensor + " (expected " +

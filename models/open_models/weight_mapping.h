@@ -50,6 +50,5 @@ class WeightMapping {
   std::map<std::string, int64_t> written_;  // parameter -> elements written
 };
 
-std::string shape_text(const TensorShape& shape);
 
 }  // namespace sinklab

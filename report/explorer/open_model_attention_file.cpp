@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/io/file_write.h"
+#include "run_files/named_tensor.h"
 #include "run_files/npy.h"
 #include "run_files/npz_file.h"
 #include "run_files/npz_reader.h"
@@ -13,12 +14,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& why) {
   throw WindowAttentionFileError("window attention " + where + ": " + why);
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 int64_t weight_count(int64_t layers, int64_t heads, int64_t seq_len) { return layers * heads * seq_len * seq_len; }
