@@ -1,6 +1,7 @@
 #include "core/io/file_write.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,7 +31,33 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+// What a non-regular file is, by its lstat mode.
+std::string file_type_text(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// A device, FIFO, socket or folder at `path` is never renamed over or unlinked (as root, rename replaces
+// /dev/full as readily as a file); a regular file or a symlink there may be replaced.
+void refuse_to_replace(const std::filesystem::path& path) {
+  const std::string kind = non_regular_file_at(path);
+  if (!kind.empty() && kind != "a symbolic link")
+    throw FileWriteError(path.string() + ": is " + kind + "; sinklab writes only regular files and never replaces " +
+                         kind);
+}
+
 }  // namespace
+
+std::string non_regular_file_at(const std::filesystem::path& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  return file_type_text(st.st_mode);
+}
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
   write_file_atomically(path, std::span<const std::string_view>(&bytes, 1));
@@ -39,6 +66,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
+  refuse_to_replace(path);  // before anything is written
+  refuse_to_replace(tmp);
   ::unlink(tmp.c_str());  // a stale temporary (or a planted symlink) from an earlier crash
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) fail(tmp, "cannot create", errno);
@@ -51,6 +80,12 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
     ::unlink(tmp.c_str());
     fail(tmp, what, error);
   }
+  try {
+    refuse_to_replace(path);  // again: something may have appeared there while the bytes were written
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     error = errno;
     ::unlink(tmp.c_str());
@@ -59,8 +94,30 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
 }
 
 AppendFile::AppendFile(const std::filesystem::path& path, uint64_t keep_bytes) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail(path, errno == ELOOP ? "is a symlink, refusing to write through it" : "cannot open for writing", errno);
+  // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader; only a regular file is kept.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    const int error = errno;
+    if (error == ELOOP) fail(path, "is a symlink, refusing to write through it", error);
+    if (const std::string kind = non_regular_file_at(path); !kind.empty())  // a FIFO without a reader: ENXIO
+      throw FileWriteError(path.string() + ": is " + kind + "; sinklab appends only to regular files");
+    fail(path, "cannot open for writing", error);
+  }
+  struct stat st;
+  const int error = ::fstat(fd_, &st) != 0 ? errno : 0;
+  if (error != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    if (error != 0) fail(path, "cannot stat", error);
+    throw FileWriteError(path.string() + ": is " + file_type_text(st.st_mode) +
+                         "; sinklab appends only to regular files");
+  }
+  if (::fcntl(fd_, F_SETFL, 0) != 0) {  // blocking writes again
+    const int fcntl_error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    fail(path, "cannot open for writing", fcntl_error);
+  }
   const off_t end = ::lseek(fd_, 0, SEEK_END);
   if (end < 0) {
     const int error = errno;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace sinklab {
@@ -15,16 +16,21 @@ class FileWriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What stands at `path` when it is neither missing nor a regular file, never following a symlink there:
+// "a folder", "a symbolic link", "a FIFO", "a character device", "a block device", "a socket"; else "".
+std::string non_regular_file_at(const std::filesystem::path& path);
+
 // Writes bytes to "<path>.tmp" (a stale one, even a symlink, is removed first), fsyncs it and renames
-// it over path. A symlink at path itself is replaced, never followed. On any failure the temporary
+// it over path. A symlink at path itself is replaced, never followed. A device, FIFO, socket or folder
+// at path or at "<path>.tmp" is never replaced: FileWriteError names it. On any failure the temporary
 // file is removed and FileWriteError names the path and the OS error.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 // The same for the pieces one after another, written without joining them first (a checkpoint's
 // weights and moments, gigabytes at GPT-2 size, are written from where they are).
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces);
 
-// An append-only log (metrics.jsonl). Opening refuses a symlink; every append is written whole and
-// checked (a failed one is cut off again, so the log keeps whole records); sync() makes everything appended so far durable.
+// An append-only log (metrics.jsonl). Opening refuses a symlink and any other non-regular file; every
+// append is written whole and checked (a failed one is cut off again, so the log keeps whole records); sync() makes everything appended so far durable.
 class AppendFile {
  public:
   // Truncates the file to keep_bytes first (a resumed run drops lines written after its checkpoint);
