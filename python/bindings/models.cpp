@@ -18,6 +18,7 @@
 #include "bindings/config_dict.h"
 #include "bindings/tensor_arrays.h"
 #include "config_loading/config_loader.h"
+#include "config_loading/memory_estimate.h"
 #include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -38,6 +39,25 @@ struct PyModel {
   std::string family;  // an open checkpoint's family ("llama"), "" for a run's model
   std::vector<std::string> activation_names;  // found by a one-position pass on first use
   std::shared_ptr<Graph> spare;               // the last pass's graph, reused once no cache holds it
+  bool in_pass = false;                       // a pass (or an evaluation) of this model is running
+};
+
+// Marks the model busy for one pass. A hook that starts another pass of the same model would take the
+// outer pass's hooks and ablation away when it ends (PassSettings), so it is refused.
+class PassGuard {
+ public:
+  PassGuard(PyModel& m, const char* what) : m_(m) {
+    if (m_.in_pass)
+      throw py::value_error(std::string(what) + ": this model is in the middle of a pass (called from one of its hooks); " +
+                            "run another model, or run this one after the pass");
+    m_.in_pass = true;
+  }
+  ~PassGuard() { m_.in_pass = false; }
+  PassGuard(const PassGuard&) = delete;
+  PassGuard& operator=(const PassGuard&) = delete;
+
+ private:
+  PyModel& m_;
 };
 
 using HookList = std::vector<std::pair<std::string, py::function>>;
@@ -58,7 +78,9 @@ std::shared_ptr<Graph> graph_for_pass(PyModel& m) {
 class PythonHooks : public ActivationHooks {
  public:
   // `owner` keeps the pass's memory alive for arrays handed out, unless `memory_reused` (an evaluation
-  // reuses one graph chunk after chunk): then a hook may not keep the array it is given.
+  // reuses one graph chunk after chunk, and frees it at the end): then a hook gets a copy of the activation,
+  // owned by NumPy, and what it leaves in the copy (or returns) is written back. A hook may then keep its
+  // array, read it after the pass, or hand it to another thread: it never points into the evaluation.
   PythonHooks(const HookList& hooks, ActivationCache* cache, py::handle owner, bool memory_reused = false)
       : hooks_(hooks), cache_(cache), owner_(owner), memory_reused_(memory_reused) {}
   void on_activation(std::string_view name, const Tensor& value) override {
@@ -66,11 +88,12 @@ class PythonHooks : public ActivationHooks {
     for (const auto& [hook_name, fn] : hooks_) {
       if (hook_name != name) continue;
       py::array_t<float> view = array_view(value, owner_);
-      py::object result = fn(view, py::str(hook_name));
-      if (memory_reused_ && view.ref_count() > 1)
-        throw py::value_error("hook on " + hook_name + ": it kept the activation array (or a view of it), whose memory " +
-                              "the evaluation reuses for its next chunk; keep a copy instead (value.copy())");
-      if (result.is_none()) continue;
+      py::array_t<float> given = memory_reused_ ? py::array_t<float>(view.attr("copy")()) : view;
+      py::object result = fn(given, py::str(hook_name));
+      if (result.is_none()) {
+        if (memory_reused_) view.attr("__setitem__")(py::ellipsis(), given);  // edits made in place
+        continue;
+      }
       // A returned array replaces the activation (TransformerLens's convention), same shape only.
       py::array_t<float, py::array::forcecast> replacement = py::array_t<float, py::array::forcecast>::ensure(result);
       if (!replacement || replacement.ndim() != view.ndim() ||
@@ -133,6 +156,22 @@ AttentionAblation ablation_of(const Model& m, const std::string& mode, const std
   return AttentionAblation(parsed, parse_head_list(heads, c.model.layers, c.model.heads));
 }
 
+// Bytes one pass over [B, T] inputs needs: the inputs converted, every block's activations (two blocks'
+// when `block_by_block`) and the output. A coarse upper estimate in double, made before anything is
+// allocated, so that a broadcast array of a few bytes standing for 2^30 positions is refused with a
+// message instead of an allocation failure (or worse) deep in the pass.
+double pass_bytes(const Model& model, double B, double T, bool block_by_block) {
+  const ModelConfig& c = model.config().model;
+  const ModelShape& shape = model.shape();
+  const double N = B * T, d = c.d_model, H = c.heads, hd = H * resolved_head_dim(c), mlp = c.mlp_hidden;
+  const double input = c.input == InputKind::tokens ? N * (sizeof(int64_t) + sizeof(int32_t))
+                                                    : 2 * N * shape.input_dim * sizeof(float);
+  // q, k, v, rotations, per-head outputs; scores and weights [H, B, T, T]; norms, residuals, MLP (gated).
+  const double block = 8 * N * hd + 2 * H * B * T * T + 8 * N * d + 8 * N * mlp;
+  const double blocks = block_by_block ? std::min(c.layers, 2) : c.layers;
+  return input + sizeof(float) * (blocks * block + 4 * N * d + 2 * N * shape.output_dim);
+}
+
 // Runs the pass over `inputs` ([B, T, input_dim] floats or [B, T] token ids) with the model's current
 // hooks; returns its output. `block_by_block` (token models, nothing kept): one block's activations at a
 // time (Transformer::forward_tokens_block_by_block), the same bits in a fraction of the memory.
@@ -149,6 +188,10 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
   if (B < 1 || T < 1) throw py::value_error("inputs: need at least one sample and one position, got shape " + std::string(py::str(inputs.attr("shape"))));
   if (T > shape.max_seq_len)
     throw py::value_error("inputs: " + std::to_string(T) + " positions, more than the model's " + std::to_string(shape.max_seq_len));
+  if (!tokens && inputs.shape(2) != shape.input_dim)
+    throw py::value_error("inputs: this model reads " + expected + ", got width " + std::to_string(inputs.shape(2)));
+  check_fits_in_memory(pass_bytes(*m.model, static_cast<double>(B), static_cast<double>(T), block_by_block), "inputs",
+                       "a pass over " + std::to_string(B) + " x " + std::to_string(T) + " positions");
   if (tokens) {
     const char kind = inputs.dtype().kind();
     if (kind != 'i' && kind != 'u') throw py::type_error("inputs: token ids must be integers, got dtype " + std::string(py::str(inputs.dtype())));
@@ -163,8 +206,6 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
     }
     return block_by_block ? t.forward_tokens_block_by_block(g, dst, B, T) : t.forward_tokens(g, dst, B, T);
   }
-  if (inputs.shape(2) != shape.input_dim)
-    throw py::value_error("inputs: this model reads " + expected + ", got width " + std::to_string(inputs.shape(2)));
   const char kind = inputs.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u') throw py::type_error("inputs: expected numbers, got dtype " + std::string(py::str(inputs.dtype())));
   const auto values = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(inputs);
@@ -176,6 +217,7 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
 // One pass: (output, cache). The cache holds every activation when `cache_all`, else none.
 std::pair<py::array_t<float>, py::object> run_pass(PyModel& m, const py::array& inputs, const HookList& hooks,
                                                    bool cache_all, const std::string& mode, const std::string& heads) {
+  const PassGuard busy(m, "run");
   set_thread_count(m.model->config().threads);  // the run's own, as its evaluation: the same bits
   const std::shared_ptr<Graph> graph = graph_for_pass(m);
   auto cache = std::make_shared<ActivationCache>(graph);
@@ -235,6 +277,17 @@ py::object defined_or_none(double v) { return std::isnan(v) ? py::object(py::non
 
 py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
+// The evaluation set and one chunk of passes must fit in memory (`sinklab eval`'s check, naming `samples`).
+void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
+  RunConfig sized = c;
+  sized.task = t;
+  sized.task.eval_seq_len = 0;
+  sized.train.batch_size = 1;  // no training step here
+  check_fits_in_memory(estimate_memory(sized).total(), "samples",
+                       "the evaluation of " + std::to_string(t.eval_samples) + " inputs of length " +
+                           std::to_string(t.seq_len));
+}
+
 // The task's evaluation set through the same evaluation as `sinklab eval`, with the hooks set.
 py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
                     std::optional<int> samples) {
@@ -244,6 +297,7 @@ py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string&
     if (*samples < 1 || *samples > 1000000) throw py::value_error("samples: expected 1 .. 1000000, got " + std::to_string(*samples));
     t.eval_samples = *samples;
   }
+  check_evaluation_memory(c, t);
   const std::unique_ptr<Task> task = make_task(t, c.model.residual);
   const EvalSet set(*task, t);
   const HookList list = hook_list(m, hooks);
@@ -257,6 +311,7 @@ py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string&
   set_thread_count(c.threads);
   SinkEvaluation e;
   {
+    const PassGuard busy(m, "evaluate");
     PassSettings settings(m.model->transformer(), list.empty() ? nullptr : &python_hooks, AttentionAblation());
     e = evaluate_with_sink_statistics(*m.model, set, options);
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/tensor_arrays.h"
 #include "bindings/training_parts.h"
 #include "config_loading/config_loader.h"
 #include "core/observe/position_roles.h"
@@ -94,7 +95,12 @@ class PyTask {
 
   // `size` samples drawn from Rng(seed), as EvalSet draws its set from Rng(eval_seed).
   py::dict batch(uint64_t seed, int size, Split split) const {
-    BatchArrays arrays(task_->shape(), size);
+    const TaskShape& s = task_->shape();
+    const double per_position = (s.input == TaskInput::vectors ? sizeof(float) * s.input_dim : sizeof(int32_t)) +
+                                (s.loss == TaskLoss::mse ? sizeof(float) * s.output_dim : sizeof(int32_t)) + 1;
+    check_fits_in_memory(per_position * size * s.seq_len, "size",
+                         "a batch of " + std::to_string(size) + " samples of " + std::to_string(s.seq_len) + " positions");
+    BatchArrays arrays(s, size);
     {
       const py::gil_scoped_release nogil;
       Rng rng(seed);

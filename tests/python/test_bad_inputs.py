@@ -70,7 +70,6 @@ def test_a_config_error_says_where(tmp_path):
 
 
 X = np.zeros((2, 16, 16), np.float32)
-KEPT = []  # where a careless hook stores what it is given
 PASSES = [
     ("strings", lambda m: m(np.full((1, 2, 16), "a")), TypeError, "dtype"),
     ("objects", lambda m: m(np.empty((1, 2, 16), dtype=object)), TypeError, "dtype"),
@@ -106,10 +105,6 @@ PASSES = [
     ("evaluate samples as text", lambda m: m.evaluate(samples="ten"), TypeError, ""),
     ("evaluate unknown hook", lambda m: m.evaluate(hooks={"x": print}), ValueError, "'x'"),
     ("evaluate bad ablation", lambda m: m.evaluate(ablate="all"), ValueError, "all"),
-    ("evaluate hook keeps its array", lambda m: m.evaluate(samples=10, hooks={"logits": lambda v, n: KEPT.append(v)}),
-     ValueError, "value.copy"),
-    ("evaluate hook keeps a view", lambda m: m.evaluate(samples=10, hooks={"logits": lambda v, n: KEPT.append(v[0])}),
-     ValueError, "value.copy"),
 ]
 
 
