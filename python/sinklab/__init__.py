@@ -19,15 +19,17 @@ def load_config(path, overrides=()):
     """The config file `path` with overrides ('key=value' strings, or a dict) applied and validated, every
     key resolved, as a dict; what a run writes to its config.yaml."""
     from .models import _path_of
-    from .training import _override_list
-    return _sinklab.load_config(_path_of(path), _override_list(overrides))
+    from .training import _override_list, _python_wording
+    with _python_wording():
+        return _sinklab.load_config(_path_of(path), _override_list(overrides))
 
 
 def config_yaml(path, overrides=()):
     """The same resolved config as YAML text."""
     from .models import _path_of
-    from .training import _override_list
-    return _sinklab.config_yaml(_path_of(path), _override_list(overrides))
+    from .training import _override_list, _python_wording
+    with _python_wording():
+        return _sinklab.config_yaml(_path_of(path), _override_list(overrides))
 
 __all__ = [
     "CheckpointError", "ConfigError", "Error", "FileError", "RunFileError", "RunFolderBusy", "SweepError",

@@ -11,6 +11,8 @@ import math
 import numbers
 import os
 import pathlib
+import re
+import shlex
 import signal
 import tempfile
 
@@ -147,6 +149,70 @@ def _resume_hint(folder):
     return f"sinklab.train(resume={str(folder)!r})"
 
 
+# The C++ half (train/train_in_folder.cpp) words its messages for the command line; a Python caller reads
+# the arguments of sinklab.train instead: `force=True` where the terminal says `--force`.
+_FLAG_ARGUMENTS = {"--out": "out", "--resume": "resume", "--seed": "seed", "--threads": "threads", "--name": "name"}
+_SUGGESTED_COMMAND = re.compile(r"`\S*sinklab train ([^`]*)`")
+_FLAG_WITH_PATH = re.compile(r"--(out|resume) (\S*/\S*?)([:;,]?)(?=\s|$)")  # a folder the call did not name
+_BARE_FLAG = re.compile(r"--(out|resume|seed|threads|name)\b")
+
+
+def _train_call(flag_words):
+    """`sinklab train` arguments (shell words) as the sinklab.train call that does the same."""
+    positional, keywords, overrides = [], [], []
+    words = iter(shlex.split(flag_words))
+    for word in words:
+        if word == "--force":
+            keywords.append("force=True")
+        elif word == "--set":
+            overrides.append(next(words, ""))
+        elif word in _FLAG_ARGUMENTS:
+            keywords.append(f"{_FLAG_ARGUMENTS[word]}={next(words, '')!r}")
+        else:
+            positional.append("config" if word == "CONFIG" else repr(word))
+    if overrides:
+        keywords.append(f"overrides={overrides!r}")
+    return "`sinklab.train(" + ", ".join(positional + keywords) + ")`"
+
+
+def _in_python_words(message, given):
+    """A train message with the command's flags named as sinklab.train's arguments; `given` maps the flags
+    to the texts this call passed for them."""
+    message = _SUGGESTED_COMMAND.sub(lambda m: _train_call(m.group(1)), message)
+    message = message.replace("--force", "force=True").replace("--set ", "override ")
+    for flag, value in sorted(given.items(), key=lambda item: -len(item[1] or "")):
+        if value:
+            message = message.replace(f"{flag} {value}", f"{_FLAG_ARGUMENTS[flag]}={value!r}")
+    message = _FLAG_WITH_PATH.sub(lambda m: f"{m.group(1)}={m.group(2)!r}{m.group(3)}", message)
+    return _BARE_FLAG.sub(lambda m: m.group(1), message)
+
+
+@contextlib.contextmanager
+def _python_wording(given=None, unless_from=()):
+    """Rewords the message of an exception raised inside (but not of one in `unless_from`, the user's own)."""
+    try:
+        yield
+    except Exception as error:
+        if error.args and isinstance(error.args[0], str) and not any(error is e for e in unless_from):
+            error.args = (_in_python_words(error.args[0], given or {}),) + error.args[1:]
+        raise
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _deliver_to_python_handler(number):
+    """After a run stopped on SIGTERM or SIGHUP: a handler the program installed for it runs now (it may
+    raise); the default action (ending the interpreter) is not taken, Ctrl-C's KeyboardInterrupt is."""
+    handler = signal.getsignal(number)
+    if callable(handler) and handler is not signal.default_int_handler:
+        signal.raise_signal(number)
+
+
 def _command_line(config_label, sets, out, resume, seed, threads, name, force):
     """The `sinklab train` flags this call amounts to, for the run's provenance.json."""
     words = ["sinklab.train"]
@@ -178,8 +244,10 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
     unfinished run's folder (or its checkpoint.bin) to continue bit-identically, as --resume.
 
     Returns the run as a sinklab.Run (its `state` says "finished", or "diverged": summary["non_finite"]
-    says what went non-finite). Ctrl-C stops the run at a checkpoint and raises KeyboardInterrupt saying how to
-    continue it; Python's own Ctrl-C handler is back afterwards.
+    says what went non-finite). Ctrl-C, SIGTERM or SIGHUP stops the run at a checkpoint and raises
+    KeyboardInterrupt saying which signal and how to continue it (a Python handler the program installed for
+    SIGTERM or SIGHUP runs first); Python's own handlers are back afterwards. Errors name these arguments
+    (`force=True`), not the command line's flags.
     """
     if config is None and resume is None:
         raise TypeError("train: give a config (a file or a dict), or resume=RUN_DIR")
@@ -197,10 +265,19 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
     _check_type("quiet", quiet, (bool,), "True or False")
     _check_type("force", force, (bool,), "True or False")
 
-    def log_record(step, line):
-        on_log(step, json.loads(line))
+    from_on_log = []  # an exception on_log raised propagates as it is
 
+    def log_record(step, line):
+        try:
+            on_log(step, json.loads(line))
+        except BaseException as error:
+            from_on_log.append(error)
+            raise
+
+    given = {"--out": out_text, "--resume": resume_text, "--seed": seed_text, "--threads": threads_text,
+             "--name": name}
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_python_wording(given, unless_from=from_on_log))
         config_text = "" if config is None else stack.enter_context(_config_file(config))
         config_label = "<dict>" if isinstance(config, dict) else config_text
         words = _command_line(config_label, sets, out_text, resume_text, seed_text, threads_text, name, force)
@@ -209,9 +286,11 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
             None if on_log is None else log_record, words)
     folder = pathlib.Path(folder)
     if outcome == "interrupted":
+        by = ""
         if stop_signal not in (0, signal.SIGINT):
-            signal.raise_signal(stop_signal)  # SIGTERM, SIGHUP: what this process does on them, now the run is saved
-        raise KeyboardInterrupt(f"sinklab.train: interrupted at step {steps}; the checkpoint is in {folder}: "
+            _deliver_to_python_handler(stop_signal)
+            by = f" by {_signal_name(stop_signal)}"
+        raise KeyboardInterrupt(f"sinklab.train: interrupted{by} at step {steps}; the checkpoint is in {folder}: "
                                 f"continue with {_resume_hint(folder)}")
     return Run(folder)
 
@@ -309,5 +388,5 @@ def task(config, overrides=None):
     """The task of a config (a file or a dict) with overrides ({key: value} or ["key=value", ...])."""
     _check_config(config)
     sets = _override_list(overrides)
-    with _config_file(config) as path:
+    with _python_wording(), _config_file(config) as path:
         return Task(_sinklab._task(path, sets))

@@ -32,7 +32,7 @@ TRAIN_CASES = {
     "seed as a bool": (lambda out: train(TINY, seed=True, out=out), TypeError, "seed"),
     "zero threads": (lambda out: train(TINY, threads=0, out=out), sinklab.ConfigError, "threads"),
     "threads as a float": (lambda out: train(TINY, threads=1.5, out=out), TypeError, "threads"),
-    "name with a slash": (lambda out: train(TINY, name="a/b", out=out), ValueError, "--name"),
+    "name with a slash": (lambda out: train(TINY, name="a/b", out=out), ValueError, "name: the run name"),
     "name not a string": (lambda out: train(TINY, name=7, out=out), TypeError, "name: expected a string"),
     "on_log not callable": (lambda out: train(TINY, on_log=3, out=out), TypeError, "on_log"),
     "quiet not a bool": (lambda out: train(TINY, quiet="yes", out=out), TypeError, "quiet"),
@@ -72,6 +72,38 @@ def test_resuming_with_another_config_is_refused(tiny_run, tmp_path):
     (copy / "summary.json").unlink()
     with pytest.raises(ValueError, match="a resumed run keeps its config"):
         train(resume=copy, overrides={"model.heads": 2})
+
+
+def unfinished_copy(run, folder, keep_checkpoint=True):
+    """A copy of a finished run without its summary (and checkpoint): a run stopped early."""
+    import shutil
+    shutil.copytree(run, folder)
+    (folder / "summary.json").unlink()
+    if not keep_checkpoint:
+        (folder / "checkpoint.bin").unlink()
+    return folder
+
+
+# Messages name sinklab.train's arguments, never the command line's flags: (call, words it must contain).
+PYTHON_WORDING_CASES = {
+    "a finished run in out": (lambda run, tmp: train(TINY, out=run), "pass force=True to overwrite"),
+    "an unfinished run in out": (lambda run, tmp: train(TINY, out=unfinished_copy(run, tmp / "u")),
+                                 f"continue it with `sinklab.train(resume='{{tmp}}/u')`, or pass force=True"),
+    "resume with force": (lambda run, tmp: train(resume=run, force=True), "resume continues a run and force=True"),
+    "resume elsewhere": (lambda run, tmp: train(resume=run, out=tmp / "elsewhere"), "leave out out='{tmp}/elsewhere'"),
+    "resume without a checkpoint": (lambda run, tmp: train(resume=unfinished_copy(run, tmp / "c", False)),
+                                    "start it over with `sinklab.train(config, out='{tmp}/c', force=True)`"),
+}
+
+
+@pytest.mark.parametrize("case", PYTHON_WORDING_CASES)
+def test_messages_name_the_python_arguments(case, tiny_run, tmp_path):
+    call, words = PYTHON_WORDING_CASES[case]
+    with pytest.raises(ValueError) as raised:
+        call(tiny_run, tmp_path)
+    message = str(raised.value)
+    assert words.format(tmp=tmp_path) in message
+    assert "--" not in message, message
 
 
 TASK_CASES = {
