@@ -25,6 +25,7 @@
 #include "report/error_vs_sink.h"
 #include "report/gnuplot_runner.h"
 #include "report/report_runs.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::apps {
 namespace {
@@ -117,6 +118,7 @@ void run(const std::string& dir, const std::vector<double>& betas, std::string o
   const std::vector<ErrorSinkPoint> constructions =
       betas.empty() ? std::vector<ErrorSinkPoint>{} : construction_curve(run_config(first->dir), first->dir.string(), betas);
   const fs::path out_dir = out.empty() ? fs::path(dir) / "error_vs_sink" : fs::path(out);
+  check_output_path(out_dir, OutputKind::folder, "--out");
   fs::create_directories(out_dir);
   write_error_vs_sink(out_dir, trained, constructions);
   GnuplotRunner gnuplot("gnuplot", std::cerr);

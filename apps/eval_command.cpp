@@ -46,7 +46,7 @@
 #include "run_files/extreme_token_table.h"
 #include "run_files/extreme_tokens_json.h"
 #include "run_files/run_summary.h"
-#include "run_files/run_folder.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::apps {
 namespace {
@@ -450,8 +450,7 @@ void run_eval(const EvalFlags& f) {
     throw std::invalid_argument("--heads: --ablate none ablates no head; leave --heads out");
   const TaskConfig t = eval_task_config(c, f);
   const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
-  if (!f.out.empty() && is_run_file(run_dir, f.out))
-    throw std::invalid_argument("--out: " + f.out + " is one of the run's own files; write the evaluation elsewhere");
+  if (!f.out.empty()) check_output_path(f.out, OutputKind::file, "--out");
   const std::unique_ptr<Task> task = eval_task(t, c.model.residual, f);
   check_evaluation_memory(c, t);
   const TaskShape shape = task->shape();

@@ -15,6 +15,7 @@
 #include "models/open_models/hf_config.h"
 #include "models/token_windows.h"
 #include "report/explorer/open_model_attention_file.h"
+#include "run_files/output_path.h"
 #include "tokenizers/tokenizer.h"
 
 namespace sinklab::apps {
@@ -240,6 +241,8 @@ fs::path model_eval_output(const fs::path& folder, const std::string& out, const
                                   "; write the evaluation elsewhere");
     if (p == p.parent_path()) break;
   }
+  check_output_path(file, OutputKind::file, "--out");
+  check_output_path(window_attention_path(file), OutputKind::file, "--out's attention file");
   return file;
 }
 

@@ -27,7 +27,7 @@
 #include "models/streaming_evaluation.h"
 #include "report/gnuplot_runner.h"
 #include "report/gnuplot_script.h"
-#include "run_files/run_folder.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::apps {
 namespace {
@@ -139,6 +139,14 @@ std::optional<fs::path> draw_figure(const fs::path& json, const std::string& tit
   return dir / (stem + ".svg");
 }
 
+// --out and the figure's files beside it (draw_figure; gnuplot's log and pictures): `--out RUN/train.json`
+// would otherwise truncate RUN/train.log.
+void check_stream_outputs(const fs::path& out) {
+  check_output_path(out, OutputKind::file, "--out");
+  for (const char* extension : {".dat", ".gp", ".log", ".png", ".svg", ".png.partial", ".svg.partial"})
+    check_output_path(out.parent_path() / (out.stem().string() + extension), OutputKind::file, "--out's figure file");
+}
+
 fs::path default_output(const fs::path& run_dir) {
   std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
   if (fs::is_symlink(run_dir / "eval", ec))
@@ -234,8 +242,7 @@ void run_stream_eval(const StreamFlags& f) {
   std::unique_ptr<Model> model = load_model(given);
   const RunConfig c = model->config();  // a copy: model_for_length may replace the model
   const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
-  if (!f.out.empty() && is_run_file(run_dir, f.out))
-    throw std::invalid_argument("--out: " + f.out + " is one of the run's own files; write the evaluation elsewhere");
+  if (!f.out.empty()) check_stream_outputs(f.out);
   const std::unique_ptr<Task> task = make_task(c.task, c.model.residual);
   const bool bos = task_uses_bos(c.task);
   const int64_t tokens = f.tokens ? flag_integer("--tokens", *f.tokens, 1, 1 << 30) : default_stream_tokens(*task, c.task.seq_len);

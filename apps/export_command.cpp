@@ -15,7 +15,7 @@
 #include "config_loading/config_loader.h"
 #include "models/model_loader.h"
 #include "models/weight_files.h"
-#include "run_files/run_folder.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::apps {
 namespace {
@@ -82,8 +82,8 @@ void add_export_command(CLI::App& app) {
     if (out.extension() != extension)
       throw std::invalid_argument("--out: " + out.string() + " does not end in " + extension + " (--format " +
                                   flags->format + ")");
-    if (!is_config_file(source) && is_run_file(run_folder_of(source), out))
-      throw std::invalid_argument("--out: " + out.string() + " is inside the run's own files; export elsewhere");
+    check_output_path(out, OutputKind::file, "--out");
+    if (flags->eval_samples > 0) check_output_path(evaluation_path(out), OutputKind::file, "--eval-samples' file");
     if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
     export_weights(*model, out, format);
     std::printf("wrote %s: %zu parameters, %zu values, config in %s\n", out.string().c_str(),

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "probes/probe_outputs.h"
+#include "run_files/output_path.h"
 #include "probes/probe_registry.h"
 #include "probes/probe_run.h"
 #include "apps/commands.h"
@@ -139,6 +140,7 @@ void run_probe(const ProbeArgs& a) {
   if (a.heads != 0 && a.gpt2.empty()) throw std::invalid_argument("probe: --heads goes with --gpt2");
   if (a.heads < 0) throw std::invalid_argument("probe: --heads must be positive, got " + std::to_string(a.heads));
   const fs::path out(a.out);
+  check_output_path(out, OutputKind::folder, "--out");
   const ProbeSource src = a.synthetic ? synthetic_source(settings) : !a.gpt2.empty() ? gpt2_source(a, settings)
                                                                                      : run_source(a, settings, out);
   ProbeContext context;

@@ -8,6 +8,7 @@
 #include "probes/probe_registry.h"
 #include "probes/summary_numbers.h"
 #include "report/gnuplot_runner.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::normlimits {
 namespace {
@@ -62,6 +63,8 @@ std::string probes_md(const ProbeOutput& o, const std::vector<ProbeSection>& sec
 
 void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const ProbeContext& context, const fs::path& out,
                          const std::string& gnuplot, std::ostream& log) {
+  check_output_path(out, OutputKind::folder, "--out");
+  check_output_path(out / "figures", OutputKind::folder, "--out", out);  // never a link to somewhere else
   fs::create_directories(out / "figures");
   const ProbeOutput output{r, s, context, out, fs::absolute(out / "figures")};
   std::vector<ProbeSection> sections;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "report/gnuplot_runner.h"
+#include "run_files/output_path.h"
 #include "run_files/quarantine.h"
 #include "report/report_heatmaps.h"
 #include "report/explorer/explorer_page.h"
@@ -124,6 +125,9 @@ class ReportBuilder {
     std::error_code ec;  // a link planted in the folder would send the default report elsewhere
     if (options.output_dir.empty() && std::filesystem::is_symlink(out_, ec))
       throw ReportError(out_.string() + " is a symbolic link; the default report goes only into a real folder (remove the link, or give --out)");
+    check_output_path(out_, OutputKind::folder, "report: output folder");
+    for (const char* folder : {"figures", "explorer-maps", "explorer-runs"})  // gnuplot and the explorer write in these
+      check_output_path(out_ / folder, OutputKind::folder, "report: output folder", out_);
     std::filesystem::create_directories(out_ / "figures", ec);
     if (ec) throw ReportError((out_ / "figures").string() + ": cannot create: " + ec.message());
     for (const auto& r : runs_.runs)

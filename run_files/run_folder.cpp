@@ -7,40 +7,59 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "run_files/output_path.h"
+
 namespace sinklab {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Every name a run writes, summary.json first; their ".tmp" twins are run files too.
-constexpr std::array<std::string_view, 6> kRunFiles = {"summary.json", "checkpoint.bin", "metrics.jsonl",
-                                                       "run.json",     "config.yaml",    "attention"};
+// Every name a run writes into its folder, summary.json first (cleared first, so a crash midway never leaves a
+// "finished" run); their ".tmp" twins are run files too. `marks_run`: its presence makes the folder a run folder.
+// `cleared`: `train --force` removes it.
+struct RunFile {
+  std::string_view name;
+  bool marks_run, cleared;
+};
+constexpr std::array<RunFile, 9> kRunFiles = {{
+    {"summary.json", true, true},
+    {"checkpoint.bin", true, true},
+    {"metrics.jsonl", true, true},
+    {"run.json", true, true},
+    {"config.yaml", true, true},
+    {"attention", true, true},  // a folder of .npy maps
+    {"attention_snapshots.npz", true, true},
+    // compare's log of the `train` child: opened by compare before the child starts, so the child's
+    // --force must not unlink it; compare clears the folder itself before a fresh start.
+    {"train.log", false, false},
+    {".lock", false, false},  // the run folder's lock (run_files/run_folder_lock.h), held while clearing
+}};
+
+bool exists_here(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
 
 }  // namespace
 
 RunFolderState inspect_run_folder(const fs::path& dir) {
-  if (fs::exists(dir / "summary.json")) return RunFolderState::finished;
-  for (std::string_view name : kRunFiles)
-    if (fs::exists(dir / name) || fs::is_symlink(dir / name)) return RunFolderState::unfinished;
+  std::error_code ec;  // a dangling summary.json link is no finished run
+  if (fs::exists(dir / "summary.json", ec)) return RunFolderState::finished;
+  for (const RunFile& f : kRunFiles)
+    if (f.marks_run && exists_here(dir / f.name)) return RunFolderState::unfinished;
   return RunFolderState::empty;
 }
 
-bool is_run_file(const fs::path& dir, const fs::path& path) {
-  std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(dir, ec), target = fs::weakly_canonical(path, ec);
-  for (std::string_view name : kRunFiles) {
-    const fs::path own = folder / name;
-    if (target == own || target == fs::path(own.string() + ".tmp")) return true;
-    const auto [end, _] = std::mismatch(own.begin(), own.end(), target.begin(), target.end());
-    if (end == own.end()) return true;  // inside attention/
-  }
-  return false;
+bool is_run_owned_name(std::string_view name) {
+  if (name.ends_with(".tmp")) name.remove_suffix(4);
+  return std::any_of(kRunFiles.begin(), kRunFiles.end(), [&](const RunFile& f) { return f.name == name; });
 }
 
 void clear_run_files(const fs::path& dir) {
-  for (std::string_view name : kRunFiles) {
-    fs::remove_all(dir / name);
-    fs::remove(dir / (std::string(name) + ".tmp"));
+  for (const RunFile& f : kRunFiles) {
+    if (!f.cleared) continue;
+    fs::remove_all(dir / f.name);
+    fs::remove(dir / (std::string(f.name) + ".tmp"));
   }
   // What `eval`, `export` and `report` wrote by default describes the run being replaced.
   for (std::string_view name : {"eval", "export", "report"}) fs::remove_all(dir / name);
@@ -48,6 +67,7 @@ void clear_run_files(const fs::path& dir) {
 
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
                           const std::string& resolved_config, bool force, const std::string& unfinished_hint) {
+  check_output_path(dir, OutputKind::folder, "--out");
   const std::filesystem::path own = dir / "config.yaml";
   if (std::filesystem::exists(own) && std::filesystem::equivalent(own, source_config)) {
     std::ifstream in(own);

@@ -4,6 +4,7 @@
 // Only the files a run writes are ever removed; anything else in the folder is left alone.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace sinklab {
 
@@ -15,19 +16,22 @@ enum class RunFolderState {
 
 RunFolderState inspect_run_folder(const std::filesystem::path& dir);
 
-// Refuses (std::invalid_argument naming `--out DIR`) to write a new run into `dir` when that would
+// Refuses (OutputPathError, run_files/output_path.h) a `dir` no output may be, then (std::invalid_argument
+// naming `--out DIR`) to write a new run into `dir` when that would
 // overwrite the config file being read (`source_config`) with another text than `resolved_config`, or,
 // without `force`, when `dir` holds a run; `unfinished_hint` ends the message for an unfinished one
 // (what the user can do instead).
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
                           const std::string& resolved_config, bool force, const std::string& unfinished_hint);
 
-// True when `path` is one of the files a run writes in `dir` (or lies inside one of its folders,
-// attention/), by location, whatever the path's spelling: an output must never replace them.
-bool is_run_file(const std::filesystem::path& dir, const std::filesystem::path& path);
+// True when `name` (a file or folder directly in a run folder) is one a run writes, or its ".tmp" twin:
+// summary.json, checkpoint.bin, metrics.jsonl, run.json, config.yaml, attention/, attention_snapshots.npz,
+// train.log, .lock. No output may replace them or write inside them (run_files/output_path.h).
+bool is_run_owned_name(std::string_view name);
 
 // Removes the run files (summary.json first, so a crash midway never leaves a "finished" run), then
-// the eval/, export/ and report/ folders those commands write into a run by default.
+// the eval/, export/ and report/ folders those commands write into a run by default. Kept: train.log
+// (compare writes it around a `train --force` child) and .lock (held by the caller).
 void clear_run_files(const std::filesystem::path& dir);
 
 }  // namespace sinklab

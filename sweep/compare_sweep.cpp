@@ -6,6 +6,7 @@
 #include "core/text/shell_quote.h"
 #include "report/explorer/explorer_page.h"
 #include "report/report.h"
+#include "run_files/output_path.h"
 #include "run_files/run_folder_lock.h"
 #include "sweep/compare_sets.h"
 #include "sweep/run_naming.h"
@@ -97,6 +98,7 @@ PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
   std::vector<KeyValue> named;  // the folder says what the --set values changed, as a run's name does
   for (const auto& o : sets) named.emplace_back(o.key, o.value);
   plan.out_dir = options.out_dir.empty() ? fs::path("runs") / name_with_overrides(plan.spec.name, named) : options.out_dir;
+  check_output_path(plan.out_dir, OutputKind::folder, "--out");
   const std::size_t points = plan.runs.size() / plan.spec.variants.size();
   out << "sweep " << plan.spec.name << ": " << plan.runs.size() << (plan.runs.size() == 1 ? " run" : " runs") << " ("
       << plan.spec.variants.size() << (plan.spec.variants.size() == 1 ? " variant" : " variants") << " x " << points

@@ -19,6 +19,7 @@
 #include "report/zoo_table.h"
 #include "run_files/half_float.h"
 #include "run_files/npy.h"
+#include "run_files/output_path.h"
 
 namespace sinklab {
 namespace {
@@ -323,6 +324,7 @@ std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesyst
     json data = explorer_run_data(run, log);
     const std::string page = explorer_page_of(runs, run);
     const std::string folder = std::filesystem::path(page).parent_path().string();
+    check_output_path(out_dir / folder / "explorer-maps", OutputKind::folder, "report: output folder", out_dir);
     write_map_files(data, out_dir / folder);
     write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
     data["page"] = page;

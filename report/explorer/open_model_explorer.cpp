@@ -12,6 +12,7 @@
 #include "report/explorer/explorer_page.h"
 #include "report/explorer/open_model_attention_file.h"
 #include "report/explorer/open_model_explorer_assets.h"
+#include "run_files/output_path.h"
 
 namespace sinklab {
 namespace {
@@ -141,6 +142,7 @@ fs::path write_open_model_explorer(const fs::path& eval_json, const fs::path& ou
                {"sink_eps", number_at(eval, {"sink_eps"})},
                {"head_facts", head_facts(eval, layers, heads, eval_json)},
                {"maps", explorer_maps_data(maps, false)}};
+  check_output_path(out_dir, OutputKind::folder, "report --out");
   fs::create_directories(out_dir);
   write_file_atomically(out_dir / kOpenModelExplorerScript, kOpenModelExplorerJs);
   write_file_atomically(out_dir / kOpenModelExplorerStyle, kOpenModelExplorerCss);
