@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/file_read.h"
 #include "run_files/json_fields.h"
+#include "run_files/sweep_manifest_file.h"
 
 namespace sinklab {
 namespace {
@@ -89,17 +88,11 @@ ReportRun planned_run(const nlohmann::json& entry, const std::string& where, con
 
 ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
   const std::filesystem::path path = sweep_dir / "sweep.json";
-  std::string text;
-  try {
-    text = read_regular_file(path, kMaxSweepManifestBytes, "sweep manifest");
-  } catch (const FileReadError& e) {
-    throw ReportError(e.what());
-  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw ReportError(path.string() + ": invalid JSON: " + e.what());
+    j = read_sweep_manifest_file(path);
+  } catch (const SweepManifestError& e) {
+    throw ReportError(e.what());
   }
   ReportRuns out;
   out.is_sweep = true;

@@ -7,7 +7,9 @@
 #include <ctime>
 
 #include "core/cpu/cpu_description.h"
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
+#include "run_files/run_summary.h"  // RunFileError
 #include "git_revision.h"  // generated at build time (cmake/git_revision.cmake)
 
 #ifndef SINKLAB_YAML_CPP_VERSION
@@ -56,6 +58,24 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
 
 void write_provenance(const std::filesystem::path& run_dir, const nlohmann::json& info) {
   write_file_atomically(run_dir / "run.json", info.dump(2) + "\n");
+}
+
+nlohmann::json read_provenance(const std::filesystem::path& path) {
+  constexpr uint64_t kMaxProvenanceBytes = 1 << 20;  // a few kB when written
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxProvenanceBytes, "run info");
+  } catch (const FileReadError& e) {
+    throw RunFileError(e.what());
+  }
+  nlohmann::json info;
+  try {
+    info = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw RunFileError(path.string() + ": invalid JSON: " + e.what());
+  }
+  if (!info.is_object()) throw RunFileError(path.string() + ": expected a JSON object, got " + info.type_name());
+  return info;
 }
 
 }  // namespace sinklab

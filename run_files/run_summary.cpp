@@ -130,8 +130,6 @@ void read_numbers(const nlohmann::json& j, Holder& h, const std::array<RunNumber
 // Far above any summary this trainer writes (a few KB per head), low enough that a corrupt or
 // foreign file cannot make a report allocate gigabytes.
 constexpr uint64_t kMaxSummaryBytes = 64u << 20;
-// One line per logged step: far above the few MB of a paper run's log, and never /dev/zero.
-constexpr uint64_t kMaxMetricsBytes = uint64_t{1} << 30;
 // The longest sequence a report accepts: its uniform-causal baseline loops over T.
 constexpr int kMaxSeqLen = 1 << 20;
 
@@ -295,51 +293,6 @@ RunSummary read_run_summary(const std::filesystem::path& path) {
 
 void write_metrics_line(std::ostream& out, const MetricsRecord& record) {
   out << nlohmann::json(record).dump() << '\n';
-}
-
-namespace {
-
-std::vector<MetricsRecord> read_metrics_lines(const std::filesystem::path& path, std::optional<uint64_t> lines) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
-  std::istringstream in;
-  try {
-    in.str(read_regular_file(path, kMaxMetricsBytes, "metrics log"));
-  } catch (const FileReadError& e) {
-    throw RunFileError(error_text(e));
-  }
-  std::vector<MetricsRecord> records;
-  std::string line;
-  int64_t number = 1;
-  for (; (!lines || static_cast<uint64_t>(number) <= *lines) && std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = path.string() + ":" + std::to_string(number);
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-      throw RunFileError(where + ": invalid JSON: " + error_text(e));
-    }
-    try {
-      records.push_back(j.get<MetricsRecord>());
-    } catch (const JsonFieldError& e) {
-      throw RunFileError(where + ": " + error_text(e));
-    }
-  }
-  if (lines && static_cast<uint64_t>(number - 1) < *lines)
-    throw RunFileError(path.string() + ": has only " + std::to_string(number - 1) + " of the " + std::to_string(*lines) +
-                       " lines to read");
-  return records;
-}
-
-}  // namespace
-
-std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path) {
-  return read_metrics_lines(path, std::nullopt);
-}
-
-std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path, uint64_t lines) {
-  return read_metrics_lines(path, lines);
 }
 
 }  // namespace sinklab

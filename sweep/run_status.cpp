@@ -3,31 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
+
+#include "run_files/metrics_log.h"
 
 namespace sinklab::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The last complete line of a file, reading only its tail: a long run's metrics.jsonl is large.
-std::string last_complete_line(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return "";
-  const std::streamoff window = std::min<std::streamoff>(size, 64 * 1024);
-  in.seekg(size - window);
-  std::string text(static_cast<std::size_t>(window), '\0');
-  in.read(text.data(), window);
-  const auto end = text.rfind('\n');  // what follows is a line still being written
-  if (end == std::string::npos) return "";
-  text.resize(end);
-  const auto begin = text.rfind('\n');
-  return begin == std::string::npos ? text : text.substr(begin + 1);
-}
 
 std::string duration_text(double seconds) {
   const long long s = std::llround(std::max(0.0, seconds));
@@ -45,13 +27,7 @@ std::string duration_text(double seconds) {
 }  // namespace
 
 std::optional<long long> logged_step(const fs::path& run_dir) {
-  const std::string line = last_complete_line(run_dir / "metrics.jsonl");
-  if (line.empty()) return std::nullopt;
-  const nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!record.is_object()) return std::nullopt;
-  const auto step = record.find("step");
-  if (step == record.end() || !step->is_number_integer()) return std::nullopt;
-  return step->get<long long>();
+  return last_logged_step(run_dir / "metrics.jsonl");
 }
 
 std::optional<double> seconds_left(long long step_then, std::chrono::steady_clock::time_point then, long long step_now,

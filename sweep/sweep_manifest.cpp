@@ -3,12 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 
-#include "core/io/file_read.h"
 #include "core/io/file_write.h"
-#include "run_files/json_fields.h"
 #include "run_files/run_summary.h"
+#include "run_files/sweep_manifest_file.h"
 #include "sweep/compare_sets.h"
 #include "sweep/sweep_error.h"
 
@@ -52,49 +50,16 @@ nlohmann::json sweep_manifest(const SweepSpec& spec, const std::vector<PlannedRu
           {"runs", list}};
 }
 
-// Type-checks every field that compare reads back, so that a hand-edited or foreign sweep.json is
-// named with the field instead of ending in a raw nlohmann exception.
-void check_manifest_fields(const nlohmann::json& j) {
-  using namespace json_fields;
-  get_string(j, "name", "");
-  if (j.contains("set")) {  // sweep.json files written before compare had --set have none
-    const nlohmann::json& sets = get_array(j, "set", "");
-    for (std::size_t i = 0; i < sets.size(); ++i)
-      if (!sets[i].is_string())
-        throw JsonFieldError("set[" + std::to_string(i) + "]: expected a string, got " + sets[i].type_name());
-  }
-  const nlohmann::json& runs = get_array(j, "runs", "");
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const std::string where = "runs[" + std::to_string(i) + "]";
-    for (const char* key : {"id", "variant", "dir", "config"}) get_string(runs[i], key, where);
-    if (!member(runs[i], "seed", where).is_null()) get_int(runs[i], "seed", where);
-    for (const char* key : {"class", "predicted"})  // optional: sweeps without a zoo comparison omit them
-      if (runs[i].contains(key)) get_string(runs[i], key, where);
-    const nlohmann::json& overrides = member(runs[i], "overrides", where);
-    if (!overrides.is_object())
-      throw JsonFieldError(where + ".overrides: expected an object, got " + overrides.type_name());
-  }
-}
-
 std::optional<nlohmann::json> read_sweep_manifest(const fs::path& out_dir) {
   const fs::path path = out_dir / "sweep.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  const std::string advice = " (fix it, or delete it to treat every run folder as belonging to this sweep file)";
-  std::string text;
   try {
-    text = read_regular_file(path, kMaxSweepManifestBytes, "sweep manifest");
-  } catch (const FileReadError& e) {
-    throw SweepError(std::string(e.what()) + advice);
+    return read_sweep_manifest_file(path);
+  } catch (const SweepManifestError& e) {
+    throw SweepError(std::string(e.what()) +
+                     " (fix it, or delete it to treat every run folder as belonging to this sweep file)");
   }
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) throw SweepError(path.string() + ": invalid JSON" + advice);
-  try {
-    check_manifest_fields(json);
-  } catch (const JsonFieldError& e) {
-    throw SweepError(path.string() + ": " + e.what() + advice);
-  }
-  return json;
 }
 
 std::vector<std::string> changed_runs(const nlohmann::json& previous, const nlohmann::json& current) {

@@ -31,8 +31,9 @@ void write_sweep_manifest(const std::filesystem::path& out_dir, const SweepSpec&
 void check_same_compare_sets(const nlohmann::json& previous, const std::vector<std::string>& compare_sets,
                              const std::filesystem::path& out_dir);
 
-// The sweep.json already in `out_dir`, or nothing when there is none. One that does not parse or has a
-// missing or mistyped field throws SweepError naming the file and the field.
+// The sweep.json already in `out_dir`, or nothing when there is none, read by its one reader
+// (run_files/sweep_manifest_file.h). One that does not parse or has a missing or mistyped field throws
+// SweepError naming the file and the field.
 std::optional<nlohmann::json> read_sweep_manifest(const std::filesystem::path& out_dir);
 
 // Ids present in both manifests whose overrides or config path differ: their finished results belong

@@ -7,12 +7,11 @@
 #include <cstring>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "core/io/file_read.h"
 #include "run_files/run_summary.h"
 #include "sweep/run_status.h"
 #include "sweep/stop_signals.h"
@@ -25,39 +24,33 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::optional<nlohmann::json> read_summary(const fs::path& dir) {
-  std::error_code ec;  // a directory opens as a stream, then throws from its first read
-  if (!fs::is_regular_file(dir / "summary.json", ec)) return std::nullopt;
-  std::ifstream in(dir / "summary.json");
-  if (!in) return std::nullopt;
-  auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) return std::nullopt;
-  return json;
+// The run's summary.json through its one reader (run_files/run_summary.h); nothing when there is none or
+// it does not read, and then `why` (when given) says what is wrong with it.
+std::optional<RunSummary> read_summary(const fs::path& dir, std::string* why = nullptr) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir / "summary.json", ec))) return std::nullopt;
+  try {
+    return read_run_summary(dir / "summary.json");
+  } catch (const RunFileError& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
 }
 
-// A diverged run's summary (stop_reason "non_finite", run_files/run_summary.h). Checked by type: the
-// runner reads summaries loosely and must not throw on an odd one.
-bool summary_diverged(const nlohmann::json& summary) {
-  const auto it = summary.find("stop_reason");
-  return it != summary.end() && it->is_string() && it->get<std::string>() == RunSummary::kStopNonFinite;
-}
-
-std::string non_finite_text(const nlohmann::json& summary) {
-  const auto it = summary.find("non_finite");
-  return it != summary.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>()
-                                                                                   : "non-finite values";
+std::string non_finite_text(const RunSummary& summary) {
+  return summary.non_finite.empty() ? "non-finite values" : summary.non_finite;
 }
 
 // The last `count` lines of a log; only its tail is read, a crashed run's log can be large.
 std::string tail_lines(const fs::path& file, std::size_t count) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const std::streamoff window = std::min<std::streamoff>(size, 64 * 1024);
-  in.seekg(size - window);
-  std::string text(static_cast<std::size_t>(window), '\0');
-  in.read(text.data(), window);
+  std::string text;
+  try {  // bounded: a log replaced by a FIFO or a device must not hang the sweep
+    const uint64_t size = regular_file_size(file, "train log");
+    const uint64_t window = std::min<uint64_t>(size, 64 * 1024);
+    text = read_file_range(file, size - window, window, "train log");
+  } catch (const FileReadError&) {
+    return "";
+  }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   std::size_t start = text.size();
   for (std::size_t lines = 0; start > 0 && lines < count;) {
@@ -78,15 +71,6 @@ std::string seconds_text(Clock::duration d) {
 
 std::string run_title(const PlannedRun& run) {
   return run.label + (run.seed ? ", seed=" + std::to_string(*run.seed) : "");  // same list form as the label
-}
-
-// Step count for the progress line; summaries from the trainer carry it as "steps".
-std::string steps_text(const nlohmann::json& summary) {
-  for (const char* key : {"steps", "step"}) {
-    auto it = summary.find(key);
-    if (it != summary.end() && it->is_number_integer()) return ", steps " + std::to_string(it->get<long long>());
-  }
-  return "";
 }
 
 // Prepares the run folder and builds `sinklab train ...`, logging to DIR/train.log: a resumed run
@@ -133,8 +117,9 @@ std::vector<QuarantinedFile> quarantine_damaged_run_files(const fs::path& dir, c
   std::vector<QuarantinedFile> moved;
   try {
     std::error_code ec;
-    if (fs::exists(fs::symlink_status(dir / "summary.json", ec)) && !read_summary(dir))
-      moved.push_back({run_id, "summary.json is not a readable JSON object",
+    std::string why;
+    if (fs::exists(fs::symlink_status(dir / "summary.json", ec)) && !read_summary(dir, &why))
+      moved.push_back({run_id, "summary.json does not read: " + why,
                        move_to_quarantine(dir / "summary.json", run_id, quarantine)});
     if (auto checkpoint = quarantine_damaged_checkpoint(dir, run_id, quarantine)) moved.push_back(std::move(*checkpoint));
   } catch (const std::runtime_error& e) {
@@ -195,7 +180,7 @@ std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, co
     const fs::path dir = run_dir(out_dir, runs[i]);
     if (const auto summary = read_summary(dir)) {
       outcome.skipped.push_back(runs[i].id);
-      if (summary_diverged(*summary)) outcome.skipped_diverged.push_back(runs[i].id);
+      if (summary->diverged()) outcome.skipped_diverged.push_back(runs[i].id);
     } else {
       pending.push_back(i);
     }
@@ -217,12 +202,12 @@ void record_run_end(const PlannedRun& run, const fs::path& dir, const ExitStatus
   const bool exit_diverged = !status.signaled && status.code == kTrainExitDiverged;
   const auto summary = failure_reason.empty() && (status.ok() || exit_diverged) ? read_summary(dir) : std::nullopt;
   const std::string resumed_text = resumed ? ", resumed from its checkpoint" : "";
-  if (summary && summary_diverged(*summary)) {  // finished: rerunning the same config diverges again
+  if (summary && summary->diverged()) {  // finished: rerunning the same config diverges again
     outcome.diverged.push_back(run.id);
     say(counter + run_title(run) + " diverged (" + non_finite_text(*summary) + ") after " + elapsed + resumed_text);
   } else if (summary && status.ok()) {
     outcome.completed.push_back(run.id);
-    say(counter + run_title(run) + " done in " + elapsed + steps_text(*summary) + resumed_text);
+    say(counter + run_title(run) + " done in " + elapsed + ", steps " + std::to_string(summary->steps) + resumed_text);
   } else {
     const std::string reason = !failure_reason.empty() ? failure_reason
                                : status.ok()           ? "exit 0 but no readable summary.json"

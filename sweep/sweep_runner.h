@@ -48,7 +48,8 @@ struct SweepOutcome {
 
 // The run folder of `run` inside the sweep output folder: <out>/runs/<id>.
 std::filesystem::path run_dir(const std::filesystem::path& out_dir, const PlannedRun& run);
-// A run is finished when its summary.json exists and parses as a JSON object.
+// A run is finished when its summary.json reads through its one reader (run_files/run_summary.h; a
+// diverged run's too).
 bool run_finished(const std::filesystem::path& run_dir);
 // The number of children to run at once when the user does not say (the usable cores).
 int default_jobs();

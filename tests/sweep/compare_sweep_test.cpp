@@ -316,10 +316,12 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
   write_file(dir / "out/runs/soft_seed=1/summary.json", "{\"steps\": 1e999");
   write_file(dir / "out/runs/soft_seed=1/checkpoint.bin", "SINKCKPT");
   ASSERT_EQ(compare(fake), 0) << err.str();
-  EXPECT_NE(out.str().find("note: soft_seed=1 (soft, seed=1): damaged run file (summary.json is not a readable JSON object) moved to " +
-                           (dir / "out/quarantine/soft_seed=1.summary.json").string()),
+  EXPECT_NE(out.str().find("note: soft_seed=1 (soft, seed=1): damaged run file (summary.json does not read: " +
+                           (dir / "out/runs/soft_seed=1/summary.json").string() + ": invalid JSON"),
             std::string::npos)
       << out.str();
+  const std::string moved_to = ") moved to " + (dir / "out/quarantine/soft_seed=1.summary.json").string();
+  EXPECT_NE(out.str().find(moved_to), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("2 damaged run files moved aside"), std::string::npos) << out.str();
   EXPECT_TRUE(std::filesystem::exists(dir / "out/quarantine/soft_seed=1.checkpoint.bin"));
   EXPECT_NE(read_file(dir / "out/runs/soft_seed=1/args.txt").find("--force"), std::string::npos);

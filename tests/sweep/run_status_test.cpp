@@ -20,6 +20,17 @@ TEST(LoggedStep, IsTheStepOfTheLastCompleteLine) {
   EXPECT_EQ(logged_step(dir.path()), std::nullopt);  // a run is never failed for its log
 }
 
+// The status line reads the log through the metrics reader's bounded tail: a FIFO (no writer) or a
+// device in its place shows no step, at once, instead of blocking compare.
+TEST(LoggedStep, AFifoOrADeviceShowsNoStep) {
+  ScratchDir dir;
+  ASSERT_EQ(::mkfifo((dir / "metrics.jsonl").c_str(), 0600), 0);
+  EXPECT_EQ(logged_step(dir.path()), std::nullopt);
+  std::filesystem::remove(dir / "metrics.jsonl");
+  std::filesystem::create_symlink("/dev/zero", dir / "metrics.jsonl");
+  EXPECT_EQ(logged_step(dir.path()), std::nullopt);
+}
+
 TEST(SecondsLeft, FollowsThePaceSeenSoFar) {
   const Clock::time_point t0 = Clock::now();
   EXPECT_DOUBLE_EQ(*seconds_left(100, t0, 300, t0 + std::chrono::seconds(10), 1000), 35.0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,26 @@ using testing::ScratchDir;
 using testing::write_fake_train;
 using testing::write_file;
 using testing::write_intact_checkpoint;
+
+// summary.json has one reader (run_files/run_summary.h): a JSON object it refuses is no finished run, and a
+// FIFO in its place is refused at once instead of blocking the runner.
+TEST(RunFinished, OnlyASummaryItsReaderAcceptsIsFinished) {
+  ScratchDir dir;
+  EXPECT_FALSE(run_finished(dir.path()));
+  write_file(dir / "summary.json", "{\"steps\": 42}");
+  EXPECT_FALSE(run_finished(dir.path()));
+  write_file(dir / "summary.json", testing::fake_summary_json(42, false));
+  EXPECT_TRUE(run_finished(dir.path()));
+  std::filesystem::remove(dir / "summary.json");
+  ASSERT_EQ(::mkfifo((dir / "summary.json").c_str(), 0600), 0);
+  EXPECT_FALSE(run_finished(dir.path()));
+  const auto moved = quarantine_damaged_run_files(dir.path(), "r", dir / "quarantine");
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_NE(moved[0].damage.find("summary.json does not read: summary " + (dir / "summary.json").string() +
+                                 ": is not a regular file"),
+            std::string::npos)
+      << moved[0].damage;
+}
 
 class SweepRunnerTest : public ::testing::Test {
  protected:

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "run_files/checkpoint_file.h"
+#include "run_files/run_summary.h"
 
 namespace sinklab::sweep::testing {
 
@@ -56,13 +57,34 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+// A summary.json its one reader (run_files/run_summary.h) accepts: one head of one layer, `steps` steps,
+// or a diverged run's (stop_reason non_finite, no statistics).
+inline std::string fake_summary_json(int64_t steps, bool diverged) {
+  RunSummary summary;
+  summary.name = "fake";
+  summary.steps = steps;
+  summary.normalizer = "softmax";
+  summary.layers = 1;
+  summary.heads_per_layer = 1;
+  summary.seq_len = 16;
+  if (diverged) {
+    summary.stop_reason = RunSummary::kStopNonFinite;
+    summary.non_finite = "loss is nan at step 11";
+  } else {
+    summary.stop_reason = "max_steps";
+    summary.heads.resize(1);
+  }
+  return nlohmann::json(summary).dump();
+}
+
 struct FakeTrainOptions {
   std::string fail_when_out_contains;  // a run whose --out contains this fails...
   int fail_exit_code = 3;              // ...with this exit code (0: exits cleanly without a summary)
   bool fail_by_signal = false;         // ...or kills itself with SIGKILL
   double sleep_seconds = 0.0;          // how long each run "trains"
   std::filesystem::path probe_dir;     // if set: each run records how many runs were alive at once
-  std::filesystem::path summary_file;  // if set: copied as summary.json, its "seed":0 made the run's --set seed (instead of {"steps": 42})
+  // If set: copied as summary.json, its "seed":0 made the run's --set seed (instead of fake_summary_json(42)).
+  std::filesystem::path summary_file;
   std::string interrupt_when_out_contains;  // this run sends SIGTERM to the runner as it starts
   std::string diverge_when_out_contains;    // this run writes a diverged summary.json and exits 3
   long long logged_step = -1;               // if >= 0: a metrics.jsonl line with this step, before sleeping
@@ -111,14 +133,13 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
   if (!o.diverge_when_out_contains.empty())
     s << "case \"$out\" in *'" << o.diverge_when_out_contains << "'*)\n"
       << "  echo 'loss is nan at step 11' >&2\n"
-      << "  printf '{\"steps\": 11, \"stop_reason\": \"non_finite\", \"non_finite\": \"loss is nan at step 11\"}' "
-         "> \"$out/summary.json.tmp\"\n"
+      << "  echo '" << fake_summary_json(11, true) << "' > \"$out/summary.json.tmp\"\n"
       << "  mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n"
       << "  exit 3;;\n"
       << "esac\n";
   s << "echo 'step 42 loss 1e-8'\n";
   if (o.summary_file.empty()) {
-    s << "printf '{\"steps\": 42}' > \"$out/summary.json.tmp\"\n";
+    s << "echo '" << fake_summary_json(42, false) << "' > \"$out/summary.json.tmp\"\n";
   } else {
     // As a real run's summary says its seed (the report checks it against the planned one).
     s << "seed=$(echo \"$all\" | sed -n 's/.*--set seed=\\([0-9]*\\).*/\\1/p')\n"
