@@ -1,5 +1,5 @@
 // Configs from Python: a YAML file (plus --set style overrides) loaded and validated by the same loader as
-// the CLI, returned as the resolved YAML text or as a dict.
+// the CLI, returned as the resolved YAML text or as a dict; a run's config.yaml goes the same way.
 #include <pybind11/stl.h>
 #include <yaml-cpp/yaml.h>
 
@@ -77,15 +77,10 @@ void bind_configs(py::module_& m) {
       py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
       "The same resolved config as YAML text (what a run writes to its config.yaml).");
   m.def(
-      "yaml_to_dict",
-      [](const std::string& text) {
-        try {
-          return yaml_to_python(YAML::Load(text));
-        } catch (const YAML::Exception& e) {
-          throw std::invalid_argument(std::string("YAML: ") + e.what());
-        }
-      },
-      py::arg("text"), "YAML text as Python values (dicts, lists, numbers, strings).");
+      "read_run_config",
+      [](const std::string& path) { return config_dict(load_run_config(path, {}, std::nullopt)); }, py::arg("path"),
+      "A run's config.yaml as a dict, read by the loader `sample`, `probe` and `--resume` use: bounded (a FIFO or "
+      "a device is refused by name) and walked only along the schema's keys, so YAML aliases cannot expand it.");
 }
 
 }  // namespace sinklab::python

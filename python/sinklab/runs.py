@@ -1,8 +1,10 @@
 """A run folder as data: `Run(path)` reads what `sinklab train` wrote there (docs/analysis.md, "Run directory
 files"): config.yaml, run.json, summary.json, metrics.jsonl, attention/*.npy and checkpoint.bin's
 training state. Every file is read on first use and kept; make a new Run to see files that changed since.
+
+Each file is read by its one C++ reader, the one the commands use (python/bindings/run_files.cpp): bounded,
+a FIFO or a device refused by name, every field checked. Nothing here parses a run file.
 """
-import json
 import operator
 import pathlib
 import re
@@ -12,113 +14,18 @@ import numpy as np
 from . import _sinklab, tables
 from .errors import FileError, RunFileError
 
-# Every name a run writes (run_files/run_folder.cpp): a folder holding none of them is not a run folder.
-RUN_FILES = ("summary.json", "checkpoint.bin", "metrics.jsonl", "run.json", "config.yaml", "attention")
-
 # summary.json's stop_reason of a run that diverged (RunSummary::kStopNonFinite): finished, no statistics.
 STOP_NON_FINITE = "non_finite"
-
-# summary.json's text fields (run_files/run_summary.cpp); every other field but heads and task_baselines is a
-# number, a flag or null.
-SUMMARY_TEXT_FIELDS = ("name", "stop_reason", "non_finite", "normalizer", "git_revision")
 
 # A head's evaluation-only facts in summary.json (run_files/run_summary.cpp): one number per row, and steps.
 BOS_MASS_BY_ROW = "bos_mass_by_row"
 ONSET_STEPS = ("sink_onset_step_50", "sink_onset_step_90")
 
 # The extreme-token statistics (docs/sinks-in-language-models.md): an object in summary.json and on the
-# evaluation lines of metrics.jsonl, checked field by field by the C++ reader (run_files/extreme_tokens_json.h).
+# evaluation lines of metrics.jsonl (run_files/extreme_tokens_json.h).
 EXTREME_TOKENS = "extreme_tokens"
 
 ATTENTION_FILE = re.compile(r"layer(\d+)_head(\d+)_(\w+)\.npy")
-
-
-def json_type(v):
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(v), type(v).__name__)
-
-
-def _reject_constant(name):
-    # The C++ reader (nlohmann) rejects NaN and Infinity, which Python's json would accept: a number a run
-    # did not compute is written as null.
-    raise ValueError(f"{name} is not JSON")
-
-
-def parse_json(text, where, error=RunFileError):
-    """JSON text as Python values, strict as the C++ reader; `error` names `where` when it is not JSON."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as e:
-        raise error(f"{where}: invalid JSON: {e}") from None
-
-
-def read_text(path, error=RunFileError):
-    """The UTF-8 text of `path`; `error` naming the file when it is missing or unreadable."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise error(f"{path}: missing") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise error(f"{path}: not UTF-8 text: {e}") from None
-
-
-def _field_error(where, key, problem):
-    return RunFileError(f"{where}: {key}: {problem}")
-
-
-def _check_number(value, where, key):
-    if value is not None and not isinstance(value, (int, float)):
-        raise _field_error(where, key, f"expected a number, got {json_type(value)}")
-
-
-def _check_int(obj, key, where, label=None):
-    """`obj[key]` is an integer; errors name the field as `label` (default: the key)."""
-    label = label or key
-    if key not in obj:
-        raise _field_error(where, label, "missing field")
-    v = obj[key]
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise _field_error(where, label, f"expected an integer, got {json_type(v)}")
-
-
-def _check_heads(obj, where, check_values=True):
-    """`obj["heads"]`: a list of objects with integer layer and head, numbers (or null, or flags) for the
-    statistics and a list of numbers for bos_mass_by_row. Problems name the field: heads[1].sink_score."""
-    if "heads" not in obj:
-        raise _field_error(where, "heads", "missing field")
-    heads = obj["heads"]
-    if not isinstance(heads, list):
-        raise _field_error(where, "heads", f"expected an array, got {json_type(heads)}")
-    for i, head in enumerate(heads):
-        name = f"heads[{i}]"
-        if not isinstance(head, dict):
-            raise _field_error(where, name, f"expected an object, got {json_type(head)}")
-        _check_int(head, "layer", where, f"{name}.layer")
-        _check_int(head, "head", where, f"{name}.head")
-        if not check_values:
-            continue
-        for key, value in head.items():
-            if key == BOS_MASS_BY_ROW and isinstance(value, list):
-                for r, v in enumerate(value):
-                    _check_number(v, where, f"{name}.{key}[{r}]")
-            else:
-                _check_number(value, where, f"{name}.{key}")
-    return heads
-
-
-def _check_record(obj, where, check_values=True):
-    """A summary.json or a metrics.jsonl line: an object with a list of heads (see _check_heads)."""
-    if not isinstance(obj, dict):
-        raise RunFileError(f"{where}: expected a JSON object, got {json_type(obj)}")
-    _check_heads(obj, where, check_values)
-    return obj
 
 
 def _head_prefix(head):
@@ -132,18 +39,14 @@ def _number_column(values):
     return tables.column([None if v is None else float(v) for v in values], dtype=np.float64)
 
 
-def _metrics_column(name, values, path, line_numbers):
-    """One metrics.jsonl column: int64 steps, bool flags, else float64 with NaN for null or absent. A value
-    of another type raises RunFileError naming the file, the line and the column."""
-    if name == "step":  # checked on every line
+def _metrics_column(name, values):
+    """One metrics.jsonl column: int64 steps, bool flags, else float64 with NaN for null or absent (the C++
+    reader checked every value's type)."""
+    if name == "step":
         return np.array(values, dtype=np.int64)
-    types = set(map(type, values))
-    if types == {bool}:
+    if values and all(isinstance(v, bool) for v in values):
         return np.array(values, dtype=bool)
-    if types <= {int, float, bool, type(None)}:
-        return np.array(values, dtype=np.float64)
-    row, bad = next((i, v) for i, v in enumerate(values) if v is not None and not isinstance(v, (int, float)))
-    raise _field_error(f"{path}:{line_numbers[row]}", name, f"expected a number, got {json_type(bad)}")
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
 def _columns_in_order(rows, first=()):
@@ -165,7 +68,8 @@ class Run:
         if not self._path.is_dir():
             raise FileError(f"{self._path}: not a folder (a run folder holds summary.json, metrics.jsonl, ...)")
         if not self._has_run_files():
-            raise RunFileError(f"{self._path}: not a run folder (it holds none of {', '.join(RUN_FILES)})")
+            raise RunFileError(f"{self._path}: not a run folder (it holds none of the files `sinklab train` writes: "
+                               "summary.json, checkpoint.bin, metrics.jsonl, ...)")
         self._cache = {}
 
     @classmethod
@@ -177,7 +81,7 @@ class Run:
         return run
 
     def _has_run_files(self):
-        return any((self._path / name).exists() for name in RUN_FILES)
+        return _sinklab.run_folder_state(str(self._path)) != "empty"  # as `train` tells a run folder
 
     def _cached(self, key, load):
         if key not in self._cache:
@@ -200,15 +104,7 @@ class Run:
         return self._cached("config", self._read_config)
 
     def _read_config(self):
-        path = self._path / "config.yaml"
-        text = read_text(path)
-        try:
-            config = _sinklab.yaml_to_dict(text)
-        except ValueError as e:
-            raise RunFileError(f"{path}: {e}") from None
-        if not isinstance(config, dict):
-            raise RunFileError(f"{path}: expected a map of config keys, got {type(config).__name__}")
-        return config
+        return _sinklab.read_run_config(str(self._path / "config.yaml"))
 
     @property
     def info(self):
@@ -220,10 +116,7 @@ class Run:
         path = self._path / "run.json"
         if not path.exists():
             return None
-        info = parse_json(read_text(path), path)
-        if not isinstance(info, dict):
-            raise RunFileError(f"{path}: expected a JSON object, got {json_type(info)}")
-        return info
+        return _sinklab.read_run_info(str(path))
 
     @property
     def summary(self):
@@ -235,21 +128,7 @@ class Run:
         path = self._path / "summary.json"
         if not path.exists():
             return None
-        summary = _check_record(parse_json(read_text(path), path), str(path))
-        _check_int(summary, "steps", str(path))
-        for key, value in summary.items():
-            if key in SUMMARY_TEXT_FIELDS:
-                if not isinstance(value, str):
-                    raise _field_error(path, key, f"expected a string, got {json_type(value)}")
-            elif key == "task_baselines" and isinstance(value, dict):
-                for name, number in value.items():
-                    _check_number(number, path, f"{key}.{name}")
-            elif key == EXTREME_TOKENS:
-                if not isinstance(value, dict):
-                    raise _field_error(path, key, f"expected an object, got {json_type(value)}")
-            elif key != "heads":
-                _check_number(value, path, key)
-        return summary
+        return _sinklab.read_summary(str(path))
 
     @property
     def state(self):
@@ -271,53 +150,31 @@ class Run:
         `L{layer}H{head}.<statistic>`. A DataFrame, or a dict of arrays without pandas (python/sinklab/tables.py)."""
         return self._cached("metrics", self._read_metrics)
 
+    def _metrics_records(self):
+        """metrics.jsonl's lines as dicts, read once for metrics and extreme_tokens. A run still going may
+        have written half a line: only lines ended by a newline are read then."""
+        return self._cached("metrics_records", lambda: _sinklab.read_metrics(
+            str(self._path / "metrics.jsonl"), complete_lines_only=not self.finished))
+
     def _read_metrics(self):
-        path = self._path / "metrics.jsonl"
-        lines = read_text(path).split("\n")
-        # A run still going may have written half a line: only lines ended by a newline are complete then.
-        complete = len(lines) if self.finished else len(lines) - 1
-        rows, line_numbers = [], []
-        for number, line in enumerate(lines[:complete], start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            record = _check_record(parse_json(line, where), where, check_values=False)
-            _check_int(record, "step", where)
-            record.pop(EXTREME_TOKENS, None)  # an object per evaluation line: in summary.json for the final one
-            for head in record.pop("heads"):
+        rows = []
+        for line in self._metrics_records():
+            record = {key: value for key, value in line.items() if key not in ("heads", EXTREME_TOKENS)}
+            for head in line["heads"]:  # the final evaluation's extreme tokens are in summary.json
                 prefix = _head_prefix(head)
-                record.update(zip(map(prefix.__add__, head), head.values()))
+                record.update((prefix + key, value) for key, value in head.items() if key not in ("layer", "head"))
             rows.append(record)
-            line_numbers.append(number)
         # Columns: step, the run numbers, then the heads' statistics, each in the order first seen.
-        seen = dict.fromkeys(["step"])
-        for row in rows:
-            seen.update(dict.fromkeys(row))
-        names = [n for n in seen if "." not in n]
-        names += [n for n in seen if "." in n and not n.endswith((".layer", ".head"))]
-        by_column = list(zip(*(tuple(map(row.get, names)) for row in rows))) if rows else [()] * len(names)
-        columns = {}
-        for name, values in zip(names, by_column):
-            columns[name] = _metrics_column(name, values, path, line_numbers)
-        return tables.table(columns)
+        seen = _columns_in_order(rows, first=["step"])
+        names = [n for n in seen if "." not in n] + [n for n in seen if "." in n]
+        return tables.table({name: _metrics_column(name, [row.get(name) for row in rows]) for name in names})
 
     @property
     def extreme_tokens(self):
         """The extreme-token statistics of each evaluation line of metrics.jsonl, {step: object} in step
         order (docs/sinks-in-language-models.md); the final evaluation's are summary["extreme_tokens"]."""
-        return self._cached("extreme_tokens", self._read_extreme_tokens)
-
-    def _read_extreme_tokens(self):
-        path = self._path / "metrics.jsonl"
-        lines = read_text(path).split("\n")
-        complete = len(lines) if self.finished else len(lines) - 1
-        found = {}
-        for number, line in enumerate(lines[:complete], start=1):
-            if line.strip():
-                record = _check_record(parse_json(line, f"{path}:{number}"), f"{path}:{number}", check_values=False)
-                if isinstance(record.get(EXTREME_TOKENS), dict):
-                    found[record["step"]] = record[EXTREME_TOKENS]
-        return found
+        return self._cached("extreme_tokens", lambda: {
+            line["step"]: line[EXTREME_TOKENS] for line in self._metrics_records() if EXTREME_TOKENS in line})
 
     @property
     def heads(self):
@@ -381,12 +238,9 @@ class Run:
 
     def _read_attention(self, layer, head, kind):
         path = self._path / "attention" / f"layer{layer}_head{head}_{kind}.npy"
-        if not path.is_file():
+        if not path.exists():
             raise RunFileError(f"{path}: missing; {self._attention_inventory()}")
-        try:
-            array = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as e:
-            raise RunFileError(f"{path}: not a readable .npy file: {e}") from None
+        array = _sinklab.read_attention_map(str(path))
         array.flags.writeable = False
         return array
 

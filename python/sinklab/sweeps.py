@@ -1,46 +1,18 @@
 """A sweep folder as data: `Sweep(path)` reads the sweep.json `sinklab compare` wrote (sweep/sweep_manifest.h)
-and gives its runs as `Run`s (python/sinklab/runs.py) and one table with a row per run.
+and gives its runs as `Run`s (python/sinklab/runs.py) and one table with a row per run. sweep.json is read
+by its one C++ reader (run_files/sweep_manifest_file.h), the one compare and report use.
 """
 import pathlib
 
 import numpy as np
 
-from . import tables
+from . import _sinklab, tables
 from .errors import FileError, SweepError
-from .runs import Run, json_type, parse_json, read_text
+from .runs import Run
 
 # Summary fields the table leaves out: the per-head statistics (Run.heads has them) and what the first
 # columns say already (the run's config name is its variant's config's; the seed has its own column).
 SUMMARY_FIELDS_LEFT_OUT = ("heads", "name", "seed", "extreme_tokens")  # the last: Run.summary holds it
-
-
-def _check_manifest(manifest, path):
-    """The fields of sweep.json this reader uses, type-checked as compare does (check_manifest_fields in
-    sweep/sweep_manifest.cpp); SweepError names the file and the field."""
-
-    def fail(field, problem):
-        return SweepError(f"{path}: {field}: {problem}")
-
-    def expect(obj, key, where, types, type_name):
-        field = f"{where}.{key}" if where else key
-        if key not in obj:
-            raise fail(field, "missing field")
-        if not isinstance(obj[key], types) or (isinstance(obj[key], bool) and bool not in types):
-            raise fail(field, f"expected {type_name}, got {json_type(obj[key])}")
-
-    if not isinstance(manifest, dict):
-        raise SweepError(f"{path}: expected a JSON object, got {json_type(manifest)}")
-    expect(manifest, "name", "", str, "a string")
-    expect(manifest, "runs", "", list, "an array")
-    for i, run in enumerate(manifest["runs"]):
-        where = f"runs[{i}]"
-        if not isinstance(run, dict):
-            raise fail(where, f"expected an object, got {json_type(run)}")
-        for key in ("id", "variant", "dir"):
-            expect(run, key, where, str, "a string")
-        if run.get("seed") is not None:
-            expect(run, "seed", where, int, "an integer")
-        expect(run, "overrides", where, dict, "an object")
 
 
 class Sweep:
@@ -56,8 +28,7 @@ class Sweep:
         manifest_path = self._path / "sweep.json"
         if not manifest_path.exists():
             raise SweepError(f"{self._path}: not a sweep folder (no sweep.json; `sinklab compare` writes one)")
-        self._manifest = parse_json(read_text(manifest_path, SweepError), manifest_path, SweepError)
-        _check_manifest(self._manifest, manifest_path)
+        self._manifest = _sinklab.read_sweep_manifest(str(manifest_path))
         self._runs = [Run._of_sweep(self._path / entry["dir"]) for entry in self._manifest["runs"]]
         self._by_id = {entry["id"]: run for entry, run in zip(self._manifest["runs"], self._runs)}
         self._table = None
@@ -119,9 +90,9 @@ class Sweep:
         }
         overrides = {}
         for entry in entries:
-            overrides.update(dict.fromkeys(k for k in entry["overrides"] if k != "seed"))
+            overrides.update(dict.fromkeys(k for k in entry.get("overrides", {}) if k != "seed"))
         for key in overrides:
-            columns[key] = tables.column([e["overrides"].get(key) for e in entries])
+            columns[key] = tables.column([e.get("overrides", {}).get(key) for e in entries])
         columns["finished"] = np.array([s is not None for s in summaries], dtype=bool)
         columns["state"] = tables.column([run.state for run in self._runs], dtype=object)
         flat = [self._summary_scalars(s) for s in summaries]

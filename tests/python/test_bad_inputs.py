@@ -51,7 +51,8 @@ LOADS = [
         SOURCE_DIR / "configs/examples/tiny_block.yaml", "softmax"), ValueError, "model."),
     ("config with a bad line", lambda tmp, run: sinklab.load_config(
         junk_file(tmp, "bad.yaml", b"model:\n  heads: [1\n")), sinklab.ConfigError, "bad.yaml"),
-    ("yaml_to_dict", lambda tmp, run: sinklab._sinklab.yaml_to_dict("a: [1"), ValueError, "YAML"),
+    ("run config.yaml with a bad line", lambda tmp, run: sinklab._sinklab.read_run_config(
+        str(junk_file(tmp, "config.yaml", b"a: [1"))), sinklab.ConfigError, "config.yaml"),
 ]
 
 

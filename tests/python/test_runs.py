@@ -206,9 +206,9 @@ def test_a_corrupt_summary_names_the_file(tiny_run, tmp_path):
     (folder / "summary.json").write_text(json.dumps(summary))
     with pytest.raises(errors.RunFileError, match="summary.json: stop_reason: expected a string, got number"):
         Run(folder).summary
-    # NaN is not JSON: the C++ reader rejects it, and so does this one.
+    # NaN is not JSON (Python's json writes it): the reader rejects it.
     (folder / "summary.json").write_text(json.dumps(json.loads((tiny_run / "summary.json").read_text()) | {"eval_mse": math.nan}))
-    with pytest.raises(errors.RunFileError, match="NaN is not JSON"):
+    with pytest.raises(errors.RunFileError, match=f"{folder / 'summary.json'}: invalid JSON: .*\"eval_mse\": N"):
         Run(folder).summary
 
 
@@ -218,7 +218,7 @@ def test_a_corrupt_summary_names_the_file(tiny_run, tmp_path):
     (lambda line: json.dumps({k: v for k, v in json.loads(line).items() if k != "step"}), "metrics.jsonl:3: step: missing field"),
     (lambda line: json.dumps(json.loads(line) | {"heads": [{"layer": 0}]}), r"metrics.jsonl:3: heads\[0\].head: missing field"),
     (lambda line: json.dumps(dict(json.loads(line), heads=[dict(json.loads(line)["heads"][0], trigger_bos=[1])])),
-     r"metrics.jsonl:3: L0H0.trigger_bos: expected a number, got array"),
+     r"metrics.jsonl:3: heads\[0\].trigger_bos: expected a number, got array"),
 ])
 def test_a_corrupt_metrics_line_names_the_file_and_line(tiny_run, tmp_path, damage, message):
     folder = copy_run(tiny_run, tmp_path)
@@ -234,8 +234,9 @@ def test_a_corrupt_npy_names_the_file(tiny_run, tmp_path):
     folder = copy_run(tiny_run, tmp_path)
     path = folder / "attention" / "layer1_head0_std.npy"
     path.write_bytes(path.read_bytes()[:100])
-    with pytest.raises(errors.RunFileError, match=f"{path}: not a readable .npy file"):
+    with pytest.raises(errors.RunFileError, match="truncated") as e:  # read by run_files/npy.h
         Run(folder).attention(1, 0, "std")
+    assert str(path) in str(e.value)
 
 
 @pytest.mark.parametrize("damage, message", [

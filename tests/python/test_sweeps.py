@@ -116,7 +116,8 @@ def test_runs_not_finished_or_not_started(tiny_sweep, tmp_path):
     assert table["steps"].dtype == np.float64  # NaN where a run has no summary
     assert not sweep.run(ids[3]).finished and sweep.run(ids[3]).summary is None
     assert repr(sweep.run(ids[3])) == f"<sinklab.Run {ids[3]!r}: not started, {folder / 'runs' / ids[3]}>"
-    with pytest.raises(errors.RunFileError, match=f"{folder / 'runs' / ids[3] / 'metrics.jsonl'}: missing"):
+    missing = folder / "runs" / ids[3] / "metrics.jsonl"
+    with pytest.raises(errors.RunFileError, match=f"{missing}: cannot open \\(missing"):
         sweep.run(ids[3]).metrics
     assert repr(sweep) == f"<sinklab.Sweep 'tiny': 4 runs, 2 finished, {folder}>"
 
