@@ -41,6 +41,9 @@ void add_evaluation(RunSummary& s, const EvalMetrics& m, TaskLoss loss, std::vec
     double sum = 0;
     for (const HeadSinkStats& h : s.heads) sum += h.sink_score;
     s.sink_score_mean = sum / static_cast<double>(s.heads.size());
+    double excess = 0;  // the graded headline (docs/analysis.md, "Sink heads")
+    for (const HeadSinkStats& h : s.heads) excess += h.sink_excess;
+    s.sink_excess_mean = excess / static_cast<double>(s.heads.size());
   }
 }
 

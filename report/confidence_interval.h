@@ -1,10 +1,13 @@
 #pragma once
 // Mean +/- 95% confidence interval over seeds with Student's t (n - 1 degrees of freedom), from
 // Boost.Math's students_t distribution, so no table caps the seed count. Proportions (a sink rate)
-// take a binomial interval instead: report/proportion_interval.h.
+// take a binomial interval instead (report/proportion_interval.h), means of shares in [0, 1] a
+// bootstrap one (stats/bootstrap_interval.h), printed as [lo, hi].
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "stats/bootstrap_interval.h"
 
 namespace sinklab {
 
@@ -27,5 +30,7 @@ enum class NumberStyle { fixed4, fixed1, integer, scientific };
 std::string format_number(double v, NumberStyle style);
 // "0.9999 ± 0.0002", "0.9999 (n=1)" or "-" for n = 0; plus_minus lets text output use "+/-".
 std::string format_mean_ci(const MeanCi& ci, NumberStyle style, std::string_view plus_minus = "±");
+// "0.1557 [0.0000, 0.4671]", "0.9999 (n=1)" or "-" for n = 0.
+std::string format_bootstrap_ci(const BootstrapMeanCi& ci, NumberStyle style);
 
 }  // namespace sinklab

@@ -160,7 +160,7 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
   std::string dots = "# x bos_mass seed   (one dot per run and head: bos_mass_nontrigger_mean, or bos_mass_mean for a "
                      "task without no-op rows)\n";
   TaskMeasures measures;
-  std::string means = "# x mean ci_low ci_high   (mean over seeds with its 95% CI)\n";
+  std::string means = "# x mean ci_low ci_high   (mean over seeds with its 95% bootstrap interval)\n";
   std::string xtics;
   bool any = false;
   for (size_t v = 0; v < variants.size(); ++v) {
@@ -174,10 +174,10 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
     for (const auto& [key, agg] : heads) {
       const double x = static_cast<double>(v) + (index++ - (static_cast<double>(heads.size()) - 1) / 2) * width;
       slot[key] = x;
-      const MeanCi& bos = no_op ? agg.bos : agg.bos_all;
+      const BootstrapMeanCi& bos = no_op ? agg.bos : agg.bos_all;
       if (bos.n == 0) continue;  // a point gnuplot would read as "nan nan nan nan"
-      const double half = bos.defined() ? bos.half_width : 0.0;
-      means += num(x) + " " + num(bos.mean) + " " + num(bos.mean - half) + " " + num(bos.mean + half) + "\n";
+      const double low = bos.defined() ? bos.lower : bos.mean, high = bos.defined() ? bos.upper : bos.mean;
+      means += num(x) + " " + num(bos.mean) + " " + num(low) + " " + num(high) + "\n";
     }
     for (const auto& r : runs.runs)
       if (r.variant == variants[v].variant && r.usable())
@@ -195,7 +195,7 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
   body += "  set ylabel " + gnuplot_quote(bos_axis_label(measures)) + "\n  set yrange [-0.05:1.05]\n";
   body += "  set xrange [-0.6:" + num(static_cast<double>(variants.size()) - 0.4) + "]\n";
   body += "  set xlabel \"variant (a dot per seed and head)\"\n  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
-  body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean ± 95% CI\", \\\n";
+  body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean and 95% CI\", \\\n";
   body += "       here." + gnuplot_quote(name + ".dat") + " index 0 using 1:2 with points pt 7 ps 0.5 lc rgb \"#3b528b\" title \"one seed, one head\"\n";
   write_report_file(fig_dir / (name + ".dat"), data);
   write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(variants.size()) + 250), 480, body));

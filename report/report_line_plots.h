@@ -50,7 +50,7 @@ bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::stri
                            const std::vector<MetricsRecord>& metrics, const BosRows& rows);
 
 // One column per variant; within it one slot per (layer, head), left to right; a dot per seed
-// and the mean with its 95% CI (a bare mean when n = 1); each variant's BOS mass on its task's rows
+// and the mean with its 95% bootstrap interval (a bare mean when n = 1); each variant's BOS mass on its task's rows
 // (no-op rows, else all rows).
 bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::string& name, const std::string& title,
                           const ReportRuns& runs, const std::vector<VariantSummary>& variants);

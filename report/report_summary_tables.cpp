@@ -39,7 +39,20 @@ std::string statistic(const VariantSummary& v, const MeanCi& ci, NumberStyle sty
   return ci.n == 0 ? std::string() : format_mean_ci(ci, style, pm);
 }
 
-std::string statistic(const MeanCi& ci, NumberStyle style) { return ci.n == 0 ? std::string() : format_mean_ci(ci, style); }
+// The same for a share in [0, 1]: "mean [lo, hi]" with the bootstrap interval, which stays in the range.
+std::string statistic(const VariantSummary& v, const BootstrapMeanCi& ci, NumberStyle style) {
+  if (v.all_diverged()) return kAllDiverged;
+  return ci.n == 0 ? std::string() : format_bootstrap_ci(ci, style);
+}
+
+std::string statistic(const BootstrapMeanCi& ci, NumberStyle style) {
+  return ci.n == 0 ? std::string() : format_bootstrap_ci(ci, style);
+}
+
+// Whether some variant has a sink excess (runs written before it have none: no empty column).
+bool any_sink_excess(const std::vector<const VariantSummary*>& variants) {
+  return std::any_of(variants.begin(), variants.end(), [](const VariantSummary* v) { return v->sink_excess.n > 0; });
+}
 
 // Nats to bits: the same interval, divided by ln 2.
 MeanCi in_bits(MeanCi ci) {
@@ -103,7 +116,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
     std::vector<double> steps, mse, max_err, wall;
     int sink_heads = 0, heads = 0;
     std::vector<double> loss, accuracy, active_loss, active_accuracy, no_op_loss, no_op_accuracy;
-    std::map<std::pair<int, int>, std::vector<double>> bos, mass, bos_all, mass_all, score;
+    std::vector<double> excess;
+    std::map<std::pair<int, int>, std::vector<double>> bos, mass, bos_all, mass_all, score, head_excess;
     for (const auto& r : runs.runs) {
       if (r.variant != name) continue;
       ++v.total;
@@ -124,6 +138,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
       push_defined(active_accuracy, s.eval_active_accuracy);
       push_defined(no_op_loss, s.eval_no_op_loss);
       push_defined(no_op_accuracy, s.eval_no_op_accuracy);
+      push_defined(excess, s.sink_excess_mean);
       steps.push_back(static_cast<double>(s.steps));
       if (measures.regression) {  // a token task's eval_mse is null, not a number to average
         mse.push_back(s.eval_mse);
@@ -141,6 +156,7 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
           mass_all[key].push_back(h.mass_mean);
         }
         score[key].push_back(h.sink_score);
+        if (!std::isnan(h.sink_excess)) head_excess[key].push_back(h.sink_excess);
         const auto it = v.heads.try_emplace(key).first;
         if (measures.no_op_rows && !std::isnan(h.bos_mass_nontrigger_min))
           it->second.bos_min = std::isnan(it->second.bos_min) ? h.bos_mass_nontrigger_min
@@ -152,22 +168,24 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
       }
     }
     v.eval_loss = mean_ci95(loss);
-    v.eval_accuracy = mean_ci95(accuracy);
+    v.eval_accuracy = bootstrap_mean_ci95(accuracy);
     v.eval_active_loss = mean_ci95(active_loss);
-    v.eval_active_accuracy = mean_ci95(active_accuracy);
+    v.eval_active_accuracy = bootstrap_mean_ci95(active_accuracy);
     v.eval_no_op_loss = mean_ci95(no_op_loss);
-    v.eval_no_op_accuracy = mean_ci95(no_op_accuracy);
+    v.eval_no_op_accuracy = bootstrap_mean_ci95(no_op_accuracy);
     v.steps = mean_ci95(steps);
     v.eval_mse = mean_ci95(mse);
     v.eval_max_abs_error = mean_ci95(max_err);
     v.wall_seconds = mean_ci95(wall);
     v.sink_rate = proportion_ci95(sink_heads, heads);
+    v.sink_excess = bootstrap_mean_ci95(excess);
     for (auto& [key, agg] : v.heads) {
-      agg.bos = mean_ci95(bos[key]);
-      agg.mass = mean_ci95(mass[key]);
-      agg.bos_all = mean_ci95(bos_all[key]);
-      agg.mass_all = mean_ci95(mass_all[key]);
-      agg.sink_score = mean_ci95(score[key]);
+      agg.bos = bootstrap_mean_ci95(bos[key]);
+      agg.mass = bootstrap_mean_ci95(mass[key]);
+      agg.bos_all = bootstrap_mean_ci95(bos_all[key]);
+      agg.mass_all = bootstrap_mean_ci95(mass_all[key]);
+      agg.sink_score = bootstrap_mean_ci95(score[key]);
+      agg.sink_excess = bootstrap_mean_ci95(head_excess[key]);
     }
     out.push_back(std::move(v));
   }
@@ -210,7 +228,7 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     Table t;
     int layers = 0;
     for (const auto& key : shapes[g]) layers = std::max(layers, key.first + 1);
-    t.title = "Per variant (mean ± 95% CI over seeds)";
+    t.title = "Per variant (mean and 95% CI over seeds)";
     if (shapes.size() > 1)
       t.title += shapes[g].empty() ? ": variants without a readable run that did not diverge"
                                    : ": " + std::to_string(layers) + " layer(s), " + std::to_string(shapes[g].size()) + " head(s) in all";
@@ -222,6 +240,8 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     if (c.tokens) t.header.insert(t.header.end(), {"eval loss (nats)", "eval loss (bits)", "accuracy"});
     if (c.active) t.header.insert(t.header.end(), {"active loss (nats)", "active accuracy"});
     if (c.no_op) t.header.insert(t.header.end(), {"no-op loss (nats)", "no-op accuracy"});
+    const bool excess = any_sink_excess(members[g]);
+    if (excess) t.header.push_back("sink excess");
     t.header.push_back("sink rate");
     for (const auto& [l, h] : shapes[g]) {
       if (c.no_op_heads) {
@@ -247,6 +267,7 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
       if (c.no_op)
         row.insert(row.end(), {statistic(*v, v->eval_no_op_loss, NumberStyle::fixed4),
                                statistic(*v, v->eval_no_op_accuracy, NumberStyle::fixed4)});
+      if (excess) row.push_back(statistic(*v, v->sink_excess, NumberStyle::fixed4));
       row.push_back(sink_rate_text(*v));
       for (const auto& [key, agg] : v->heads) {
         if (c.no_op_heads) row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4), statistic(agg.mass, NumberStyle::fixed4)});
@@ -266,10 +287,14 @@ Table head_table(const std::vector<VariantSummary>& variants) {
   for (const auto& v : variants) all.push_back(&v);
   const VariantColumns c = columns_of(all);
   Table t;
-  t.title = "Per head (mean ± 95% CI over seeds)";
+  t.title = "Per head (mean and 95% CI over seeds)";
+  bool excess = false;
+  for (const auto& v : variants)
+    for (const auto& [key, agg] : v.heads) excess |= agg.sink_excess.n > 0;
   t.header = {"variant", "head"};
   if (c.no_op_heads) t.header.insert(t.header.end(), {"BOS@" + c.no_op_name, "BOS min (any seed)", "row mass"});
   if (c.all_row_heads) t.header.insert(t.header.end(), {"BOS@all rows", "row mass@all rows"});
+  if (excess) t.header.push_back("sink excess");
   t.header.insert(t.header.end(), {"sink score", "sink head in"});
   for (const auto& v : variants)
     for (const auto& [key, agg] : v.heads) {
@@ -279,6 +304,7 @@ Table head_table(const std::vector<VariantSummary>& variants) {
                                std::isnan(agg.bos_min) ? std::string() : format_number(agg.bos_min, NumberStyle::fixed4),
                                statistic(agg.mass, NumberStyle::fixed4)});
       if (c.all_row_heads) row.insert(row.end(), {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
+      if (excess) row.push_back(statistic(agg.sink_excess, NumberStyle::fixed4));
       row.insert(row.end(), {statistic(agg.sink_score, NumberStyle::fixed4),
                              std::to_string(agg.sink_seeds) + "/" + std::to_string(v.ok) + " seeds"});
       t.rows.push_back(std::move(row));
@@ -305,6 +331,8 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
   t.header.push_back("steps");
   if (c.mse) t.header.push_back("eval_mse");
   if (c.tokens) t.header.insert(t.header.end(), {"eval loss (nats)", "accuracy"});
+  const bool excess = any_sink_excess(all);
+  if (excess) t.header.push_back("sink excess");
   t.header.push_back("sink rate");
   const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all rows)" : c.no_op_heads ? c.no_op_name : "all rows";
   t.header.push_back("BOS@" + rows + " per head (layers split by /)");
@@ -325,7 +353,8 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
     if (c.stop_rule) row.push_back(reached_text(v));
     row.push_back(statistic(v, v.steps, NumberStyle::integer, "+/-"));
     if (c.mse) row.push_back(statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"));
-    if (c.tokens) row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"), statistic(v, v.eval_accuracy, NumberStyle::fixed4, "+/-")});
+    if (c.tokens) row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"), statistic(v, v.eval_accuracy, NumberStyle::fixed4)});
+    if (excess) row.push_back(statistic(v, v.sink_excess, NumberStyle::fixed4));
     row.push_back(sink_rate_text(v));
     row.push_back(v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / "));
     t.rows.push_back(std::move(row));
@@ -380,9 +409,16 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
 
 std::vector<std::string> setting_notes(const ReportRuns& runs) {
   std::vector<std::string> notes = sink_setting_notes(runs);
-  if (notes.size() > 1)  // not when no run is readable: then the one note says so
-    notes.push_back("Intervals: mean ± t_{0.975, n-1} s / sqrt(n) over seeds; n=1 means a single seed (no interval). "
-                    "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval].");
+  if (notes.size() > 1) {  // not when no run is readable: then the one note says so
+    const std::string shares = measures_of(runs).tokens ? "BOS mass, row mass, sink score, sink excess, accuracy"
+                                                         : "BOS mass, row mass, sink score, sink excess";
+    notes.push_back("Intervals: shares (" + shares + "): mean [2.5%, 97.5%] "
+                    "of " + std::to_string(kBootstrapResamples) + " bootstrap means over the seeds (fixed seed), inside the "
+                    "range; other numbers: mean ± t_{0.975, n-1} s / sqrt(n); n=1 means a single seed (no interval). "
+                    "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval]. Sink excess: the "
+                    "mean over heads of (alpha - u) / (1 - u) per row, u uniform attention's share: 0 = uniform, 1 = all on "
+                    "the sink keys; graded, where the sink rate counts heads above eps.");
+  }
   return notes;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The report's tables, built from loaded runs: one row per run (summary.csv), one row per variant
-// with mean +/- 95% CI over seeds (summary.md, index.html, and a compact terminal version), and a
-// long per-head table that stays readable for 4x4 models.
+// with mean and 95% CI over seeds (summary.md, index.html, and a compact terminal version), and a
+// long per-head table that stays readable for 4x4 models. Shares in [0, 1] (BOS mass, row mass, sink
+// score, sink excess, accuracy) take a percentile-bootstrap interval, [lo, hi], that keeps their range;
+// unbounded numbers (loss, MSE, steps, time) mean +/- t s / sqrt(n).
 #include <limits>
 #include <map>
 #include <string>
@@ -18,11 +20,12 @@ namespace sinklab {
 // Sink statistics over the rows the task has: no-op rows (bos, mass, bos_min) from runs whose task
 // flags them, all rows (bos_all, mass_all) from runs whose task does not (text_lm); n = 0 where none.
 struct HeadAggregate {
-  MeanCi bos;            // bos_mass_nontrigger_mean over seeds
-  MeanCi mass;           // mass_nontrigger_mean over seeds
-  MeanCi bos_all;        // bos_mass_mean over seeds
-  MeanCi mass_all;       // mass_mean over seeds
-  MeanCi sink_score;     // alpha_0 over seeds
+  BootstrapMeanCi bos;          // bos_mass_nontrigger_mean over seeds
+  BootstrapMeanCi mass;         // mass_nontrigger_mean over seeds
+  BootstrapMeanCi bos_all;      // bos_mass_mean over seeds
+  BootstrapMeanCi mass_all;     // mass_mean over seeds
+  BootstrapMeanCi sink_score;   // alpha_0 over seeds
+  BootstrapMeanCi sink_excess;  // sink_excess over seeds (n = 0 for runs written before it)
   double bos_min = std::numeric_limits<double>::quiet_NaN();  // smallest bos_mass_nontrigger_min of any seed
   int sink_seeds = 0;    // seeds in which this head is a sink head
 };
@@ -37,9 +40,11 @@ struct VariantSummary {
   TaskMeasures measures;  // of its usable runs
   MeanCi steps, eval_mse, eval_max_abs_error, wall_seconds;
   ProportionCi sink_rate;  // sink heads / heads, pooled over those runs: a binomial interval, not a t one
+  BootstrapMeanCi sink_excess;  // sink_excess_mean over those runs: the graded headline, sink_rate second
   // Token tasks (n = 0 otherwise): cross-entropy in nats and accuracy, over all scored positions and
   // over the active and no-op rows.
-  MeanCi eval_loss, eval_accuracy, eval_active_loss, eval_active_accuracy, eval_no_op_loss, eval_no_op_accuracy;
+  MeanCi eval_loss, eval_active_loss, eval_no_op_loss;
+  BootstrapMeanCi eval_accuracy, eval_active_accuracy, eval_no_op_accuracy;
   std::map<std::pair<int, int>, HeadAggregate> heads;  // (layer, head)
 };
 

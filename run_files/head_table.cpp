@@ -228,6 +228,12 @@ std::string format_head_table(const RunSummary& s, HeadTableWidth width) {
 
   char trigger[48] = "";
   if (trigger_task) std::snprintf(trigger, sizeof trigger, "eval trigger j = %d, ", s.eval_trigger);
+  // The graded sink excess first: a yes/no at eps calls alpha_0 0.30 a sink where uniform gives 0.21.
+  if (s.sink_excess_mean && std::isfinite(*s.sink_excess_mean)) {
+    std::snprintf(line, sizeof line, "(sink excess over uniform %.2f: mean over heads, 0 = uniform, 1 = all on the sink keys)\n",
+                  *s.sink_excess_mean);
+    out += line;
+  }
   std::snprintf(line, sizeof line, "(%sT = %d; sink: alpha_0 and sink mass > eps = %.2f; uniform H_T/T = %.4f; sink rate %.2f)\n",
                 trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;

@@ -45,6 +45,8 @@ enum class RowValue : uint8_t {
   value_weighted_sink_share_v,  // the same with ||v_k|| = ||W_V^h x_k||
   value_weighted_zero,          // 1 when that sum (with ||u_k||) is 0, else 0; undefined without value norms
   gate,                         // the row's output gate; undefined without a gate
+  sink_excess,  // (sink_share - u) / (1 - u), u = visible sink keys / visible keys (uniform attention's share):
+                // 0 for uniform attention, 1 for all on the sink keys; undefined when every visible key is one
 };
 
 // How the row values become one number. A number whose rows never occurred is NaN (null in JSON).
@@ -112,7 +114,10 @@ enum class InFiles : uint8_t { required, null_when_absent };
          "output gate of active rows; null without a gate")                                                        \
   NUMBER(mass_trigger_mean, active, row_mass, mean, "", null_when_absent, no,                                          \
          "how much attention the working rows spend: with mass_nontrigger_mean, shows a relu head that is on "       \
-         "where there is work and off elsewhere")
+         "where there is work and off elsewhere")                                                                  \
+  NUMBER(sink_excess, all, sink_excess, sample_mean, "excess", null_when_absent, yes,                                  \
+         "the sink share above uniform attention's, (alpha - u) / (1 - u) per row: 0 uniform, 1 all on the sink "     \
+         "keys, < 0 below uniform; graded where sink_head is a yes/no at eps")
 
 struct HeadSinkStats {
   int layer = 0, head = 0;

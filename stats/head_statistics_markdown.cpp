@@ -42,6 +42,9 @@ const char* value_text(RowValue value) {
     case RowValue::value_weighted_zero:
       return "1 when sum over k <= i of abs(A[i,k]) norm(u_k) is 0, else 0";
     case RowValue::gate: return "the row's output gate g_i (mean over the head's channels)";
+    case RowValue::sink_excess:
+      return "(sink share - u) / (1 - u) with u = (sink keys k <= i) / (i + 1), uniform attention's sink share; rows "
+             "whose visible keys are all sink keys are skipped";
   }
   return "?";
 }

@@ -44,7 +44,10 @@ enum class InRunTable : unsigned char { no, yes };  // a column of summary.csv
   WHEN_DEFINED(sink_rate_slot, yes, fixed4, "key-bias models: Gu's Sink*, the share of heads whose key-bias slot "    \
                "takes > eps of a row on the evaluation inputs")                                                      \
   WHEN_DEFINED(massive_ratio_max, yes, fixed4, "largest massive-activation ratio max abs(h) / median abs(h) of any "  \
-               "block's output on the evaluation inputs (Sun et al.)")
+               "block's output on the evaluation inputs (Sun et al.)")                                               \
+  WHEN_DEFINED(sink_excess_mean, yes, fixed4, "mean over heads of sink_excess in the final evaluation: how far the "  \
+               "heads' sink share sits above uniform attention's (0) towards all on the sink keys (1); the headline, " \
+               "sink_rate's eps count second")
 
 #define SINKLAB_STEP_NUMBERS(ALWAYS, WHEN_DEFINED)                                                                  \
   ALWAYS(loss, no, scientific, "training loss of the step's batch")                                                 \

@@ -16,7 +16,7 @@ constexpr size_t kStatistics = kHeadStatistics.size();
 constexpr uint8_t kKnownRoles = kSinkKey | kNoOpRow | kActiveRow;
 constexpr double kNull = std::numeric_limits<double>::quiet_NaN();
 
-constexpr size_t kRowValues = static_cast<size_t>(RowValue::gate) + 1;
+constexpr size_t kRowValues = static_cast<size_t>(RowValue::sink_excess) + 1;
 
 constexpr uint32_t bit(RowValue v) { return uint32_t{1} << static_cast<unsigned>(v); }
 
@@ -103,6 +103,14 @@ RowValues row_values(const float* row, int i, const uint8_t* roles, uint32_t nee
   set(RowValue::row_mass, mass);
   set(RowValue::non_sink_mass, mass, sink);
   set(RowValue::sink_share, mass > 0.0 ? sink / mass : 0.0);
+  if (needed & bit(RowValue::sink_excess)) {
+    int sink_keys = 0;
+    for (int k = 0; k <= i; ++k) sink_keys += (roles[k] & kSinkKey) != 0;
+    if (sink_keys <= i) {  // some visible key is not a sink key: uniform attention leaves room above it
+      const double uniform = static_cast<double>(sink_keys) / (i + 1);
+      set(RowValue::sink_excess, ((mass > 0.0 ? sink / mass : 0.0) - uniform) / (1.0 - uniform));
+    }
+  }
   if (needed & bit(RowValue::entropy)) {
     double entropy = 0.0;
     if (mass > 0.0)

@@ -9,6 +9,7 @@
 #include "run_files/attention_map_files.h"
 #include "run_files/run_summary.h"
 #include "stats/attention_maps.h"
+#include "stats/sink_onset.h"
 #include "stats/sink_statistics.h"
 #include "tests/support/trigger_roles.h"
 
@@ -73,6 +74,9 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
   std::uniform_int_distribution<int32_t> pick(2, spec.seq_len - 1);
   std::ofstream(dir / "config.yaml") << "name: " << spec.name << "\n";
 
+  // The onsets from the logged steps, as the trainer finds them (train/trainer.cpp).
+  SinkOnsetTracker onsets(static_cast<size_t>(spec.layers) * spec.heads);
+  if (!spec.with_metrics) onsets.mark_unknown();
   if (spec.with_metrics) {
     std::ofstream metrics(dir / "metrics.jsonl");
     for (int64_t step = 0; step <= spec.steps; step += 50) {
@@ -89,6 +93,7 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
       r.grad_norm = 0.1;
       r.steps_per_second = 150;
       r.heads = acc.finish();
+      onsets.observe(step, r.heads);
       if (spec.task == FakeTask::trigger) {
         if (step % 100 == 0) r.eval_mse = r.loss * 1.1;
       } else {  // cross-entropy in nats; no max_abs_error
@@ -153,7 +158,11 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
   s.sink_eps = 0.3;
   s.uniform_baseline = uniform_causal_baseline(spec.seq_len);
   s.heads = stats.finish();
+  onsets.fill(s.heads);
   s.sink_rate = sink_rate(s.heads);
+  double excess = 0;  // as models/evaluation_summary.cpp computes it
+  for (const HeadSinkStats& h : s.heads) excess += h.sink_excess;
+  s.sink_excess_mean = excess / static_cast<double>(s.heads.size());
   s.threads = 1;
   s.git_revision = "test";
   write_run_summary(dir / "summary.json", s);

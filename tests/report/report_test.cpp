@@ -75,7 +75,7 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
   EXPECT_FALSE(contains(html, "http"));  // self-contained
   const std::string csv = read_text(out / "summary.csv");
   // A trigger run has no token-task numbers: their columns are left out, not written empty.
-  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,"
+  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,sink_excess_mean,"
                             "L0H0_bos_mass_nontrigger_mean,"))
       << csv;
   EXPECT_FALSE(contains(csv, "eval_loss")) << csv;

@@ -127,7 +127,7 @@ TEST(HeadTable, ALanguageModelRunShowsOnlyItsAllRowStatisticsWithoutTriggerWords
   expect_narrow_with_legend(s);
   const std::string table = format_head_table(s);
   const std::vector<std::string> shown = headings(table);
-  EXPECT_EQ(shown, (std::vector<std::string>{"alpha_0", "sink", "BOS@all", "mass@all", "entropy@all"})) << table;
+  EXPECT_EQ(shown, (std::vector<std::string>{"alpha_0", "sink", "BOS@all", "mass@all", "entropy@all", "excess"})) << table;
   EXPECT_EQ(table.find("trig"), std::string::npos) << table;
   EXPECT_EQ(table.find("rows: loss"), std::string::npos) << "no role it scores, no line of dashes:\n" << table;
   EXPECT_EQ(table.find("--wide"), std::string::npos) << "all of it fits:\n" << table;
