@@ -9,7 +9,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "report/bos_band_figure.h"
 #include "report/gnuplot_runner.h"
+#include "report/onset_distribution.h"
 #include "run_files/output_path.h"
 #include "run_files/quarantine.h"
 #include "report/report_heatmaps.h"
@@ -141,6 +143,10 @@ class ReportBuilder {
   void add_figure(bool written, const std::string& name, const std::string& caption) {
     if (written) figures_.push_back({name, caption});
   }
+  // A table after the per-head one (summary.md and index.html); one without rows is left out.
+  void add_table(Table table) {
+    if (!table.rows.empty()) trailing_tables_.push_back(std::move(table));
+  }
   std::filesystem::path fig_dir() const { return out_ / "figures"; }
   std::ostream& log() { return log_; }
   const ReportRuns& runs() const { return runs_; }
@@ -211,6 +217,7 @@ class ReportBuilder {
     for (const auto& t : leading) md += t.to_markdown() + "\n";
     for (const auto& t : variants) md += t.to_markdown() + "\n";
     md += heads.to_markdown();
+    for (const auto& t : trailing_tables_) md += "\n" + t.to_markdown();
     if (!failed.rows.empty()) {
       md += '\n';
       md += failed.to_markdown();
@@ -228,6 +235,7 @@ class ReportBuilder {
     page.tables = leading;
     page.tables.insert(page.tables.end(), variants.begin(), variants.end());
     page.tables.push_back(heads);
+    page.tables.insert(page.tables.end(), trailing_tables_.begin(), trailing_tables_.end());
     if (!failed.rows.empty()) {
       page.tables.push_back(failed);
       page.warnings.push_back(std::to_string(failed.rows.size()) + " run(s) failed; see the table \"Failed runs\".");
@@ -262,6 +270,7 @@ class ReportBuilder {
   ReportOptions options_;
   ReportRuns runs_;
   std::vector<VariantSummary> variants_;
+  std::vector<Table> trailing_tables_;
   std::vector<Figure> figures_;
   std::vector<std::string> extra_warnings_;
 };
@@ -396,11 +405,15 @@ void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optiona
       return std::filesystem::exists(r.dir / "metrics.jsonl", ec);
     });
     bool first = true;
+    std::vector<SeedMetrics> seeds;  // for the band over seeds
+    std::optional<BosRows> band_rows;
     for (const auto& r : runs.runs) {
       if (r.variant != runs.variants[v] || !r.usable()) continue;
       const auto metrics = load_metrics(r, b.log());
       if (!metrics) continue;
       const TaskMeasures measures = measures_of(r);
+      seeds.push_back({r.seed, *metrics});
+      if (!band_rows) band_rows = bos_rows_of(measures);
       (measures.tokens ? token_loss : mse_loss).push_back({first ? r.variant : "", static_cast<int>(v) + 1, *metrics});
       if (&r == shown) {
         const std::string name = "bos_vs_step_" + file_stem(r.variant);
@@ -411,6 +424,14 @@ void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optiona
                                ", one line per layer/head.");
       }
       first = false;
+    }
+    if (seeds.size() > 1) {  // one seed has no band: its BOS-vs-step figure above shows it
+      const std::string name = "bos_band_" + file_stem(runs.variants[v]);
+      b.add_figure(write_bos_band_figure(b.fig_dir(), name, runs.variants[v] + ": BOS mass on " + band_rows->name + " over " +
+                                                                 std::to_string(seeds.size()) + " seeds",
+                                         seeds, *band_rows),
+                   name, "BOS mass on " + band_rows->name + " during training, " + runs.variants[v] + ": per layer/head the mean over " +
+                             std::to_string(seeds.size()) + " seeds (line) and the band from the smallest to the largest seed.");
     }
   }
   const bool both = !mse_loss.empty() && !token_loss.empty();
@@ -424,7 +445,11 @@ void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optiona
   const TaskMeasures measures = measures_of(runs);
   const std::string rows = bos_axis_label(measures);
   b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", rows + " (evaluation)", runs, b.variants()), "bos_dots",
-               "Evaluation " + rows + " per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean ± 95% CI.");
+               "Evaluation " + rows + " per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean and 95% bootstrap interval.");
+  b.add_figure(write_onset_figure(b.fig_dir(), "onset_steps", "sink onset steps per variant", runs), "onset_steps",
+               "Sink onset steps per variant: one dot per seed and head, open: BOS mass on the no-op rows stays >= 0.5 from "
+               "that step, filled: >= 0.9; the table \"Sink onset steps\" counts the pairs without an onset.");
+  b.add_table(onset_table(runs));
 }
 
 std::vector<std::string> sweep_facts(const std::filesystem::path& sweep_dir, const ReportRuns& runs) {
