@@ -1,15 +1,15 @@
 #include "config_loading/memory_estimate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "data/eval_set.h"
 #include "data/task_registry.h"
 #include "stats/attention_maps.h"
+#include "stats/attention_snapshots.h"  // kSnapshotFullSide
 
 namespace sinklab {
 namespace {
@@ -96,6 +96,14 @@ std::string key_value(const std::string& key, double v) {
 
 }  // namespace
 
+double snapshot_count(const RunConfig& c) {
+  const AnalysisConfig& a = c.analysis;
+  if (a.snapshot_every <= 0) return 0;
+  // Multiples of the interval from step 0 below max_steps, and the final step.
+  const double taken = std::floor(static_cast<double>(c.train.max_steps) / a.snapshot_every) + 2;
+  return a.snapshot_limit > 0 ? std::min(taken, a.snapshot_limit + 1.0) : taken;
+}
+
 MemoryEstimate estimate_memory(const RunConfig& c) {
   const Sizes s = sizes_of(c);
   MemoryEstimate e;
@@ -114,64 +122,15 @@ MemoryEstimate estimate_memory(const RunConfig& c) {
   // T x T up to T 256, a grid of at most 256 x 256 positions beyond (stats/attention_maps.h).
   const double side = attention_map_side(eval_len);
   e.attention_maps = s.L * s.H * side * side * (2 * kDouble + kFloat);
+  // Each snapshot keeps a mean and an example map per (layer, head), at most kSnapshotFullSide positions
+  // a side. Writing the file holds them three times over: the kept maps, their .npy entries and the
+  // archive. The accumulator keeps two doubles a cell and hands out two float copies.
+  const double snapshot_side = std::min<double>(s.eval_T, kSnapshotFullSide);
+  const double cells = s.L * s.H * snapshot_side * snapshot_side;
+  const double kept = snapshot_count(c);
+  if (kept > 0) e.snapshots = cells * (3 * kept * 2 * kFloat + 2 * kDouble + 2 * kFloat);
   e.process = kProcessBytes;
   return e;
-}
-
-namespace {
-
-// The first number of a small file (a cgroup limit or usage); nothing for "max", a missing file or text.
-std::optional<double> number_in(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  double value = 0;
-  if (!(in >> value)) return std::nullopt;
-  return value;
-}
-
-// limit - usage of one cgroup folder's files; nothing when it has no limit (v1 writes ~2^63 for none).
-std::optional<double> headroom(const std::filesystem::path& dir, const char* limit_file, const char* usage_file) {
-  const std::optional<double> limit = number_in(dir / limit_file);
-  if (!limit || *limit >= 0x1p60) return std::nullopt;
-  return std::max(0.0, *limit - number_in(dir / usage_file).value_or(0.0));
-}
-
-}  // namespace
-
-std::optional<double> cgroup_memory_headroom(const std::filesystem::path& proc_self_cgroup,
-                                             const std::filesystem::path& cgroup_root) {
-  std::optional<double> least;
-  const auto keep = [&least](std::optional<double> h) {
-    if (h && (!least || *h < *least)) least = h;
-  };
-  std::ifstream in(proc_self_cgroup);
-  for (std::string line; std::getline(in, line);) {
-    // "hierarchy-id:controllers:path": v2 is "0::/path", v1's memory controller "N:memory:/path".
-    const auto first = line.find(':'), second = line.find(':', first + 1);
-    if (first == std::string::npos || second == std::string::npos) continue;
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const std::filesystem::path path = std::filesystem::path(line.substr(second + 1)).relative_path();
-    if (controllers.empty()) keep(headroom(cgroup_root / path, "memory.max", "memory.current"));
-    std::istringstream list(controllers);
-    for (std::string c; std::getline(list, c, ',');)
-      if (c == "memory") keep(headroom(cgroup_root / "memory" / path, "memory.limit_in_bytes", "memory.usage_in_bytes"));
-  }
-  return least;
-}
-
-std::optional<double> available_memory(const std::filesystem::path& meminfo, const std::filesystem::path& proc_self_cgroup,
-                                       const std::filesystem::path& cgroup_root) {
-  std::optional<double> available;
-  std::ifstream in(meminfo);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.starts_with("MemAvailable:")) continue;
-    std::istringstream fields(line.substr(13));
-    double kib = 0;
-    if (fields >> kib) available = kib * 1024.0;  // the file says "kB" and means KiB
-    break;
-  }
-  const std::optional<double> cgroup = cgroup_memory_headroom(proc_self_cgroup, cgroup_root);
-  if (cgroup && (!available || *cgroup < *available)) return cgroup;
-  return available;
 }
 
 void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<double> available_bytes) {
@@ -186,7 +145,7 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
     keys.emplace_back(key);
     shown.push_back(key_value(key, value));
   };
-  const double largest = std::max({e.parameters, e.activations, e.eval_set, e.attention_maps});
+  const double largest = std::max({e.parameters, e.activations, e.eval_set, e.attention_maps, e.snapshots});
   const bool eval_longer = s.eval_T > s.T;
   if (largest == e.activations) {
     if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
@@ -202,6 +161,13 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
     if (eval_longer) add("task.eval_seq_len", c.task.eval_seq_len);
     add("task.seq_len", s.T);
     add(s.width_key, s.in);
+  } else if (largest == e.snapshots) {
+    if (c.analysis.snapshot_limit == 0) add("analysis.snapshot_limit", 0);  // 0 = never thinned: the usual cause
+    add("analysis.snapshot_every", c.analysis.snapshot_every);
+    if (c.analysis.snapshot_limit == 0) add("train.max_steps", c.train.max_steps);
+    else add("analysis.snapshot_limit", c.analysis.snapshot_limit);
+    add("model.layers", s.L);
+    add("model.heads", s.H);
   } else if (largest == e.attention_maps) {
     add("model.layers", s.L);
     add("model.heads", s.H);
@@ -219,7 +185,9 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
                               format_bytes(*available_bytes) + " available (MemAvailable, or the cgroup's limit when lower): " + drivers +
                               " (per-step activations " + format_bytes(e.activations) + ", evaluation set " +
                               format_bytes(e.eval_set) + ", parameters and optimizer state " +
-                              format_bytes(e.parameters) + ", attention maps " + format_bytes(e.attention_maps) + ")";
+                              format_bytes(e.parameters) + ", attention maps " + format_bytes(e.attention_maps) +
+                              ", " + std::to_string(static_cast<long long>(snapshot_count(c))) + " attention snapshots " +
+                              format_bytes(e.snapshots) + ")";
   throw where.error_at_first_set(keys, message);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config_loading/key_locations.h"
+#include "core/system_memory.h"  // available_memory(), used with the estimate
 #include "config_loading/run_config.h"
 
 namespace sinklab {
@@ -19,22 +20,17 @@ struct MemoryEstimate {
   double activations = 0;     // the per-step arena: training step (values + gradients) or an eval chunk
   double eval_set = 0;        // the fixed evaluation set and the training batch buffers
   double attention_maps = 0;  // per-(layer, head) T x T accumulators of the final evaluation
+  double snapshots = 0;       // the attention snapshots a run keeps (analysis.snapshot_*), see snapshot_count
   double process = 0;         // the binary, its libraries and thread stacks
-  double total() const { return parameters + activations + eval_set + attention_maps + process; }
+  double total() const { return parameters + activations + eval_set + attention_maps + snapshots + process; }
 };
 
+// The most attention snapshots a run holds at once: one per analysis.snapshot_every steps up to
+// train.max_steps and one at the final step, at most analysis.snapshot_limit + 1 when it thins them
+// (stats/attention_snapshots.h); 0 without snapshots.
+double snapshot_count(const RunConfig& config);
+
 MemoryEstimate estimate_memory(const RunConfig& config);
-
-// What this process's cgroups (v2, or v1's memory controller) still allow: limit - usage, the least over
-// the cgroups /proc/self/cgroup names; nullopt when none has a limit (containers and CI jobs do).
-std::optional<double> cgroup_memory_headroom(const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
-                                             const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
-
-// The memory a run may use, in bytes: MemAvailable of a /proc/meminfo-format file, or the cgroup's
-// headroom when that is less; nullopt when neither is known.
-std::optional<double> available_memory(const std::filesystem::path& meminfo = "/proc/meminfo",
-                                       const std::filesystem::path& proc_self_cgroup = "/proc/self/cgroup",
-                                       const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
 
 // Throws a ConfigError when the estimate exceeds `available_bytes` (nullopt: not checked). The message
 // names the estimate, the available memory and the keys (with their values) that drive the largest

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "tests/config_loading/config_test_util.h"
 
@@ -118,6 +120,39 @@ TEST(MemoryEstimate, TheEvaluationLengthIsCountedAndNamed) {
     EXPECT_EQ(e.key(), "task.eval_seq_len");
     EXPECT_TRUE(contains(e.detail(), "task.eval_seq_len=65536")) << e.what();
   }
+}
+
+// Attention snapshots are held in memory until the run ends (and thrice over while the file is written):
+// snapshot_every 1 with snapshot_limit 0 (never thinned) over many steps is refused before training
+// starts, naming the keys at the first the user wrote.
+TEST(MemoryEstimate, SnapshotsAreCountedAndAnUnthinnedListIsRefusedByItsKeys) {
+  const std::vector<std::string> every_step{"analysis.snapshot_every=1", "train.max_steps=1000000"};
+  const RunConfig thinned = parse("seed: 1\n", every_step);
+  EXPECT_EQ(snapshot_count(thinned), 101);  // at most snapshot_limit, and the final step's
+  std::vector<std::string> never_thinned = every_step;
+  never_thinned.push_back("analysis.snapshot_limit=0");
+  const RunConfig unbounded = parse("seed: 1\n", never_thinned);
+  EXPECT_EQ(snapshot_count(unbounded), 1000002);  // steps 0 .. 999999 and the final one
+  EXPECT_EQ(snapshot_count(parse("seed: 1\n", {"analysis.snapshot_every=0"})), 0);
+  EXPECT_EQ(estimate_memory(parse("seed: 1\n", {"analysis.snapshot_every=0"})).snapshots, 0);
+  EXPECT_GT(estimate_memory(unbounded).snapshots, 9000 * estimate_memory(thinned).snapshots);
+  EXPECT_GT(estimate_memory(unbounded).snapshots, 1000002.0 * 2 * 4 * 16 * 16);  // two float maps of T x T each
+  EXPECT_GT(estimate_memory(parse("seed: 1\n", {"model.heads=4"})).snapshots,
+            estimate_memory(parse("seed: 1\n")).snapshots);
+  try {
+    parse_run_config("seed: 1\ntrain:\n  max_steps: 100000000\nanalysis:\n  snapshot_every: 1\n  snapshot_limit: 0\n",
+                     "configs/x.yaml", {}, testing::test_vocab(), 8 * kGiB);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), "analysis.snapshot_limit");
+    EXPECT_EQ(e.line(), 6);
+    EXPECT_TRUE(contains(e.detail(), "analysis.snapshot_limit=0, analysis.snapshot_every=1, train.max_steps=100000000"))
+        << e.what();
+    EXPECT_TRUE(contains(e.detail(), "100000002 attention snapshots")) << e.what();
+  }
+  // The default thinning keeps the same run small.
+  EXPECT_NO_THROW(parse_run_config("seed: 1\nanalysis:\n  snapshot_every: 1\n", "configs/x.yaml",
+                                   {"train.max_steps=100000000"}, testing::test_vocab(), 8 * kGiB));
 }
 
 TEST(MemoryEstimate, TheLoaderChecksAgainstThisMachineByDefault) {
