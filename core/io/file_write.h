@@ -30,7 +30,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces);
 
 // An append-only log (metrics.jsonl). Opening refuses a symlink and any other non-regular file; every
-// append is written whole and checked (a failed one is cut off again, so the log keeps whole records); sync() makes everything appended so far durable.
+// append is written whole and checked (a failed one is cut off again, so the log keeps whole records);
+// sync() makes everything appended so far durable.
 class AppendFile {
  public:
   // Truncates the file to keep_bytes first (a resumed run drops lines written after its checkpoint);
