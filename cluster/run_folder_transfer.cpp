@@ -1,10 +1,9 @@
 #include "cluster/run_folder_transfer.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "run_files/run_folder_lock.h"
 
@@ -93,10 +92,8 @@ std::string pack_run_folder(const fs::path& dir) {
   put<std::uint32_t>(out, static_cast<std::uint32_t>(files.size()));
   for (const auto& relative : files) {
     const std::string name = relative.generic_string();
-    std::ifstream in(dir / relative, std::ios::binary);
-    if (!in) throw FileWriteError((dir / relative).string() + ": cannot read: " + std::strerror(errno));
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw FileWriteError((dir / relative).string() + ": read failed");
+    // Whatever replaced a listed file since (a FIFO, a device) is refused by name, not waited on.
+    const std::string bytes = read_regular_file(dir / relative, ReadableFile::kNoSizeLimit, "run file");
     put<std::uint32_t>(out, static_cast<std::uint32_t>(name.size()));
     out += name;
     put<std::uint64_t>(out, bytes.size());

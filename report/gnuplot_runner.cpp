@@ -5,11 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <vector>
+
+#include "core/io/file_read.h"
 
 extern char** environ;
 
@@ -21,8 +24,18 @@ bool is_executable_file(const std::filesystem::path& p) {
   return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
 }
 
+// gnuplot's log of a failed render: its first line that mentions an error, else its first line. Only
+// the log's start is read (through core/io/file_read.h: something else planted there is not read).
 std::string first_error_line(const std::filesystem::path& log) {
-  std::ifstream in(log);
+  constexpr uint64_t kReadBytes = 1 << 20;
+  std::string text;
+  try {
+    const ReadableFile file(log, "gnuplot log", ReadableFile::kNoSizeLimit);
+    text = file.read(0, std::min(file.size(), kReadBytes));
+  } catch (const FileReadError& e) {
+    return e.what();
+  }
+  std::istringstream in(text);
   std::string line, first;
   while (std::getline(in, line)) {
     if (first.empty() && !line.empty()) first = line;
@@ -71,7 +84,12 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // The log is gnuplot's own: whatever was left at its name goes first (a FIFO there would block the
+  // child's open, and the parent waiting for it, forever).
+  std::error_code removed;
+  std::filesystem::remove(log_path, removed);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   std::string exe = executable_->string(), arg = script.string(), e = "-e", partial = "partial='.partial'";

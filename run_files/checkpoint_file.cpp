@@ -1,18 +1,15 @@
 #include "run_files/checkpoint_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "core/fnv1a.h"
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 
 namespace sinklab {
@@ -82,40 +79,37 @@ class Cursor {
   size_t pos_ = 0;
 };
 
-// An open regular file read in pieces: the header and table first, the data only once the table has
-// matched the model. (core/io/file_read.h reads whole files, which would read before checking.)
+// f()'s result, the file reader's refusals turned into the CheckpointError callers expect (they already
+// name the file).
+template <typename F>
+auto converted(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const FileReadError& e) {
+    throw CheckpointError(e.what());
+  }
+}
+
+// A checkpoint read in pieces through core/io/file_read.h's ReadableFile (a FIFO, device or directory is
+// refused without waiting): the header and table first, the data only once the table has matched the
+// model. Every refusal is a CheckpointError "checkpoint <path>: ...".
 class CheckpointInput {
  public:
-  CheckpointInput(const std::filesystem::path& path, const std::string& name) : name_(name) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw error("cannot open: " + std::string(std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail_and_close("cannot stat: " + std::string(std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) fail_and_close("is a directory, not a file");
-    if (!S_ISREG(st.st_mode)) fail_and_close("is not a regular file");
-    size_ = static_cast<uint64_t>(st.st_size);
-  }
-  CheckpointInput(const CheckpointInput&) = delete;
-  CheckpointInput& operator=(const CheckpointInput&) = delete;
-  ~CheckpointInput() { ::close(fd_); }
+  CheckpointInput(const std::filesystem::path& path, const std::string& name)
+      : name_(name),
+        file_(converted([&] { return std::make_unique<ReadableFile>(path, "checkpoint", ReadableFile::kNoSizeLimit); })) {}
 
-  uint64_t size() const { return size_; }
+  uint64_t size() const { return file_->size(); }
   // Bytes [offset, offset + n), which the caller has checked lie within size().
   std::string read(uint64_t offset, uint64_t n) const {
-    std::string out(n, '\0');
-    read_into(offset, n, out.data());
-    return out;
+    return converted([&] { return file_->read(offset, n); });
   }
   // The same into `out`, which holds n bytes.
   void read_into(uint64_t offset, uint64_t n, char* out) const {
-    uint64_t done = 0;
-    while (done < n) {
-      const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw error("read failed: " + std::string(std::strerror(errno)));
-      if (got == 0) throw error("shrank while being read");
-      done += static_cast<uint64_t>(got);
-    }
+    converted([&] {
+      file_->read_into(offset, n, out);
+      return 0;
+    });
   }
   // FNV-1a of bytes [offset, offset + n), read in pieces: a checkpoint's data is never held whole.
   uint64_t checksum(uint64_t offset, uint64_t n) const {
@@ -133,14 +127,13 @@ class CheckpointInput {
   std::string prefix() const { return "checkpoint " + name_ + ": "; }
 
  private:
-  [[noreturn]] void fail_and_close(const std::string& problem) {
-    ::close(fd_);
-    throw error(problem);
-  }
   std::string name_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  std::unique_ptr<ReadableFile> file_;
 };
+
+// The most table bytes read_checked_header reads when no model bounds them (a forged header of a sparse
+// multi-GB file must not make it allocate that much); a real table takes some bytes per parameter.
+constexpr uint64_t kMaxUncheckedTableBytes = uint64_t{64} << 20;
 
 // The most table bytes a checkpoint for `params` can need: its own table, with room for renamed and
 // extra parameters so that such a file is still read far enough to name them.
@@ -370,7 +363,7 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
 
 std::string read_checkpoint_training_state(const std::filesystem::path& path) {
   const CheckpointInput in(path, path.string());
-  const Header header = read_checked_header(in, in.size());
+  const Header header = read_checked_header(in, std::min(in.size(), kMaxUncheckedTableBytes));
   const Table table = parse_table(header.table_text, in);
   if (table.training_state_bytes > header.data_bytes)
     throw in.error("corrupt header: a training state of " + std::to_string(table.training_state_bytes) +
@@ -381,7 +374,7 @@ std::string read_checkpoint_training_state(const std::filesystem::path& path) {
 std::string checkpoint_damage(const std::filesystem::path& path) {
   try {
     const CheckpointInput in(path, path.string());
-    const Header header = read_checked_header(in, in.size());
+    const Header header = read_checked_header(in, std::min(in.size(), kMaxUncheckedTableBytes));
     const Table table = parse_table(header.table_text, in);
     uint64_t block_floats = 0;  // the table's shapes come from the file: add them up without overflow
     bool too_big = false;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
+#include <string_view>
 #include <string>
 
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "run_files/npy_header.h"
 
@@ -71,44 +72,40 @@ void write_npy(const std::filesystem::path& path, std::span<const float> data, c
 
 namespace {
 
-// What the header says, with the stream at the first data byte.
+// What the header says, and where the data starts.
 struct NpyHeader {
   std::string descr;  // as written, quotes included: "'<f4'"
   std::vector<int64_t> shape;
+  uint64_t data_start = 0;
   uint64_t data_bytes = 0;  // bytes after the header
 };
 
-NpyHeader read_header(std::ifstream& in, const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
-  if (!in) fail(path, "cannot open for reading");
+// A little-endian unsigned number of `bytes` bytes at `at` of the file.
+uint64_t read_number(const ReadableFile& file, uint64_t at, uint64_t bytes) {
+  const std::string raw = file.read(at, bytes);
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < bytes; ++i) n |= static_cast<uint64_t>(static_cast<unsigned char>(raw[i])) << (8 * i);
+  return n;
+}
+
+NpyHeader read_header(const ReadableFile& file, const std::filesystem::path& path) {
   // Sizes in the header are checked against the file before anything is allocated from them.
-  in.seekg(0, std::ios::end);
-  const auto file_size = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
-  const auto bytes_left = [&] { return file_size - static_cast<uint64_t>(in.tellg()); };
-  char magic[kMagicLen];
-  unsigned char version[2];
-  if (!in.read(magic, kMagicLen) || std::memcmp(magic, kMagic, kMagicLen) != 0) fail(path, "not a .npy file (bad magic)");
-  if (!in.read(reinterpret_cast<char*>(version), 2)) fail(path, "truncated header");
-  size_t header_len = 0;
-  if (version[0] == 1) {
-    unsigned char b[2];
-    if (!in.read(reinterpret_cast<char*>(b), 2)) fail(path, "truncated header");
-    header_len = b[0] | (static_cast<size_t>(b[1]) << 8);
-  } else if (version[0] == 2 || version[0] == 3) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) fail(path, "truncated header");
-    header_len = b[0] | (static_cast<size_t>(b[1]) << 8) | (static_cast<size_t>(b[2]) << 16) |
-                 (static_cast<size_t>(b[3]) << 24);
-  } else {
-    fail(path, "unsupported format version " + std::to_string(version[0]) + "." + std::to_string(version[1]));
-  }
-  if (header_len > bytes_left())
+  const uint64_t file_size = file.size();
+  if (file_size < kMagicLen + 2 || file.read(0, kMagicLen) != std::string_view(kMagic, kMagicLen))
+    fail(path, "not a .npy file (bad magic)");
+  const auto version = static_cast<unsigned char>(file.read(kMagicLen, 1)[0]);
+  const uint64_t length_bytes = version == 1 ? 2 : version == 2 || version == 3 ? 4 : 0;
+  if (length_bytes == 0)
+    fail(path, "unsupported format version " + std::to_string(version) + "." +
+                   std::to_string(static_cast<unsigned char>(file.read(kMagicLen + 1, 1)[0])));
+  const uint64_t length_at = kMagicLen + 2;
+  if (file_size < length_at + length_bytes) fail(path, "truncated header");
+  const uint64_t header_len = read_number(file, length_at, length_bytes);
+  const uint64_t header_at = length_at + length_bytes;
+  if (header_len > file_size - header_at)
     fail(path, "truncated header: it announces " + std::to_string(header_len) + " bytes, the file has " +
-                   std::to_string(bytes_left()) + " left");
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(path, "truncated header");
+                   std::to_string(file_size - header_at) + " left");
+  const std::string header = file.read(header_at, header_len);
 
   NpyHeader h;
   NpyHeaderDict dict;
@@ -120,8 +117,19 @@ NpyHeader read_header(std::ifstream& in, const std::filesystem::path& path) {
   if (dict.fortran_order) fail(path, "Fortran-ordered arrays are not supported");
   h.descr = dict.descr;
   h.shape = dict.shape;
-  h.data_bytes = bytes_left();
+  h.data_start = header_at + header_len;
+  h.data_bytes = file_size - h.data_start;
   return h;
+}
+
+// The file's reader refusals as NpyError (they already name the file).
+template <typename F>
+auto npy_errors(F&& f) {
+  try {
+    return f();
+  } catch (const FileReadError& e) {
+    throw NpyError(std::string("npy ") + e.what());
+  }
 }
 
 // product(shape) elements of `element_bytes` each, or an error when the file holds fewer (the product
@@ -142,55 +150,58 @@ int64_t checked_count(const std::vector<int64_t>& shape, uint64_t data_bytes, ui
 
 }  // namespace
 
-NpyArray read_npy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  NpyHeader h = read_header(in, path);
-  if (h.descr != "'<f4'") fail(path, "dtype " + h.descr + " is not supported (only '<f4', little-endian float32)");
-
-  NpyArray array;
-  array.shape = std::move(h.shape);
-  const int64_t n = checked_count(array.shape, h.data_bytes, sizeof(float), "float32", path);
-  array.data.resize(static_cast<size_t>(n));
-  if (!in.read(reinterpret_cast<char*>(array.data.data()), static_cast<std::streamsize>(n * sizeof(float))))
-    fail(path, "data truncated: expected " + std::to_string(n) + " float32 values");
-  if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
-  return array;
+NpyArray read_npy(const std::filesystem::path& path, uint64_t max_bytes) {
+  return npy_errors([&] {
+    const ReadableFile file(path, "file", max_bytes);
+    NpyHeader h = read_header(file, path);
+    if (h.descr != "'<f4'") fail(path, "dtype " + h.descr + " is not supported (only '<f4', little-endian float32)");
+    NpyArray array;
+    array.shape = std::move(h.shape);
+    const int64_t n = checked_count(array.shape, h.data_bytes, sizeof(float), "float32", path);
+    if (static_cast<uint64_t>(n) * sizeof(float) != h.data_bytes) fail(path, "trailing bytes after the data");
+    file.check_memory_for(h.data_bytes, "its data");
+    array.data.resize(static_cast<size_t>(n));
+    file.read_into(h.data_start, h.data_bytes, reinterpret_cast<char*>(array.data.data()));
+    return array;
+  });
 }
 
-NpyIntArray read_npy_integers(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  NpyHeader h = read_header(in, path);
-  // '|' marks a one-byte type without byte order; '=' is native, which is little-endian here.
-  struct IntType {
-    const char* descr;
-    uint64_t bytes;
-    bool is_signed;
-  };
-  static constexpr IntType kTypes[] = {{"'|u1'", 1, false}, {"'|i1'", 1, true}, {"'<u2'", 2, false},
-                                       {"'<i2'", 2, true},  {"'<u4'", 4, false}, {"'<i4'", 4, true},
-                                       {"'<i8'", 8, true}};
-  const IntType* type = nullptr;
-  for (const IntType& t : kTypes)
-    if (h.descr == t.descr) type = &t;
-  if (!type)
-    fail(path, "dtype " + h.descr + " is not an integer type this reader takes ('<i4', '<i8', '<i2', '<u2', '<u4', "
-                                    "'|u1', '|i1'; little-endian)");
-  NpyIntArray array;
-  array.shape = std::move(h.shape);
-  const int64_t n = checked_count(array.shape, h.data_bytes, type->bytes, h.descr.c_str(), path);
-  std::string raw(static_cast<size_t>(n) * type->bytes, '\0');
-  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size())))
-    fail(path, "data truncated: expected " + std::to_string(n) + " " + h.descr + " values");
-  if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
-  array.data.resize(static_cast<size_t>(n));
-  for (size_t i = 0; i < array.data.size(); ++i) {
-    const char* p = raw.data() + i * type->bytes;
-    uint64_t u = 0;
-    std::memcpy(&u, p, type->bytes);  // little-endian host: the low bytes
-    if (type->is_signed && type->bytes < 8 && (u >> (8 * type->bytes - 1)) != 0) u |= ~uint64_t{0} << (8 * type->bytes);
-    array.data[i] = static_cast<int64_t>(u);
-  }
-  return array;
+NpyIntArray read_npy_integers(const std::filesystem::path& path, uint64_t max_bytes) {
+  return npy_errors([&] {
+    const ReadableFile file(path, "file", max_bytes);
+    NpyHeader h = read_header(file, path);
+    // '|' marks a one-byte type without byte order; '=' is native, which is little-endian here.
+    struct IntType {
+      const char* descr;
+      uint64_t bytes;
+      bool is_signed;
+    };
+    static constexpr IntType kTypes[] = {{"'|u1'", 1, false}, {"'|i1'", 1, true}, {"'<u2'", 2, false},
+                                         {"'<i2'", 2, true},  {"'<u4'", 4, false}, {"'<i4'", 4, true},
+                                         {"'<i8'", 8, true}};
+    const IntType* type = nullptr;
+    for (const IntType& t : kTypes)
+      if (h.descr == t.descr) type = &t;
+    if (!type)
+      fail(path, "dtype " + h.descr + " is not an integer type this reader takes ('<i4', '<i8', '<i2', '<u2', '<u4', "
+                                      "'|u1', '|i1'; little-endian)");
+    NpyIntArray array;
+    array.shape = std::move(h.shape);
+    const int64_t n = checked_count(array.shape, h.data_bytes, type->bytes, h.descr.c_str(), path);
+    if (static_cast<uint64_t>(n) * type->bytes != h.data_bytes) fail(path, "trailing bytes after the data");
+    file.check_memory_for(h.data_bytes + static_cast<uint64_t>(n) * sizeof(int64_t), "its data, widened to int64,");
+    const std::string raw = file.read(h.data_start, h.data_bytes);
+    array.data.resize(static_cast<size_t>(n));
+    for (size_t i = 0; i < array.data.size(); ++i) {
+      const char* p = raw.data() + i * type->bytes;
+      uint64_t u = 0;
+      std::memcpy(&u, p, type->bytes);  // little-endian host: the low bytes
+      if (type->is_signed && type->bytes < 8 && (u >> (8 * type->bytes - 1)) != 0)
+        u |= ~uint64_t{0} << (8 * type->bytes);
+      array.data[i] = static_cast<int64_t>(u);
+    }
+    return array;
+  });
 }
 
 std::string encode_npy_byte_strings(const std::vector<std::string>& strings, const std::string& where) {

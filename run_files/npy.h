@@ -43,8 +43,12 @@ std::string encode_npy_vector(const std::string& descr, const std::vector<T>& va
 std::string encode_npy_byte_strings(const std::vector<std::string>& strings, const std::string& where);
 void write_npy(const std::filesystem::path& path, std::span<const float> data, const std::vector<int64_t>& shape);
 
+// Largest .npy file the readers take unless told otherwise (core/io/file_read.h also refuses data that
+// would not fit in the memory left, and FIFOs or devices, by name).
+inline constexpr uint64_t kMaxNpyFileBytes = uint64_t{4} << 30;
+
 // Reads a file written by write_npy or numpy.save; errors name the file and what is wrong.
-NpyArray read_npy(const std::filesystem::path& path);
+NpyArray read_npy(const std::filesystem::path& path, uint64_t max_bytes = kMaxNpyFileBytes);
 
 // Integer arrays (token ids from numpy.save): dtypes '<i4', '<i8', '<i2', '<u2', '<u4', '|u1', '|i1',
 // C order, any rank; values widened to int64. Same errors as read_npy, and a dtype outside the list.
@@ -52,6 +56,6 @@ struct NpyIntArray {
   std::vector<int64_t> shape;
   std::vector<int64_t> data;  // row-major, product(shape) elements
 };
-NpyIntArray read_npy_integers(const std::filesystem::path& path);
+NpyIntArray read_npy_integers(const std::filesystem::path& path, uint64_t max_bytes = kMaxNpyFileBytes);
 
 }  // namespace sinklab

@@ -4,11 +4,16 @@
 
 #include <bit>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <limits>
 #include <memory>
+#include <optional>
 
+#include "core/io/file_read.h"
+#include "core/system_memory.h"
 #include "run_files/half_float.h"
 #include "run_files/npy_header.h"
 
@@ -34,24 +39,78 @@ T load(const char* p) {
   return v;
 }
 
-NpzArray decode_npy(const std::string& bytes, const std::string& where) {
+// Reads one entry exactly as far as asked: never more than its directory declares, so a forged size
+// or a zip bomb is stopped at the declared size and nothing is allocated beyond what was checked.
+class EntryReader {
+ public:
+  EntryReader(zip_t* archive, zip_uint64_t index, const std::string& where, uint64_t declared)
+      : file_(zip_fopen_index(archive, index, 0), zip_fclose), where_(where), left_(declared) {
+    if (!file_) fail(where, std::string("cannot open: ") + zip_strerror(archive));
+  }
+  // The next n bytes (n was checked against the declared size by the caller's arithmetic).
+  std::string take(uint64_t n) {
+    if (n > left_) fail(where_, "truncated header");
+    std::string out(n, '\0');
+    read_into(out.data(), n, "inflates to fewer bytes than its directory declares (truncated or corrupt)");
+    left_ -= n;
+    return out;
+  }
+  // After the last declared byte: the stream must end there.
+  void expect_end() {
+    char extra = 0;
+    const zip_int64_t n = zip_fread(file_.get(), &extra, 1);
+    if (n < 0) fail(where_, std::string("cannot read (truncated or corrupt): ") + zip_file_strerror(file_.get()));
+    if (n > 0) fail(where_, "inflates to more bytes than its directory declares (a forged size or a zip bomb)");
+  }
+
+ private:
+  void read_into(char* out, uint64_t n, const char* short_read) {
+    uint64_t done = 0;
+    while (done < n) {
+      const uint64_t piece = std::min<uint64_t>(n - done, uint64_t{1} << 24);
+      const zip_int64_t got = zip_fread(file_.get(), out + done, piece);
+      if (got < 0) fail(where_, std::string("cannot read (truncated or corrupt): ") + zip_file_strerror(file_.get()));
+      if (got == 0) fail(where_, short_read);
+      done += static_cast<uint64_t>(got);
+    }
+  }
+  std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file_;
+  std::string where_;
+  uint64_t left_;
+};
+
+// Bytes one element takes once decoded: a float, an int64 or a std::string with its characters.
+uint64_t decoded_bytes(const NpzArray& array, uint64_t item) {
+  if (array.is_strings()) return sizeof(std::string) + item;
+  return array.is_float() ? sizeof(float) : sizeof(int64_t);
+}
+
+// One entry of `declared` bytes (its zip directory's uncompressed size, checked against `budget` by
+// the caller): the .npy header first, then the shape against the declared size and the memory its
+// decoded values take against the budget, and only then the data. Returns the array; `budget` drops by
+// the decoded bytes.
+NpzArray read_npy_entry(EntryReader& in, uint64_t declared, const std::string& where, uint64_t& budget) {
   constexpr std::string_view kMagic("\x93NUMPY", 6);
-  if (bytes.size() < 10 || std::string_view(bytes).substr(0, 6) != kMagic) fail(where, "not a .npy entry (bad magic)");
-  const auto version = static_cast<unsigned char>(bytes[6]);
-  size_t header_start = 0, header_len = 0;
-  const auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(bytes[i])); };
+  if (declared < 10) fail(where, "not a .npy entry (bad magic)");
+  const std::string start = in.take(10);
+  if (std::string_view(start).substr(0, 6) != kMagic) fail(where, "not a .npy entry (bad magic)");
+  const auto version = static_cast<unsigned char>(start[6]);
+  const auto byte = [](const std::string& s, size_t i) {
+    return static_cast<uint64_t>(static_cast<unsigned char>(s[i]));
+  };
+  uint64_t header_start = 10, header_len = 0;
   if (version == 1) {
-    header_start = 10;
-    header_len = byte(8) | (byte(9) << 8);
+    header_len = byte(start, 8) | (byte(start, 9) << 8);
   } else if (version == 2 || version == 3) {
-    if (bytes.size() < 12) fail(where, "truncated header");
+    if (declared < 12) fail(where, "truncated header");
+    const std::string more = in.take(2);
     header_start = 12;
-    header_len = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
+    header_len = byte(start, 8) | (byte(start, 9) << 8) | (byte(more, 0) << 16) | (byte(more, 1) << 24);
   } else {
     fail(where, "unsupported .npy format version " + std::to_string(version));
   }
-  if (header_len > bytes.size() - header_start) fail(where, "truncated header");
-  const std::string header = bytes.substr(header_start, header_len);
+  if (header_len > declared - header_start) fail(where, "truncated header");
+  const std::string header = in.take(header_len);
   NpzArray array;
   NpyHeaderDict dict;
   try {
@@ -78,8 +137,9 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
   if (dict.fortran_order) fail(where, "Fortran order is not supported");
   array.shape = dict.shape;
 
-  // Element count against the data actually present, before anything is allocated from it.
-  const size_t data_bytes = bytes.size() - header_start - header_len;
+  // The element count against the declared data size, before the data is inflated or anything is
+  // allocated from it.
+  const uint64_t data_bytes = declared - header_start - header_len;
   uint64_t count = 1;
   for (const int64_t d : array.shape) {
     if (d != 0 && count > data_bytes / static_cast<uint64_t>(d)) {
@@ -91,7 +151,15 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
   if (count == std::numeric_limits<uint64_t>::max() || count * size != data_bytes)
     fail(where, "data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
                     (count == std::numeric_limits<uint64_t>::max() ? std::string("more") : std::to_string(count * size)));
-  const char* data = bytes.data() + header_start + header_len;
+  const uint64_t decoded = count * decoded_bytes(array, size);  // count * size fits: it is data_bytes
+  if (decoded > budget || data_bytes > budget - decoded)
+    fail(where, "its " + std::to_string(count) + " values need " + std::to_string(decoded + data_bytes) +
+                    " bytes of memory while read, more than the " + std::to_string(budget) +
+                    " left of this reader's limit");
+  budget -= decoded;
+  const std::string raw = in.take(data_bytes);
+  in.expect_end();
+  const char* data = raw.data();
   if (array.is_strings()) {
     array.strings.resize(count);
     for (uint64_t i = 0; i < count; ++i) {
@@ -121,20 +189,32 @@ NpzArray decode_npy(const std::string& bytes, const std::string& where) {
   return array;
 }
 
-// One entry's bytes, read in chunks so a forged size in the directory allocates nothing up front.
-std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& where, uint64_t max_bytes) {
-  const std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, index, 0), zip_fclose);
-  if (!file) fail(where, std::string("cannot open: ") + zip_strerror(archive));
-  std::string out;
-  char chunk[1 << 16];
-  for (;;) {
-    const zip_int64_t n = zip_fread(file.get(), chunk, sizeof chunk);
-    if (n < 0) fail(where, std::string("cannot read (truncated or corrupt): ") + zip_file_strerror(file.get()));
-    if (n == 0) break;
-    if (out.size() + static_cast<uint64_t>(n) > max_bytes) fail(where, "entry larger than " + std::to_string(max_bytes) + " bytes");
-    out.append(chunk, static_cast<size_t>(n));
+// Every ".npy" entry of an open archive, each entry's declared size checked against what is left of
+// max_bytes before it is inflated.
+NpzArrays decode_archive(zip_t* archive, const std::string& where, uint64_t max_bytes) {
+  NpzArrays arrays;
+  uint64_t budget = max_bytes;
+  const zip_int64_t entries = zip_get_num_entries(archive, 0);
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    const auto index = static_cast<zip_uint64_t>(i);
+    const char* raw_name = zip_get_name(archive, index, 0);
+    if (raw_name == nullptr) fail(where, "entry " + std::to_string(i) + " has no name");
+    const std::string name = raw_name;
+    if (name.size() <= 4 || name.substr(name.size() - 4) != ".npy") continue;
+    const std::string entry_where = where + " entry " + name;
+    const std::string key = name.substr(0, name.size() - 4);
+    if (arrays.contains(key)) fail(where, "entry " + name + " appears twice");
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(archive, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+      fail(entry_where, std::string("cannot read its size: ") + zip_strerror(archive));
+    if (st.size > budget)
+      fail(entry_where, "declares " + std::to_string(st.size) + " bytes uncompressed, more than the " +
+                            std::to_string(budget) + " left of this reader's limit (a forged size or a zip bomb?)");
+    EntryReader in(archive, index, entry_where, st.size);
+    arrays.emplace(key, read_npy_entry(in, st.size, entry_where, budget));
   }
-  return out;
+  return arrays;
 }
 
 }  // namespace
@@ -145,7 +225,7 @@ int64_t NpzArray::element_count() const {
   return n;
 }
 
-NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_entry_bytes) {
+NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_bytes) {
   if (bytes.empty()) fail(where, "empty file");
   zip_error_t error;
   zip_error_init(&error);
@@ -159,29 +239,35 @@ NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t 
     fail(where, "not a readable zip archive (truncated or corrupt?): " + why);
   }
   const std::unique_ptr<zip_t, decltype(&zip_discard)> archive(opened, zip_discard);
-  NpzArrays arrays;
-  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
-  for (zip_int64_t i = 0; i < entries; ++i) {
-    const char* raw_name = zip_get_name(archive.get(), static_cast<zip_uint64_t>(i), 0);
-    if (raw_name == nullptr) fail(where, "entry " + std::to_string(i) + " has no name");
-    const std::string name = raw_name;
-    if (name.size() <= 4 || name.substr(name.size() - 4) != ".npy") continue;
-    const std::string entry_where = where + " entry " + name;
-    const std::string key = name.substr(0, name.size() - 4);
-    if (arrays.contains(key)) fail(where, "entry " + name + " appears twice");
-    arrays.emplace(key, decode_npy(read_entry(archive.get(), static_cast<zip_uint64_t>(i), entry_where, max_entry_bytes), entry_where));
-  }
-  return arrays;
+  return decode_archive(archive.get(), where, max_bytes);
 }
 
-NpzArrays read_npz(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail(path.string(), "missing or not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path.string(), "cannot open for reading");
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) fail(path.string(), "read error");
-  return decode_npz(bytes, path.string());
+NpzArrays read_npz(const std::filesystem::path& path, uint64_t max_bytes) {
+  const std::string where = path.string();
+  // The memory the machine has left bounds the arrays too.
+  const std::optional<double> available = available_memory();
+  if (available && *available < static_cast<double>(max_bytes)) max_bytes = static_cast<uint64_t>(*available);
+  try {
+    const ReadableFile file(path, "file", max_bytes);  // refuses a FIFO, a device, a directory by name
+    if (file.size() == 0) fail(where, "empty file");
+    // libzip reads the archive from its own copy of the descriptor: the archive is never held whole.
+    const int fd = ::dup(file.fd());
+    if (fd < 0) fail(where, std::string("cannot read: ") + std::strerror(errno));
+    int code = 0;
+    zip_t* opened = zip_fdopen(fd, ZIP_CHECKCONS, &code);
+    if (opened == nullptr) {
+      ::close(fd);
+      zip_error_t error;
+      zip_error_init_with_code(&error, code);
+      const std::string why = zip_error_strerror(&error);
+      zip_error_fini(&error);
+      fail(where, "not a readable zip archive (truncated or corrupt?): " + why);
+    }
+    const std::unique_ptr<zip_t, decltype(&zip_discard)> archive(opened, zip_discard);
+    return decode_archive(archive.get(), where, max_bytes);
+  } catch (const FileReadError& e) {
+    throw NpzError(std::string("npz ") + e.what());
+  }
 }
 
 }  // namespace sinklab

@@ -29,14 +29,18 @@ struct NpzArray {
 // Entry name without ".npy" -> array.
 using NpzArrays = std::map<std::string, NpzArray>;
 
-// Default upper bound on one entry's uncompressed size, so a forged size cannot exhaust memory.
-inline constexpr uint64_t kMaxNpzEntryBytes = uint64_t{1} << 32;
+// Default upper bound on the memory one archive's arrays take (and on the file's size). Each entry's
+// uncompressed size, as the zip directory declares it, and its .npy shape are checked against what is
+// left of it before the entry is inflated, and no entry is inflated past its declared size: a forged
+// size or a zip bomb is refused by name, never met with std::bad_alloc.
+inline constexpr uint64_t kMaxNpzBytes = uint64_t{16} << 30;
 
 // The arrays of an archive held in memory; `where` names it in errors. Throws NpzError saying which
-// entry and what is wrong (not a zip, truncated, unknown dtype, data shorter than the shape, an entry
-// above max_entry_bytes uncompressed, ...).
-NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_entry_bytes = kMaxNpzEntryBytes);
-// The same for a file; errors name the file.
-NpzArrays read_npz(const std::filesystem::path& path);
+// entry and what is wrong (not a zip, truncated, unknown dtype, data shorter than the shape, entries
+// above max_bytes, ...).
+NpzArrays decode_npz(std::string_view bytes, const std::string& where, uint64_t max_bytes = kMaxNpzBytes);
+// The same for a file, opened through core/io/file_read.h (a FIFO or device is refused) and read by
+// libzip from the descriptor; max_bytes is lowered to the memory the machine has left. Errors name the file.
+NpzArrays read_npz(const std::filesystem::path& path, uint64_t max_bytes = kMaxNpzBytes);
 
 }  // namespace sinklab

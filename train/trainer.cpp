@@ -274,16 +274,14 @@ class Trainer::MetricsLog {
  private:
   // Byte length of the first `lines` lines, read in chunks (a log can be large).
   static uint64_t bytes_of_first_lines(const std::filesystem::path& path, uint64_t lines) {
-    regular_file_size(path, "metrics log");  // a FIFO or device planted there is refused, not read
-    std::ifstream in(path, std::ios::binary);
+    const ReadableFile in(path, "metrics log", ReadableFile::kNoSizeLimit);  // a FIFO or device: refused, not read
     std::vector<char> chunk(1 << 20);
-    uint64_t offset = 0, seen = 0;
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      const auto n = static_cast<size_t>(in.gcount());
+    uint64_t seen = 0;
+    for (uint64_t offset = 0; offset < in.size(); offset += chunk.size()) {
+      const auto n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), in.size() - offset));
+      in.read_into(offset, n, chunk.data());
       for (size_t i = 0; i < n; ++i)
         if (chunk[i] == '\n' && ++seen == lines) return offset + i + 1;
-      offset += n;
     }
     throw FileReadError("metrics log " + path.string() + ": has fewer than the " + std::to_string(lines) +
                         " lines its checkpoint recorded (was it truncated or replaced?)");

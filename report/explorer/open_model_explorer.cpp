@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <initializer_list>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/io/file_read.h"
 #include "core/io/file_write.h"
 #include "report/explorer/explorer_maps.h"
 #include "report/explorer/explorer_page.h"
@@ -28,13 +27,18 @@ constexpr const char* kOpenModelExplorerStyle = "open_model_explorer.css";
   throw OpenModelExplorerError(eval_json.string() + ": " + why);
 }
 
+// An eval JSON of the largest open model is some MB (a few numbers per head).
+constexpr uint64_t kMaxEvalJsonBytes = uint64_t{256} << 20;
+
 json read_eval_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be read (no such file?)");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
   try {
-    return json::parse(text.str());
+    text = read_regular_file(path, kMaxEvalJsonBytes, "eval JSON");  // a FIFO or device is refused, not read
+  } catch (const FileReadError& e) {
+    throw OpenModelExplorerError(e.what());
+  }
+  try {
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     fail(path, std::string("is not JSON (") + e.what() + "); give the eval-<folder>.json that sinklab eval MODEL_DIR writes");
   }

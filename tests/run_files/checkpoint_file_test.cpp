@@ -3,12 +3,15 @@
 // parameters are named; weights need the model hash only, a resume both; every truncation and every
 // flipped byte is a CheckpointError that leaves the store alone; format 2 and non-files are refused.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -260,6 +263,50 @@ TEST_F(CheckpointFile, DamageIsFoundWithoutAModelInEveryTruncationAndFlippedByte
   EXPECT_NE(checkpoint_damage(write("d.bin", data_flip)).find("checksum mismatch (corrupt file)"), std::string::npos);
   EXPECT_NE(checkpoint_damage(dir_ / "missing.bin").find("cannot open"), std::string::npos);
   EXPECT_NE(checkpoint_damage(dir_).find("is a directory"), std::string::npos);
+}
+
+// A FIFO planted as the checkpoint is refused at once by every reader (opening one for reading would
+// wait for a writer forever), and a sparse 12 GB file whose header announces a 12 GB table is refused
+// before anything of that size is allocated.
+TEST_F(CheckpointFile, AFifoOrAHugeSparseFileIsRefusedWithoutWaitingOrAllocating) {
+  const fs::path fifo = dir_ / "fifo.bin";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto refused_at_once = [&](auto read) {
+    auto reading = std::async(std::launch::async, read);
+    if (reading.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+      std::ofstream unblock(fifo);  // let the blocked reader finish so the test can end
+      ADD_FAILURE() << "blocked on the FIFO";
+      return std::string();
+    }
+    return reading.get();
+  };
+  const auto message = [](auto f) {
+    try {
+      f();
+    } catch (const CheckpointError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ParameterStore s = store_of(kModel);
+  const std::string expected = "checkpoint " + fifo.string() + ": is not a regular file";
+  EXPECT_NE(refused_at_once([&] { return error_of(fifo, hashes_, CheckpointUse::weights, s); }).find(expected),
+            std::string::npos);
+  EXPECT_NE(refused_at_once([&] { return message([&] { read_checkpoint_training_state(fifo); }); }).find(expected),
+            std::string::npos);
+  EXPECT_NE(refused_at_once([&] { return checkpoint_damage(fifo); }).find(expected), std::string::npos);
+
+  ParameterStore saved = filled_model();
+  write_checkpoint_file(dir_ / "c.bin", hashes_, saved, "state");
+  std::string header = slurp(dir_ / "c.bin").substr(0, 60);
+  const uint64_t size = uint64_t{12} << 30, table = size - 60, data = 0;
+  std::memcpy(header.data() + 28, &table, sizeof table);
+  std::memcpy(header.data() + 36, &data, sizeof data);
+  const fs::path sparse = write("sparse.bin", header);
+  fs::resize_file(sparse, size);  // a hole: no disk used
+  EXPECT_NE(message([&] { read_checkpoint_training_state(sparse); }).find("more than this model can need"),
+            std::string::npos);
+  EXPECT_NE(checkpoint_damage(sparse).find("more than this model can need"), std::string::npos);
 }
 
 }  // namespace

@@ -3,8 +3,15 @@
 #include "run_files/npz_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
 
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <future>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,6 +21,8 @@
 
 namespace sinklab {
 namespace {
+
+namespace fs = std::filesystem;
 
 // A .npy entry with any dtype: the writer (run_files/npy.h) only makes float32.
 template <typename T>
@@ -44,6 +53,45 @@ NpzTextEntries snapshot_entries() {
 }
 
 std::string archive(const NpzTextEntries& entries) { return encode_npz({}, entries, "test.npz"); }
+
+// A zip of one entry compressed with deflate, as numpy.savez_compressed writes it (encode_npz stores).
+std::string deflated_archive(const std::string& name, const std::string& content) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* memory = zip_source_buffer_create(nullptr, 0, 0, &error);
+  zip_source_keep(memory);
+  zip_t* z = zip_open_from_source(memory, ZIP_TRUNCATE, &error);
+  const zip_int64_t i = zip_file_add(z, name.c_str(), zip_source_buffer(z, content.data(), content.size(), 0), 0);
+  EXPECT_GE(i, 0);
+  EXPECT_EQ(zip_set_file_compression(z, static_cast<zip_uint64_t>(i), ZIP_CM_DEFLATE, 1), 0);
+  EXPECT_EQ(zip_close(z), 0);
+  std::string bytes;
+  EXPECT_EQ(zip_source_open(memory), 0);
+  char chunk[1 << 16];
+  for (zip_int64_t n; (n = zip_source_read(memory, chunk, sizeof chunk)) > 0;)
+    bytes.append(chunk, static_cast<size_t>(n));
+  zip_source_close(memory);
+  zip_source_free(memory);
+  return bytes;
+}
+
+// Writes `size` as the uncompressed size of every entry, in the local header and the central directory
+// (ZIP_CHECKCONS compares them): a size that lies.
+std::string with_declared_size(std::string zip, uint32_t size) {
+  for (const auto& [signature, offset] : {std::pair<std::string, size_t>{"PK\x03\x04", 22}, {"PK\x01\x02", 24}})
+    for (size_t at = zip.find(signature); at != std::string::npos; at = zip.find(signature, at + 4))
+      std::memcpy(zip.data() + at + offset, &size, sizeof size);
+  return zip;
+}
+
+std::string npz_error(const std::string& bytes, uint64_t max_bytes) {
+  try {
+    decode_npz(bytes, "bomb.npz", max_bytes);
+  } catch (const NpzError& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 TEST(NpzReader, ReadsEveryDtypeAsNumPyWroteIt) {
   const NpzArrays arrays = decode_npz(archive(snapshot_entries()), "test.npz");
@@ -94,6 +142,76 @@ TEST(NpzReader, CapsAnEntrysSize) {
   const std::string bytes = archive({{"a.npy", npy<float>("<f4", "(1000,)", std::vector<float>(1000))}});
   EXPECT_THROW(decode_npz(bytes, "a.npz", 1000), NpzError);
   EXPECT_NO_THROW(decode_npz(bytes, "a.npz", 1 << 20));
+}
+
+// 64 MiB of zeros deflate to some 64 KB: the entry's declared size is refused against the limit before
+// a byte of it is inflated.
+TEST(NpzReader, AZipBombIsRefusedByItsDeclaredSizeBeforeInflating) {
+  const std::string zeros = npy<float>("<f4", "(16777216,)", std::vector<float>(16777216));
+  const std::string bomb = deflated_archive("mean.npy", zeros);
+  EXPECT_LT(bomb.size(), zeros.size() / 100);
+  const std::string message = npz_error(bomb, 16 << 20);
+  EXPECT_NE(message.find("npz file bomb.npz entry mean.npy: declares " + std::to_string(zeros.size()) +
+                         " bytes uncompressed, more than the 16777216 left"), std::string::npos) << message;
+  EXPECT_EQ(decode_npz(bomb, "bomb.npz", 1 << 30).at("mean").floats.size(), 16777216u);  // within the limit: read
+}
+
+// A directory that declares fewer bytes than the entry inflates to: inflating stops at the declared
+// size; one that declares more than the shape needs is refused before inflating.
+TEST(NpzReader, ADeclaredSizeThatLiesIsCaughtAtIt) {
+  const std::string one = npy<float>("<f4", "(1,)", {1.0f});
+  std::string lying = one + std::string(1 << 20, '\0');  // a megabyte more than the shape
+  const std::string small = with_declared_size(deflated_archive("a.npy", lying), static_cast<uint32_t>(one.size()));
+  const std::string message = npz_error(small, 1 << 30);
+  EXPECT_NE(message.find("npz file bomb.npz entry a.npy: inflates to more bytes than its directory declares"),
+            std::string::npos) << message;
+  const std::string big = with_declared_size(deflated_archive("a.npy", one), 0xfffffff0u);
+  const std::string data_bytes = std::to_string(0xfffffff0u - (one.size() - sizeof(float)));  // all but the header
+  const std::string big_error = npz_error(big, uint64_t{16} << 30);
+  EXPECT_NE(big_error.find("entry a.npy: data holds " + data_bytes + " bytes, the shape needs 4"), std::string::npos)
+      << big_error;
+}
+
+// The limit holds for the archive's arrays together (and counts what decoding widens: one byte of
+// '|u1' becomes an int64), not only for each entry.
+TEST(NpzReader, TheLimitHoldsForAllEntriesTogether) {
+  const std::string bytes = archive({{"a.npy", npy<float>("<f4", "(100000,)", std::vector<float>(100000))},
+                                     {"b.npy", npy<float>("<f4", "(100000,)", std::vector<float>(100000))}});
+  EXPECT_NO_THROW(decode_npz(bytes, "two.npz", 2 << 20));
+  EXPECT_NE(npz_error(bytes, 1 << 20).find("entry b.npy: its 100000 values need"), std::string::npos)
+      << npz_error(bytes, 1 << 20);
+  const std::string wide = archive({{"u.npy", npy<uint8_t>("|u1", "(100000,)", std::vector<uint8_t>(100000))}});
+  EXPECT_NE(npz_error(wide, 500000).find("its 100000 values need 900000 bytes"), std::string::npos)
+      << npz_error(wide, 500000);
+}
+
+// read_npz opens through core/io/file_read.h: a FIFO is refused without waiting for a writer, a device
+// is not read, a sparse 12 GB file is refused without being read into memory.
+TEST(NpzReader, AFileThatIsNotARegularArchiveIsRefusedAtOnce) {
+  const fs::path dir = fs::temp_directory_path() / ("sinklab_npz_reader_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto message = [](const fs::path& p) {
+    try {
+      read_npz(p);
+    } catch (const NpzError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ASSERT_EQ(::mkfifo((dir / "fifo.npz").c_str(), 0600), 0);
+  auto reading = std::async(std::launch::async, [&] { return message(dir / "fifo.npz"); });
+  ASSERT_EQ(reading.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "blocked on the FIFO";
+  EXPECT_EQ(reading.get(), "npz file " + (dir / "fifo.npz").string() + ": is not a regular file");
+  EXPECT_EQ(message("/dev/zero"), "npz file /dev/zero: is not a regular file");
+  std::ofstream(dir / "sparse.npz") << "PK";
+  fs::resize_file(dir / "sparse.npz", uint64_t{12} << 30);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_NE(message(dir / "sparse.npz").find("npz file " + (dir / "sparse.npz").string() + ": "), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "the file was read";
+  const std::string good = archive(snapshot_entries());
+  std::ofstream(dir / "good.npz", std::ios::binary) << good;
+  EXPECT_EQ(read_npz(dir / "good.npz").size(), 8u);
+  fs::remove_all(dir);
 }
 
 TEST(NpzReader, ReadsByteStringsAsNumPyDoes) {
