@@ -48,8 +48,8 @@ class PassGuard {
  public:
   PassGuard(PyModel& m, const char* what) : m_(m) {
     if (m_.in_pass)
-      throw py::value_error(std::string(what) + ": this model is in the middle of a pass (called from one of its hooks); " +
-                            "run another model, or run this one after the pass");
+      throw py::value_error(std::string(what) + ": this model is in the middle of a pass (called from one of its " +
+                            "hooks); run another model, or run this one after the pass");
     m_.in_pass = true;
   }
   ~PassGuard() { m_.in_pass = false; }
