@@ -16,16 +16,14 @@
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
 #include "core/options/bound.h"
-#include "data/eval_set.h"
-#include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "models/constructions.h"
 #include "models/model_loader.h"
-#include "models/sink_evaluation.h"
 #include "report/error_vs_sink.h"
 #include "report/gnuplot_runner.h"
 #include "report/report_runs.h"
 #include "run_files/output_path.h"
+#include "train/evaluation_pipeline.h"
 
 namespace sinklab::apps {
 namespace {
@@ -36,20 +34,16 @@ RunConfig run_config(const fs::path& run_dir) {
   return load_run_config(run_dir / "config.yaml", {}, std::nullopt);
 }
 
-// eta, eta on the no-op rows and 1 - min BOS@nt of a model on the evaluation set (re-evaluated: a run's
-// summary has no per-row errors).
-void measure(Model& model, const EvalSet& set, int eval_trigger, ErrorSinkPoint& p) {
-  EvalOptions options;
-  options.attention_samples = model.config().analysis.eval_attention_samples;
-  options.row_errors = true;
-  const SinkEvaluation e = evaluate_with_sink_statistics(model, set, options);
+// eta, eta on the no-op rows and 1 - min BOS@nt of a model on a run's evaluation set, evaluated as the
+// trainer does (train/evaluation_pipeline.h; re-evaluated: a run's summary has no per-row errors).
+void measure(Model& model, const EvaluationPipeline& pipeline, ErrorSinkPoint& p) {
+  EvaluationRequest request;
+  request.row_errors = true;
+  Graph graph;
+  const SinkEvaluation e = pipeline.evaluate(graph, model, request);
   p.eta = e.metrics.max_abs_error;
   p.eta_no_op = e.metrics.no_op_max_abs_error;
-  p.sink_gap = sink_gap(e.heads, eval_trigger);
-}
-
-std::unique_ptr<Task> evaluation_task(const RunConfig& c) {
-  return make_task(evaluation_task_config(c.task), c.model.residual);
+  p.sink_gap = sink_gap(e.heads, pipeline.task().fixed_eval_row());
 }
 
 std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std::string& base_run,
@@ -61,8 +55,7 @@ std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std:
                                 "/config.yaml), which cannot hold the softmax construction: " + e.what() +
                                 "; pass --no-curve to leave the curve out");
   }
-  const auto task = evaluation_task(base);
-  const EvalSet set(*task, base.task);
+  const EvaluationPipeline pipeline(base);
   std::vector<ErrorSinkPoint> points;
   for (const double beta : betas) {
     ConstructionParams params;
@@ -71,7 +64,7 @@ std::vector<ErrorSinkPoint> construction_curve(const RunConfig& base, const std:
     ErrorSinkPoint p;
     p.name = "construction beta=" + format_number(beta);
     p.setting = beta;
-    measure(*model, set, task->fixed_eval_row(), p);
+    measure(*model, pipeline, p);
     points.push_back(p);
   }
   return points;
@@ -103,12 +96,11 @@ void run(const std::string& dir, const std::vector<double>& betas, std::string o
     if (!first) first = &r;
     const RunConfig config = run_config(r.dir);
     auto model = load_model(r.dir / "checkpoint.bin", config);
-    const auto task = evaluation_task(config);
     ErrorSinkPoint p;
     p.name = r.id;
     p.setting = config.train.stop_max_abs_error;
     p.stopped = s.reached_stop_rule;
-    measure(*model, EvalSet(*task, config.task), task->fixed_eval_row(), p);
+    measure(*model, EvaluationPipeline(config), p);
     if (p.eta != s.eval_max_abs_error)
       throw std::runtime_error("run " + r.id + ": re-evaluating its checkpoint gives eta " + std::to_string(p.eta) +
                                ", its summary.json says " + std::to_string(s.eval_max_abs_error));

@@ -47,6 +47,7 @@
 #include "run_files/extreme_tokens_json.h"
 #include "run_files/run_summary.h"
 #include "run_files/output_path.h"
+#include "train/evaluation_pipeline.h"
 
 namespace sinklab::apps {
 namespace {
@@ -105,15 +106,16 @@ void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
                                 " available (MemAvailable, or the cgroup's limit when lower): lower --samples or --seq-len");
 }
 
-// The task must take the evaluation's trigger and length; its own message, prefixed with the flags.
-std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFlags& f) {
+// The run's evaluation pipeline (train/evaluation_pipeline.h) at the flags' task config. The task must take
+// the evaluation's trigger and length (its own message, prefixed with the flags), and the set must fit.
+std::unique_ptr<EvaluationPipeline> eval_pipeline(const RunConfig& c, const TaskConfig& t, const EvalFlags& f) {
   // TaskError, or std::logic_error from an option's declared bounds (--eval-trigger 0): the flags' fault.
   const auto with_flags = [&f](const std::exception& e) {
     const std::string flags = evaluation_flags_text(f);
     return flags.empty() ? std::string() : "the task cannot be evaluated with" + flags + ": " + e.what();
   };
   try {
-    return make_task(t, residual);
+    (void)task_shape_of(t, c.model.residual);  // refused naming the flags before the memory check builds it
   } catch (const TaskError& e) {
     if (const std::string message = with_flags(e); !message.empty()) throw std::invalid_argument(message);
     throw;
@@ -121,23 +123,25 @@ std::unique_ptr<Task> eval_task(const TaskConfig& t, bool residual, const EvalFl
     if (const std::string message = with_flags(e); !message.empty()) throw std::invalid_argument(message);
     throw;
   }
+  check_evaluation_memory(c, t);
+  return std::make_unique<EvaluationPipeline>(c, t);
 }
 
 using Evaluation = SinkEvaluation;
 
+// One evaluation of the model as it is set, with `ablation`: a run's through its evaluation pipeline, a
+// model folder's on its text windows.
+using SetEvaluation = std::function<Evaluation(Model&, const AttentionAblation&)>;
+
 // `hooks` (or none) edit activations during the evaluation: the massive-activation intervention.
-Evaluation evaluate(Model& model, const EvalSet& set, int attention_samples, const AttentionAblation& ablation,
+Evaluation evaluate(Model& model, const SetEvaluation& on_set, const AttentionAblation& ablation,
                     ActivationHooks* hooks = nullptr) {
   struct ScopedHooks {
     Transformer& t;
     ~ScopedHooks() { t.set_hooks(nullptr); }
   } scoped{model.transformer()};
   model.transformer().set_hooks(hooks);
-  EvalOptions options;  // as the trainer's evaluation (chunk 250), so `none` gives the run's own bits
-  options.attention_samples = attention_samples;
-  options.row_errors = true;
-  options.ablation = ablation;
-  return evaluate_with_sink_statistics(model, set, options);
+  return on_set(model, ablation);
 }
 
 // |W_O^h W_V^h e_0|_inf per head, layer-major: what the BOS input vector e_0 (position 0 of the
@@ -311,6 +315,14 @@ nlohmann::json head_ablation_json(const std::vector<HeadAblationRow>& rows) {
   return a;
 }
 
+// A number of the summary table; "n/a" where it is not defined (NaN), never "nan".
+std::string cell(const char* pattern, double v) {
+  if (std::isnan(v)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, pattern, v);
+  return text;
+}
+
 std::string head_ablation_text(const std::vector<HeadAblationRow>& rows, const TaskShape& shape) {
   const char* what = shape.loss == TaskLoss::mse ? "eval_mse" : "loss (nats)";
   std::string t = "\nhead ablation: the BOS key (position 0) masked in one head at a time (mask_bos_key), largest " +
@@ -319,7 +331,8 @@ std::string head_ablation_text(const std::vector<HeadAblationRow>& rows, const T
   std::snprintf(line, sizeof line, "%-8s %14s %14s\n", "head", what, "delta");
   t += line;
   for (const HeadAblationRow& r : rows) {
-    std::snprintf(line, sizeof line, "%-8s %14.6f %+14.6f\n", head_label(r.head).c_str(), r.ablated, r.delta());
+    std::snprintf(line, sizeof line, "%-8s %14s %14s\n", head_label(r.head).c_str(), cell("%.6f", r.ablated).c_str(),
+                  cell("%+.6f", r.delta()).c_str());
     t += line;
   }
   return t;
@@ -336,19 +349,19 @@ struct Analysis {
 };
 
 // `extreme_tokens` measures the model as it is set when called (ablation and hooks included).
-Analysis analyse(Model& model, const EvalSet& set, int attention_samples, const AttentionAblation& ablation,
+Analysis analyse(Model& model, const EvalSet& set, const SetEvaluation& on_set, const AttentionAblation& ablation,
                  const EvalFlags& f, const std::function<ExtremeTokenReport()>& extreme_tokens) {
   if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
     throw std::invalid_argument("--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
   Analysis a;
-  a.base = evaluate(model, set, attention_samples, AttentionAblation());
+  a.base = evaluate(model, on_set, AttentionAblation());
   a.base_extremes = extreme_tokens();
   if (f.massive) a.massive = massive_plan(model, set, f, a.base_extremes);
   std::optional<MassiveActivationHooks> massive_hooks;
   if (a.massive) massive_hooks.emplace(*a.massive);
   ActivationHooks* hooks = massive_hooks ? &*massive_hooks : nullptr;
   const bool changed = ablation.mode() != AblationMode::none || a.massive;
-  a.ablated = changed ? evaluate(model, set, attention_samples, ablation, hooks) : a.base;
+  a.ablated = changed ? evaluate(model, on_set, ablation, hooks) : a.base;
   a.ablated_extremes = a.base_extremes;
   if (changed) {  // the same changes as the evaluation above, then none again
     model.transformer().set_ablation(ablation);
@@ -413,18 +426,35 @@ std::string joined_command_line() {
   return text;
 }
 
-void print_summary(const std::string& what, const Evaluation& base, const Evaluation& ablated,
+// The task's own metrics: an MSE task's errors, a token task's loss and accuracy. A row the task
+// defines but whose rows it does not flag (no no-op rows) reads n/a, with the reason under the table.
+void print_metric_rows(const TaskShape& shape, const EvalMetrics& base, const EvalMetrics& ablated) {
+  bool undefined = false;
+  const auto row = [&undefined](const char* name, double a, double b) {
+    undefined = undefined || std::isnan(a) || std::isnan(b);
+    std::printf("%-26s %12s %12s %12s\n", name, cell("%.4e", a).c_str(), cell("%.4e", b).c_str(),
+                cell("%+.4e", b - a).c_str());
+  };
+  if (shape.loss == TaskLoss::mse) {
+    row("eval_mse", base.mse, ablated.mse);
+    row("eval_max_abs_error", base.max_abs_error, ablated.max_abs_error);
+    row("non-trigger max |error|", base.no_op_max_abs_error, ablated.no_op_max_abs_error);
+    row("trigger row max |error|", base.active_max_abs_error, ablated.active_max_abs_error);
+  } else {
+    row("eval_loss (nats)", base.loss, ablated.loss);
+    row("eval_accuracy", base.accuracy, ablated.accuracy);
+    row("active-row loss (nats)", base.active_loss, ablated.active_loss);
+    row("no-op-row loss (nats)", base.no_op_loss, ablated.no_op_loss);
+  }
+  if (undefined)
+    std::printf("(n/a: the task flags no such rows, or the evaluation's outputs are not finite)\n");
+}
+
+void print_summary(const std::string& what, const TaskShape& shape, const Evaluation& base, const Evaluation& ablated,
                    const std::vector<double>& bos_map, const AttentionAblation& ablation, const fs::path& out) {
   std::printf("%s\n", what.c_str());
   std::printf("%-26s %12s %12s %12s\n", "", "unablated", "ablated", "delta");
-  const auto row = [](const char* name, double a, double b) {
-    std::printf("%-26s %12.4e %12.4e %+12.4e\n", name, a, b, b - a);
-  };
-  row("eval_mse", base.metrics.mse, ablated.metrics.mse);
-  row("eval_loss (nats)", base.metrics.loss, ablated.metrics.loss);
-  row("eval_max_abs_error", base.metrics.max_abs_error, ablated.metrics.max_abs_error);
-  row("non-trigger max |error|", base.metrics.no_op_max_abs_error, ablated.metrics.no_op_max_abs_error);
-  row("trigger row max |error|", base.metrics.active_max_abs_error, ablated.metrics.active_max_abs_error);
+  print_metric_rows(shape, base.metrics, ablated.metrics);
   // Tasks without no-op rows (language models): alpha_0 and BOS@all instead of the no-op and trigger rows.
   const bool no_op_rows = !base.heads.empty() && !std::isnan(base.heads[0].bos_mass_nontrigger_mean);
   std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated", no_op_rows ? "BOS@non-trig (base->)" : "alpha_0 (base->)",
@@ -432,10 +462,12 @@ void print_summary(const std::string& what, const Evaluation& base, const Evalua
   for (size_t i = 0; i < ablated.heads.size(); ++i) {
     const HeadSinkStats& a = ablated.heads[i];
     const HeadSinkStats& b = base.heads[i];
-    std::printf("%-6s %-8s %10.4f->%-10.4f %10.4f->%-10.4f %14.4e\n", head_label({a.layer, a.head}).c_str(),
-                ablation.applies(a.layer, a.head) ? "yes" : "no", no_op_rows ? b.bos_mass_nontrigger_mean : b.sink_score,
-                no_op_rows ? a.bos_mass_nontrigger_mean : a.sink_score, no_op_rows ? b.trigger_bos : b.bos_mass_mean,
-                no_op_rows ? a.trigger_bos : a.bos_mass_mean, bos_map[i]);
+    std::printf("%-6s %-8s %10s->%-10s %10s->%-10s %14s\n", head_label({a.layer, a.head}).c_str(),
+                ablation.applies(a.layer, a.head) ? "yes" : "no",
+                cell("%.4f", no_op_rows ? b.bos_mass_nontrigger_mean : b.sink_score).c_str(),
+                cell("%.4f", no_op_rows ? a.bos_mass_nontrigger_mean : a.sink_score).c_str(),
+                cell("%.4f", no_op_rows ? b.trigger_bos : b.bos_mass_mean).c_str(),
+                cell("%.4f", no_op_rows ? a.trigger_bos : a.bos_mass_mean).c_str(), cell("%.4e", bos_map[i]).c_str());
   }
   std::printf("wrote %s\n", out.string().c_str());
 }
@@ -451,19 +483,22 @@ void run_eval(const EvalFlags& f) {
   const TaskConfig t = eval_task_config(c, f);
   const fs::path run_dir = fs::is_directory(given) ? given : given.parent_path();
   if (!f.out.empty()) check_output_path(f.out, OutputKind::file, "--out");
-  const std::unique_ptr<Task> task = eval_task(t, c.model.residual, f);
-  check_evaluation_memory(c, t);
+  const std::unique_ptr<EvaluationPipeline> pipeline = eval_pipeline(c, t, f);
+  const Task* const task = &pipeline->task();
   const TaskShape shape = task->shape();
   if (shape.input_dim != model->shape().input_dim || shape.output_dim != model->shape().output_dim)
     throw std::invalid_argument("the task's widths changed with" + evaluation_flags_text(f));
   model = model_for_length(std::move(model), shape.seq_len, "--seq-len " + std::to_string(shape.seq_len));
-  set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
-  const EvalSet set(*task, t);
+  const EvalSet& set = pipeline->set();
   Graph graph;
-  const TaskObjective objective(set.shape());
-  const Analysis a = analyse(*model, set, c.analysis.eval_attention_samples, ablation, f, [&] {
-    return measure_extreme_token_report(graph, model->transformer(), c, *task, objective, set, model->shape().max_seq_len);
-  });
+  // The trainer's evaluation (train/evaluation_pipeline.h), with per-row errors: `none` gives the run's own bits.
+  const SetEvaluation on_set = [&](Model& m, const AttentionAblation& with) {
+    EvaluationRequest request;
+    request.row_errors = true;
+    request.ablation = with;
+    return pipeline->evaluate(graph, m, request);
+  };
+  const Analysis a = analyse(*model, set, on_set, ablation, f, [&] { return pipeline->extreme_tokens(graph, *model); });
 
   fs::path out = f.out.empty() ? default_output(run_dir, ablation, f, t, *task) : fs::path(f.out);
   nlohmann::json j = {
@@ -492,7 +527,7 @@ void run_eval(const EvalFlags& f) {
                      std::to_string(set.size()) + " inputs, T = " + std::to_string(shape.seq_len);
   if (task->fixed_eval_row() >= 0) what += ", trigger j = " + std::to_string(task->fixed_eval_row());
   what += massive_text(a.massive);
-  print_summary(what, a.base, a.ablated, a.bos_map, ablation, out);
+  print_summary(what, shape, a.base, a.ablated, a.bos_map, ablation, out);
   std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
   if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
 }
@@ -541,7 +576,14 @@ void run_model_eval(const EvalFlags& f) {
   const int all = set.size();
   const double eps = c.analysis.sink_eps;
   const bool slot = c.model.attention.key_bias;
-  const Analysis a = analyse(model, set, all, ablation, f, [&] {
+  const SetEvaluation on_set = [&](Model& m, const AttentionAblation& with) {
+    EvalOptions options;  // every window observed
+    options.attention_samples = all;
+    options.row_errors = true;
+    options.ablation = with;
+    return evaluate_with_sink_statistics(m, set, options);
+  };
+  const Analysis a = analyse(model, set, on_set, ablation, f, [&] {
     ExtremeTokenReport r{measure_extreme_tokens(graph, model.transformer(), objective, set, all, 250, eps, slot), std::nullopt,
                          std::nullopt};
     if (text.bos) {
@@ -600,7 +642,7 @@ void run_model_eval(const EvalFlags& f) {
   std::snprintf(baseline, sizeof baseline, "\nuniform causal attention at T = %d: alpha_0 = H_T / T = %.4f (compare the heads' alpha_0)",
                 T, a.base_extremes.eval.uniform_baseline);
   what += baseline;
-  print_summary(what, a.base, a.ablated, a.bos_map, ablation, out);
+  print_summary(what, set.shape(), a.base, a.ablated, a.bos_map, ablation, out);
   std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
   if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
   const nlohmann::json& x = j["explorer"];

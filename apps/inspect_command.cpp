@@ -1,24 +1,25 @@
 // `sinklab inspect RUN [--eval]`: a trained model outside training. Loads the model of a run folder
 // (or of a checkpoint inside one) with models/model_loader.h and prints what it is: task shape,
 // normalizer, the checkpoint hashes, every parameter by name with its shape and size. With --eval it
-// also evaluates the model on the task's fixed evaluation set with the sink statistics, and says
-// whether the numbers equal the run's summary.json bit for bit (exit 1 when they differ, like cmp).
+// also evaluates the model as the trainer's final evaluation does (train/evaluation_pipeline.h: the run's
+// evaluation set, task.eval_seq_len included) and says whether every number equals the run's
+// summary.json bit for bit; when one differs it exits 2 naming the file and the fields.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
-#include "core/thread_count.h"
-#include "data/eval_set.h"
 #include "data/task_registry.h"
-#include "models/evaluation.h"
 #include "models/model_loader.h"
-#include "stats/sink_observer.h"
-#include "models/evaluation_summary.h"
 #include "run_files/head_table.h"
+#include "run_files/run_summary.h"
+#include "train/evaluation_pipeline.h"
 
 namespace sinklab::apps {
 namespace {
@@ -48,40 +49,80 @@ void print_parameters(const Model& model) {
   std::printf("%zu parameters\n", values.size());
 }
 
-// The evaluation the trainer runs at the end, on the loaded weights.
+// The trainer's final evaluation (train/evaluation_pipeline.h) on the loaded weights: the run's
+// evaluation set, task.eval_seq_len included.
 RunSummary evaluate(Model& model) {
-  const RunConfig& c = model.config();
-  set_thread_count(c.threads);  // the run's thread count: the same bits as its own evaluation
-  const auto task = make_task(c.task, c.model.residual);
-  const EvalSet set(*task, c.task);
-  const TaskObjective objective(task->shape());
-  SinkStatisticsAccumulator stats(c.model.layers, c.model.heads, task->seq_len(), c.analysis.sink_eps);
-  SinkObserver observer(&stats, nullptr);
-  AttentionObserver* const observers[] = {&observer};
-  EvalOptions options;
-  options.attention_samples = c.analysis.eval_attention_samples;
+  const EvaluationPipeline pipeline(model.config());
   Graph graph;
-  const EvalMetrics m = evaluate_model(graph, model.transformer(), objective, set, observers, options);
-  RunSummary s = summary_of_run(c, *task);
+  RunSummary s = pipeline.run_summary();
   s.stop_reason = "inspect";
-  add_evaluation(s, m, task->shape().loss, stats.finish());
+  pipeline.record_final_evaluation(s, pipeline.evaluate(graph, model), graph, model);
   return s;
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+// "/heads/0/sink_score" -> "heads[0].sink_score", as the summary reader names fields.
+std::string field_name(const std::string& pointer) {
+  std::string name;
+  size_t at = 1;
+  while (at <= pointer.size()) {
+    const size_t next = std::min(pointer.find('/', at), pointer.size());
+    const std::string part = pointer.substr(at, next - at);
+    const bool index = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    name += index ? "[" + part + "]" : (name.empty() ? "" : ".") + part;
+    at = next + 1;
+  }
+  return name;
+}
 
-// Whether the evaluation equals the one the run recorded (the loaded weights are the run's last
-// checkpoint, which a finished run writes after its final evaluation).
-bool equals_summary(const RunSummary& now, const RunSummary& recorded) {
-  bool same = same_bits(now.eval_mse, recorded.eval_mse) && same_bits(now.eval_max_abs_error, recorded.eval_max_abs_error) &&
-              now.eval_loss.has_value() == recorded.eval_loss.has_value() &&
-              same_bits(now.eval_loss.value_or(0), recorded.eval_loss.value_or(0)) &&
-              same_bits(now.eval_accuracy.value_or(0), recorded.eval_accuracy.value_or(0)) &&
-              now.heads.size() == recorded.heads.size();
-  for (size_t i = 0; same && i < now.heads.size(); ++i)
-    for (const HeadStatistic& stat : kHeadStatistics)
-      if (!stat.is_flag() && !same_bits(now.heads[i].*stat.number, recorded.heads[i].*stat.number)) same = false;
-  return same;
+std::string value_text(const nlohmann::json& j) { return j.is_null() ? "null (not computed)" : j.dump(); }
+
+// The fields of summary.json whose recorded value the re-evaluation does not reproduce bit for bit (a
+// number's shortest JSON text is exact), as "field: recorded X, re-evaluated Y". What training alone
+// knows (steps, stop reason, train_loss, wall time, revision, onset steps) is taken from the file; a
+// field the file lacks (written by an older sinklab) is not compared.
+std::vector<std::string> differing_fields(RunSummary now, const RunSummary& recorded) {
+  now.steps = recorded.steps;
+  now.stop_reason = recorded.stop_reason;
+  now.non_finite = recorded.non_finite;
+  now.reached_stop_rule = recorded.reached_stop_rule;
+  now.train_loss = recorded.train_loss;
+  now.wall_seconds = recorded.wall_seconds;
+  now.git_revision = recorded.git_revision;
+  for (size_t i = 0; i < std::min(now.heads.size(), recorded.heads.size()); ++i) {
+    now.heads[i].sink_onset_step_50 = recorded.heads[i].sink_onset_step_50;
+    now.heads[i].sink_onset_step_90 = recorded.heads[i].sink_onset_step_90;
+  }
+  // Through text: NaN is null there (an undefined number equals an undefined one), numbers exact.
+  const nlohmann::json was = nlohmann::json::parse(nlohmann::json(recorded).dump());
+  const nlohmann::json is = nlohmann::json::parse(nlohmann::json(now).dump());
+  std::vector<std::string> fields;
+  for (const nlohmann::json& op : nlohmann::json::diff(was, is)) {
+    const std::string path = op["path"].get<std::string>(), kind = op["op"].get<std::string>();
+    if (kind == "add") continue;  // not in the file
+    const nlohmann::json::json_pointer pointer(path);
+    const std::string re = kind == "remove" ? "not computed" : "re-evaluated " + value_text(is.at(pointer));
+    fields.push_back(field_name(path) + ": recorded " + value_text(was.at(pointer)) + ", " + re);
+  }
+  return fields;
+}
+
+// Whether the re-evaluation reproduces the run's summary.json: a verdict line, or RunFileError (exit 2)
+// naming the file and the fields that differ (the loaded weights are the run's last checkpoint, which a
+// finished run writes after its final evaluation).
+std::string compare_with_summary(const RunSummary& now, const fs::path& summary, const std::string& checkpoint) {
+  if (!fs::exists(summary)) return "no summary.json to compare with (the run has not finished)";
+  const RunSummary recorded = read_run_summary(summary);
+  if (recorded.diverged())
+    return "summary.json records a diverged run (" + recorded.non_finite + "): no final evaluation to compare with";
+  const std::vector<std::string> fields = differing_fields(now, recorded);
+  if (fields.empty()) return "equals summary.json bit for bit";
+  constexpr size_t kNamed = 5;
+  std::string text;
+  for (size_t i = 0; i < std::min(fields.size(), kNamed); ++i) text += "\n  " + fields[i];
+  if (fields.size() > kNamed) text += "\n  ... and " + std::to_string(fields.size() - kNamed) + " more";
+  throw RunFileError(summary.string() + ": differs from the re-evaluation of " + checkpoint + " in " +
+                     std::to_string(fields.size()) + " field(s) (the file was changed, is another run's, or the "
+                     "checkpoint is not the run's last):" + text);
 }
 
 }  // namespace
@@ -110,20 +151,13 @@ void add_inspect_command(CLI::App& app) {
                 static_cast<unsigned long long>(hashes.config));
     print_parameters(*model);
     if (!flags->eval) return;
-    RunSummary s = evaluate(*model);
+    const RunSummary s = evaluate(*model);
     const fs::path given(flags->run);
-    const fs::path summary = (fs::is_directory(given) ? given : given.parent_path()) / "summary.json";
-    std::string verdict = "no summary.json to compare with (the run has not finished)";
-    bool differs = false;
-    if (fs::exists(summary)) {
-      const RunSummary recorded = read_run_summary(summary);
-      s.steps = recorded.steps;
-      differs = !equals_summary(s, recorded);
-      verdict = differs ? "differs from summary.json (other weights or build?)" : "equals summary.json bit for bit";
-    }
-    std::printf("%s%s\n", format_head_table(s, flags->wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str(), verdict.c_str());
+    const fs::path folder = fs::is_directory(given) ? given : given.parent_path();
+    const std::string checkpoint = (fs::is_directory(given) ? given / "checkpoint.bin" : given).string();
+    std::printf("%s", format_head_table(s, flags->wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str());
     std::fflush(stdout);
-    if (differs) throw CLI::RuntimeError(1);  // like cmp: a script can tell
+    std::printf("%s\n", compare_with_summary(s, folder / "summary.json", checkpoint).c_str());
   });
 }
 

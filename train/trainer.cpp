@@ -41,20 +41,21 @@ std::string non_finite_text(double v) { return std::isnan(v) ? "NaN" : (v > 0 ? 
 Trainer::Trainer(const RunConfig& config)
     : config_(config),
       task_(make_task(config.task, config.model.residual)),
-      eval_task_(make_task(evaluation_task_config(config.task), config.model.residual)),
       built_model_(build_model(config, model_shape_of(config))),
       params_(built_model_->parameters()),
       model_(&built_model_->transformer()),
       data_rng_(seed_stream(config.seed, kDataStream)),
       objective_(task_->shape()),
-      eval_objective_(eval_task_->shape()),
-      batch_(task_->shape(), config.train.batch_size) {
+      batch_(task_->shape(), config.train.batch_size),
+      evaluation_(config),
+      eval_task_(&evaluation_.task()),
+      eval_objective_(evaluation_.objective()),
+      eval_set_(&evaluation_.set()) {
   // Results are bit-identical for a given thread count; the count is part of the run's config.
   // (Initialization above draws from one Rng on one thread, so setting it after is the same.)
   set_thread_count(config.threads);
   optimizer_ = make_optimizer(config.optimizer);
 
-  eval_set_ = std::make_unique<EvalSet>(*eval_task_, config.task.eval_samples, config.task.eval_seed);
   train_stats_ = std::make_unique<SinkStatisticsAccumulator>(config.model.layers, config.model.heads, task_->seq_len(),
                                                              config.analysis.sink_eps);
   if (config.analysis.snapshot_every > 0) {
@@ -220,22 +221,15 @@ void Trainer::reload_snapshots(const std::filesystem::path& run_dir) {
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
-  SinkStatisticsAccumulator stats(config_.model.layers, config_.model.heads, eval_task_->seq_len(),
-                                  config_.analysis.sink_eps);
-  SinkObserver observer(&stats, maps);
-  AttentionObserver* const observers[] = {&observer};
-  EvalOptions options;
-  options.chunk = kEvalChunk;
-  options.attention_samples = config_.analysis.eval_attention_samples;
-  const EvalMetrics metrics = evaluate_model(graph_, *model_, eval_objective_, *eval_set_, observers, options);
-  return {metrics, stats.finish()};
+  EvaluationRequest request;
+  request.maps = maps;
+  return evaluation_.evaluate(graph_, *built_model_, request);
 }
 
 // Evaluation steps only (never a training step): extreme-token statistics on the evaluation inputs and,
 // for text_lm, on Gu et al.'s windows. Reads the weights, changes nothing (no RNG draw, no parameter).
 ExtremeTokenReport Trainer::extreme_token_report() {
-  return measure_extreme_token_report(graph_, *model_, config_, *task_, eval_objective_, *eval_set_,
-                                      built_model_->shape().max_seq_len);
+  return evaluation_.extreme_tokens(graph_, *built_model_);
 }
 
 // What the step loop carries between steps and hands to the summary.
@@ -441,7 +435,7 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
 }
 
 RunSummary Trainer::summary_of(const LoopState& state) const {
-  RunSummary s = summary_of_run(config_, *eval_task_);  // the evaluation's length and trigger
+  RunSummary s = evaluation_.run_summary();  // the evaluation's length and trigger
   s.steps = state.step;
   s.git_revision = git_revision();
   s.train_loss = state.loss;
@@ -476,10 +470,8 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
   }
   RunSummary s = summary_of(state);
   if (!s.diverged()) {
-    add_evaluation(s, eval.metrics, objective_.shape().loss, std::move(eval.heads));
+    evaluation_.record_final_evaluation(s, std::move(eval), graph_, *built_model_);
     onset_.fill(s.heads);
-    s.extreme_tokens = extreme_token_report();
-    add_extreme_token_numbers(s);
   }
   return s;
 }

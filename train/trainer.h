@@ -25,6 +25,7 @@
 #include "stats/attention_snapshots.h"
 #include "stats/sink_statistics.h"
 #include "run_files/checkpoint.h"
+#include "train/evaluation_pipeline.h"
 #include "train/optimizer.h"
 #include "train/progress_reporter.h"
 #include "train/sharded_gradient.h"
@@ -53,10 +54,7 @@ struct TrainOptions {
 enum class RunOutcome { finished, interrupted, diverged };
 RunOutcome outcome_of(const RunSummary& summary);
 
-struct EvalResult {
-  EvalMetrics metrics;
-  std::vector<HeadSinkStats> heads;
-};
+using EvalResult = SinkEvaluation;  // metrics and heads (models/sink_evaluation.h)
 
 class Trainer {
  public:
@@ -111,7 +109,6 @@ class Trainer {
 
   RunConfig config_;
   std::unique_ptr<Task> task_;
-  std::unique_ptr<Task> eval_task_;  // the task at the evaluation length (task.eval_seq_len), else task_'s twin
   std::unique_ptr<Model> built_model_;  // parameters and network, built by build_model (models/model_loader.h)
   // built_model_'s parameter store and network, under the names the step code uses.
   ParameterStore& params_;
@@ -120,9 +117,13 @@ class Trainer {
   Rng data_rng_;
   Graph graph_;
   TaskObjective objective_;
-  TaskObjective eval_objective_;
   BatchBuffers batch_;  // one training batch, reused every step
-  std::unique_ptr<EvalSet> eval_set_;
+  // The run's evaluation task, set and objective (task.eval_seq_len applied), and how every evaluation
+  // reads them: the same pipeline as `eval`, `inspect --eval` and Python's (train/evaluation_pipeline.h).
+  EvaluationPipeline evaluation_;
+  const Task* const eval_task_;             // evaluation_'s, under the names the snapshot code uses
+  const TaskObjective& eval_objective_;
+  const EvalSet* const eval_set_;
   std::unique_ptr<SinkStatisticsAccumulator> train_stats_;
   SinkOnsetTracker onset_;  // fed by every logged step; a resume replays the kept metrics lines
   double last_error_ = 0, last_grad_norm_ = 0;

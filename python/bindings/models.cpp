@@ -19,6 +19,7 @@
 #include "bindings/tensor_arrays.h"
 #include "config_loading/config_loader.h"
 #include "config_loading/memory_estimate.h"
+#include "train/evaluation_pipeline.h"
 #include "core/thread_count.h"
 #include "data/eval_set.h"
 #include "data/task_registry.h"
@@ -298,22 +299,21 @@ py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string&
     t.eval_samples = *samples;
   }
   check_evaluation_memory(c, t);
-  const std::unique_ptr<Task> task = make_task(t, c.model.residual);
-  const EvalSet set(*task, t);
+  const EvaluationPipeline pipeline(c, t);  // the trainer's evaluation (train/evaluation_pipeline.h)
+  const EvalSet& set = pipeline.set();
   const HookList list = hook_list(m, hooks);
   auto cache = std::make_shared<ActivationCache>(nullptr);
   py::object owner = py::cast(cache);
   PythonHooks python_hooks(list, nullptr, owner, /*memory_reused=*/true);
-  EvalOptions options;  // as `sinklab eval`: the run's own bits without hooks
-  options.attention_samples = c.analysis.eval_attention_samples;
-  options.row_errors = true;
-  options.ablation = ablation_of(*m.model, mode, heads);
-  set_thread_count(c.threads);
+  EvaluationRequest request;  // as `sinklab eval`: the run's own bits without hooks
+  request.row_errors = true;
+  request.ablation = ablation_of(*m.model, mode, heads);
   SinkEvaluation e;
   {
     const PassGuard busy(m, "evaluate");
     PassSettings settings(m.model->transformer(), list.empty() ? nullptr : &python_hooks, AttentionAblation());
-    e = evaluate_with_sink_statistics(*m.model, set, options);
+    Graph graph;
+    e = pipeline.evaluate(graph, *m.model, request);
   }
   const EvalMetrics& r = e.metrics;
   py::dict out;

@@ -46,14 +46,17 @@ TEST(InspectCommand, ReEvaluatesAFinishedRunToTheSameBits) {
     EXPECT_EQ(inspected.exit_code, 0) << inspected.output;
     EXPECT_NE(inspected.output.find(r.parameter), std::string::npos) << inspected.output;
     EXPECT_NE(inspected.output.find("equals summary.json bit for bit"), std::string::npos) << inspected.output;
-    // Another recorded number: the re-evaluation differs, and the exit status says so (like cmp).
+    // Another recorded number: the re-evaluation differs, and the exit status says so (2: the file is not
+    // the run's, naming it and the field).
     nlohmann::json summary = nlohmann::json::parse(std::ifstream(dir / "summary.json"));
     const char* recorded = summary["eval_mse"].is_number() ? "eval_mse" : "eval_loss";  // an MSE or a token task
     summary[recorded] = summary[recorded].get<double>() * 2 + 1;
     std::ofstream(dir / "summary.json", std::ios::trunc) << summary.dump();
     const testing::CliResult differs = testing::run_sinklab("inspect " + dir.string() + " --eval");
-    EXPECT_EQ(differs.exit_code, 1) << differs.output;
-    EXPECT_NE(differs.output.find("differs from summary.json"), std::string::npos) << differs.output;
+    EXPECT_EQ(differs.exit_code, 2) << differs.output;
+    EXPECT_NE(differs.output.find((dir / "summary.json").string() + ": differs from the re-evaluation"), std::string::npos)
+        << differs.output;
+    EXPECT_NE(differs.output.find(std::string(recorded) + ": recorded "), std::string::npos) << differs.output;
     fs::remove_all(dir);
   }
 }
