@@ -54,7 +54,8 @@ void add_extreme_token_numbers(RunSummary& summary) {
   if (r.gu_bos) summary.gu_sink_rate_bos = r.gu_bos->sink_rate[0];
   if (std::isfinite(r.eval.sink_rate_slot)) summary.sink_rate_slot = r.eval.sink_rate_slot;
   for (const LayerExtremes& l : r.eval.layers)
-    if (!summary.massive_ratio_max || l.massive_ratio > *summary.massive_ratio_max) summary.massive_ratio_max = l.massive_ratio;
+    if (!summary.massive_ratio_max || std::isnan(*summary.massive_ratio_max) || l.massive_ratio > *summary.massive_ratio_max)
+      summary.massive_ratio_max = l.massive_ratio;
 }
 
 }  // namespace sinklab

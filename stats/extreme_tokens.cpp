@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -166,7 +167,10 @@ void ExtremeTokenMeter::on_activation(std::string_view name, const Tensor& value
     }
     const double first = norms[0];
     const double median = median_of(norms);
-    s.residual_peak += median > 0.0 ? first / median : 0.0;
+    if (median > 0.0) {
+      s.residual_peak += first / median;
+      ++s.peak_windows;
+    }
     ++s.windows;
   }
 }
@@ -216,7 +220,8 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
     std::vector<double> all(s.abs_values.begin(), s.abs_values.end());
     e.median_abs = median_of(all);
     e.max_abs = s.max_abs;
-    e.massive_ratio = e.median_abs > 0.0 ? e.max_abs / e.median_abs : 0.0;
+    const double undefined = std::numeric_limits<double>::quiet_NaN();
+    e.massive_ratio = e.median_abs > 0.0 ? e.max_abs / e.median_abs : undefined;
     e.max_position = s.max_position;
     e.max_channel = s.max_channel;
     std::vector<size_t> order(s.mean_abs.size());
@@ -229,10 +234,10 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
       a.position = static_cast<int>(order[t] / static_cast<size_t>(s.channels));
       a.channel = static_cast<int>(order[t] % static_cast<size_t>(s.channels));
       a.mean_abs = s.mean_abs[order[t]] / s.windows;
-      a.ratio = e.median_abs > 0.0 ? a.mean_abs / e.median_abs : 0.0;
+      a.ratio = e.median_abs > 0.0 ? a.mean_abs / e.median_abs : undefined;
       e.top.push_back(a);
     }
-    e.residual_peak = s.residual_peak / s.windows;
+    e.residual_peak = s.peak_windows > 0 ? s.residual_peak / s.peak_windows : undefined;
     r.layers.push_back(std::move(e));
   }
   return r;

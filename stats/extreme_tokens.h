@@ -41,18 +41,21 @@ struct HeadExtremes {
 struct TopActivation {
   int position = 0, channel = 0;
   double mean_abs = 0.0;  // mean over windows of |h[position, channel]|
-  double ratio = 0.0;     // mean_abs / the layer's median |h|
+  double ratio = 0.0;     // mean_abs / the layer's median |h| (NaN when that median is 0: undefined)
 };
 
 struct LayerExtremes {
   int layer = 0;
   // Over every (window, position, channel) entry of the block's output h (blocks.{l}.resid_post):
   double median_abs = 0.0, max_abs = 0.0;
-  double massive_ratio = 0.0;  // max_abs / median_abs (Sun et al.)
+  // max_abs / median_abs (Sun et al.); NaN (null in JSON) when median_abs is 0, as in a relu model whose
+  // rows give most outputs exactly 0: the ratio is undefined, not 0.
+  double massive_ratio = 0.0;
   int max_position = 0, max_channel = 0;
   // The kTopActivations (position, channel) pairs with the largest mean |h| over windows.
   std::vector<TopActivation> top;
-  // ||h_0|| / median_i ||h_i|| per window, the mean over windows (Guo's residual-state peak).
+  // ||h_0|| / median_i ||h_i|| per window, the mean over the windows where that median is not 0 (Guo's
+  // residual-state peak); NaN when it is 0 in every window.
   double residual_peak = 0.0;
 };
 
@@ -97,6 +100,7 @@ class ExtremeTokenMeter final : public AttentionObserver, public ActivationHooks
     std::vector<double> mean_abs;   // [T, C]: sum over windows of |h|
     double max_abs = -1.0, residual_peak = 0.0;
     int max_position = 0, max_channel = 0, windows = 0, channels = 0;
+    int peak_windows = 0;  // windows whose median norm is not 0 (residual_peak sums over these)
   };
   void add_head_window(const AttentionView& view, int64_t b, int64_t h);
 
