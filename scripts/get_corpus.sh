@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 expected=b5c4940bcfeee072c0935b5200d0f9d88a00a0199cb0961d16133458fcdfae5d
 out=data/corpora/kjv.txt
 
-if [[ -f $out ]] && [[ $(sha256sum "$out" | cut -d' ' -f1) == "$expected" ]]; then exit 0; fi
+if [[ -f $out ]] && [[ $(sha256sum "$out" | cut -d' ' -f1) == "$expected" ]]; then
+  [[ -O $out ]] && chmod 0644 "$out"  # a file an earlier version of this script wrote 0600
+  exit 0
+fi
 
 if ! command -v bible >/dev/null || ! dpkg-query -W -f='${Status}' bible-kjv-text 2>/dev/null | grep -q "install ok installed"; then
   sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
@@ -28,6 +31,9 @@ if [[ $actual != "$expected" ]]; then
   echo "get_corpus: $out would have sha256 $actual, expected $expected (another bible-kjv-text version?); not written" >&2
   exit 2
 fi
+# mktemp creates its file 0600; the corpus is an ordinary data file, readable like the checkout's others
+# whatever the umask (a sweep's other users and ranks read it).
+chmod 0644 "$tmp"
 mv "$tmp" "$out"
 trap - EXIT
 echo "get_corpus: wrote $out ($(wc -c <"$out") bytes, sha256 ok)"
