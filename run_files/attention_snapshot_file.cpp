@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <stdexcept>
+#include <string_view>
 #include <map>
 #include <string>
 
+#include "core/fnv1a.h"
 #include "core/io/file_write.h"
 #include "run_files/named_tensor.h"
 #include "run_files/npy.h"
@@ -18,7 +22,64 @@ namespace {
   throw AttentionSnapshotFileError("attention snapshots " + where + ": " + why);
 }
 
+template <typename T>
+uint64_t hash_bytes(uint64_t h, const T* data, size_t count) {
+  return fnv1a(h, std::string_view(reinterpret_cast<const char*>(data), count * sizeof(T)));
+}
+
+uint64_t frame_hash(const AttentionSnapshots& s) {
+  const int64_t dims[] = {s.layers, s.heads, s.seq_len, static_cast<int64_t>(s.tokens.size()),
+                          static_cast<int64_t>(s.token_labels.size())};
+  uint64_t h = hash_bytes(kFnv1aBasis, dims, std::size(dims));
+  h = hash_bytes(h, s.roles.data(), s.roles.size());
+  h = hash_bytes(h, s.tokens.data(), s.tokens.size());
+  for (const std::string& label : s.token_labels) {
+    const uint64_t bytes = label.size();
+    h = fnv1a(hash_bytes(h, &bytes, 1), label);
+  }
+  return h;
+}
+
+// Each snapshot's own hash (step, mean, example), for the snapshots of steps below steps_done.
+std::vector<uint64_t> snapshot_hashes(const AttentionSnapshots& s, int64_t steps_done) {
+  const size_t block = s.block();
+  if (s.mean.size() != s.steps.size() * block || s.example.size() != s.steps.size() * block)
+    throw std::logic_error("attention snapshots: maps do not hold one block per step");
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < s.steps.size() && s.steps[i] < steps_done; ++i) {
+    uint64_t h = hash_bytes(kFnv1aBasis, &s.steps[i], 1);
+    h = hash_bytes(h, s.mean.data() + i * block, block);
+    out.push_back(hash_bytes(h, s.example.data() + i * block, block));
+  }
+  return out;
+}
+
+uint64_t thinned_hash(const AttentionSnapshots& s, uint64_t frame, const std::vector<uint64_t>& each,
+                      int64_t interval) {
+  if (interval < 1) throw std::logic_error("attention snapshots: an interval must be >= 1");
+  uint64_t h = hash_bytes(kFnv1aBasis, &frame, 1);
+  for (size_t i = 0; i < each.size(); ++i)
+    if (s.steps[i] % interval == 0) h = hash_bytes(h, &each[i], 1);
+  return h;
+}
+
 }  // namespace
+
+uint64_t attention_snapshots_hash(const AttentionSnapshots& s, int64_t steps_done, int64_t interval) {
+  return thinned_hash(s, frame_hash(s), snapshot_hashes(s, steps_done), interval);
+}
+
+SnapshotRecord record_attention_snapshots(const AttentionSnapshots& s, int64_t steps_done, int64_t interval) {
+  const uint64_t frame = frame_hash(s);
+  const std::vector<uint64_t> each = snapshot_hashes(s, steps_done);
+  SnapshotRecord record;
+  record.interval = interval;
+  for (int64_t d = interval; record.hashes.size() < kMaxSnapshotHashes; d *= 2) {
+    record.hashes.push_back(thinned_hash(s, frame, each, d));
+    if (d >= steps_done || d > INT64_MAX / 2) break;
+  }
+  return record;
+}
 
 std::string encode_attention_snapshots(const AttentionSnapshots& s, const std::string& where) {
   const int64_t S = static_cast<int64_t>(s.steps.size()), R = static_cast<int64_t>(s.side());

@@ -7,6 +7,7 @@
 // Written atomically, so an interrupted run leaves the previous complete file.
 #include <filesystem>
 
+#include "run_files/checkpoint.h"  // SnapshotRecord
 #include "run_files/npz_reader.h"
 #include "run_files/run_summary.h"  // RunFileError
 #include "stats/attention_snapshots.h"
@@ -31,5 +32,15 @@ void write_attention_snapshots(const std::filesystem::path& path, const Attentio
 AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path);
 // The same checks on an archive already decoded (run_files/npz_reader.h); errors name `where`.
 AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std::string& where);
+
+// The identity of the snapshots a resume from a checkpoint at `steps_done` keeps: FNV-1a over the frame
+// (layers, heads, seq_len, roles, tokens, token_labels) and, for each snapshot of a step below steps_done
+// at a multiple of `interval`, its step and its mean and example maps as stored.
+uint64_t attention_snapshots_hash(const AttentionSnapshots& snapshots, int64_t steps_done, int64_t interval);
+
+// A checkpoint's record of `snapshots` at `steps_done`, where the run's snapshot interval is `interval`:
+// the hash above for interval, 2 interval, 4 interval ... up to the first one >= steps_done. The later
+// ones let a resume recognise a file that a thinning after the checkpoint rewrote just before a kill.
+SnapshotRecord record_attention_snapshots(const AttentionSnapshots& snapshots, int64_t steps_done, int64_t interval);
 
 }  // namespace sinklab

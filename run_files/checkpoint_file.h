@@ -42,7 +42,7 @@ enum class CheckpointUse { weights, resume };
 
 inline constexpr uint32_t kCheckpointFormat = 3;
 inline constexpr int kMaxCheckpointMoments = 2;              // Adam's two
-inline constexpr uint64_t kMaxTrainingStateBytes = 1 << 16;  // run_files/checkpoint.cpp's blob is 74 bytes
+inline constexpr uint64_t kMaxTrainingStateBytes = 1 << 16;  // run_files/checkpoint.cpp's blob: at most 598 bytes
 
 // Writes `params` (values and every allocated moment, by name) and `training_state`.
 // Throws FileWriteError (core/io/file_write.h) when the file cannot be written.

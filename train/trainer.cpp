@@ -199,25 +199,94 @@ void Trainer::write_snapshots(const std::filesystem::path& run_dir) const {
   write_attention_snapshots(run_dir / kAttentionSnapshotsFile, snapshots_);
 }
 
-// A resumed run continues the list its checkpoint saw: snapshots of later steps (written just before
-// a checkpoint that a kill then prevented) are dropped and taken again.
-void Trainer::reload_snapshots(const std::filesystem::path& run_dir) {
+namespace {
+
+// "0, 16, 32" or, for long lists, "0, 16, 32 ... 768, 784 (50 steps)".
+std::string steps_text(const std::vector<int64_t>& steps) {
+  if (steps.empty()) return "none";
+  const auto join = [&](size_t from, size_t to) {
+    std::string text;
+    for (size_t i = from; i < to; ++i) text += (i > from ? ", " : "") + std::to_string(steps[i]);
+    return text;
+  };
+  const size_t n = steps.size();
+  if (n <= 6) return join(0, n);
+  return join(0, 3) + " ... " + join(n - 2, n) + " (" + std::to_string(n) + " steps)";
+}
+
+}  // namespace
+
+// A resumed run continues the snapshots its checkpoint recorded (SnapshotRecord), and only those: the
+// file must hold them, byte for byte. It may be ahead of the checkpoint (written just before a kill
+// prevented the checkpoint): snapshots of later steps are dropped and taken again, and a thinning the
+// run would have made by its next checkpoint anyway is accepted. Anything else (missing, unreadable,
+// other steps or other maps) is refused: its snapshots could not be taken again.
+void Trainer::reload_snapshots(const std::filesystem::path& run_dir, const std::filesystem::path& checkpoint) {
+  const AnalysisConfig& a = config_.analysis;
+  const int64_t done = resumed_.step;
   snapshots_.keep_before(0);
-  snapshot_interval_ = snapshot_interval(config_.analysis.snapshot_every, config_.analysis.snapshot_limit, resumed_.step);
+  snapshot_interval_ = snapshot_interval(a.snapshot_every, a.snapshot_limit, done);
   const std::filesystem::path path = run_dir / kAttentionSnapshotsFile;
   std::error_code ec;
-  if (resumed_.step == 0 || !std::filesystem::exists(path, ec)) return;  // none yet (or a run from before snapshots)
-  AttentionSnapshots kept = read_attention_snapshots(path);
-  kept.keep_before(resumed_.step);
-  // A kill between this file's rewrite and the checkpoint's can leave it thinned past the checkpoint:
-  // keep what the interval allows (the dropped snapshots are lost, training is not affected).
-  kept.keep_multiples_of(snapshot_interval_);
+  const bool exists = std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+  if (done == 0) {  // no step was taken: any file there is no snapshot of this run's
+    if (exists) std::filesystem::remove(path, ec);  // what cannot be removed is refused when it is written
+    return;
+  }
+  const std::string file = "attention snapshots " + path.string() + ": ";
+  const std::string at = "the checkpoint " + checkpoint.string() + " (step " + std::to_string(done) + ")";
+  const SnapshotRecord& record = resumed_.snapshots;
+  if (!record.recorded)
+    throw AttentionSnapshotFileError(file + at + " was written by an older sinklab, which did not record its " +
+                                     "snapshots, so this file cannot be checked against it; start the run over " +
+                                     "with --force");
+  if (record.interval != snapshot_interval_ || record.hashes.empty())
+    throw CheckpointError("checkpoint " + checkpoint.string() + ": training state: snapshot interval " +
+                          std::to_string(record.interval) + " at step " + std::to_string(done) +
+                          ", the run's schedule gives " + std::to_string(snapshot_interval_));
+  std::vector<int64_t> expected;
+  for (int64_t s = 0; s < done; s += snapshot_interval_) expected.push_back(s);
+  const std::string needs = "; a resume needs the snapshots of steps " + steps_text(expected) + " that " + at +
+                            " recorded (restore the file, or start the run over with --force)";
+  if (!exists) throw AttentionSnapshotFileError(file + "missing" + needs);
+  AttentionSnapshots kept;
+  try {
+    kept = read_attention_snapshots(path);
+  } catch (const AttentionSnapshotFileError& e) {
+    throw AttentionSnapshotFileError(e.what() + needs);
+  }
   if (kept.layers != snapshots_.layers || kept.heads != snapshots_.heads || kept.seq_len != snapshots_.seq_len ||
       kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens || kept.token_labels != snapshots_.token_labels)
-    throw AttentionSnapshotFileError("attention snapshots " + path.string() + ": written for another model or evaluation set than this run's (" +
+    throw AttentionSnapshotFileError(file + "written for another model or evaluation set than this run's (" +
                                      std::to_string(kept.layers) + " layers x " + std::to_string(kept.heads) + " heads at T " +
-                                     std::to_string(kept.seq_len) + ")");
+                                     std::to_string(kept.seq_len) + ")" + needs);
+  const std::vector<int64_t> in_file = kept.steps;
+  kept.keep_before(done);
+  // The file's interval may have grown past the checkpoint's by the next point the file is written.
+  const int64_t every = config_.train.checkpoint_every;
+  const int64_t last = config_.train.max_steps;
+  const int64_t next_write = every > 0 ? std::min<int64_t>(last, (done / every + 1) * every) : last;
+  const int64_t widest = snapshot_interval(a.snapshot_every, a.snapshot_limit, std::max(done, next_write));
+  int64_t matched = 0;
+  for (size_t k = 0; k < record.hashes.size() && (snapshot_interval_ << k) <= widest && !matched; ++k)
+    if (attention_snapshots_hash(kept, done, snapshot_interval_ << k) == record.hashes[k])
+      matched = snapshot_interval_ << k;
+  if (!matched) {
+    std::vector<int64_t> before;  // the scheduled ones (not a final snapshot the file may hold too)
+    for (const int64_t s : kept.steps)
+      if (s % snapshot_interval_ == 0) before.push_back(s);
+    if (before != expected)
+      throw AttentionSnapshotFileError(file + "holds snapshots of steps " + steps_text(before) + " before step " +
+                                       std::to_string(done) + needs);
+    throw AttentionSnapshotFileError(file + "its maps differ from the ones " + at +
+                                     " recorded (the file was changed, or comes from another run such as another "
+                                     "seed's)" + needs);
+  }
+  kept.keep_multiples_of(matched);
+  snapshot_interval_ = matched;
   snapshots_ = std::move(kept);
+  // The file now says what the checkpoint says: a later kill leaves nothing that is not this run's state.
+  if (snapshots_.steps != in_file) write_snapshots(run_dir);
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
@@ -290,8 +359,14 @@ RunOutcome outcome_of(const RunSummary& summary) {
 }
 
 void Trainer::save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines) {
-  save_checkpoint(path, built_model_->checkpoint_hashes(), params_,
-                  TrainingState{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss});
+  TrainingState saved{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss, {}};
+  // What attention_snapshots.npz holds now (it is always written before the checkpoint): a resume checks it.
+  if (snapshot_maps_) {
+    const AnalysisConfig& a = config_.analysis;
+    saved.snapshots = record_attention_snapshots(snapshots_, state.step,
+                                                 snapshot_interval(a.snapshot_every, a.snapshot_limit, state.step));
+  }
+  save_checkpoint(path, built_model_->checkpoint_hashes(), params_, saved);
 }
 
 // The sink onsets start over, or, for a resumed run, continue from the metrics lines its checkpoint
@@ -492,10 +567,11 @@ RunSummary Trainer::run(const TrainOptions& options) {
   state.step = resumed_.step;
   state.stop = resumed_.stop;
   state.loss = resumed_.last_loss;
+  // Checked before the log is cut back: a refused snapshot file leaves the folder as it was.
+  if (snapshots_on(options)) reload_snapshots(options.run_dir, options.resume_from);
   // A resumed run cuts the log back to its checkpoint, so no step is logged twice or lost.
   MetricsLog log(options.run_dir, resumed_.metrics_lines);
   replay_onsets(options.run_dir);
-  if (snapshots_on(options)) reload_snapshots(options.run_dir);
   // From here on a killed run always has a checkpoint to resume from.
   if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
 
@@ -522,17 +598,19 @@ RunSummary Trainer::run(const TrainOptions& options) {
   RunSummary s = final_summary(state, maps);
   s.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (writes) {
-    // A diverged run keeps its last finite checkpoint and writes no attention maps.
-    if (!s.diverged()) {
-      save(checkpoint, state, log.sync());
-      write_attention_maps(options.run_dir / "attention", maps);
-    }
     if (snapshots_on(options)) {
       // The final weights: a run stopped by a rule ends at its last step (its update not applied),
       // one that reached max_steps after step max_steps - 1.
       const int64_t last = state.stop != StopRule::none ? state.step : state.step - 1;
       if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last)) take_snapshot(last, true);
-      write_snapshots(options.run_dir);  // a diverged run keeps the snapshots it took while finite
+      // A diverged run keeps the snapshots it took while finite. Before the checkpoint, which records
+      // them: a kill between the two leaves a file that a resume still accepts.
+      write_snapshots(options.run_dir);
+    }
+    // A diverged run keeps its last finite checkpoint and writes no attention maps.
+    if (!s.diverged()) {
+      save(checkpoint, state, log.sync());
+      write_attention_maps(options.run_dir / "attention", maps);
     }
     log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished

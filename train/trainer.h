@@ -96,7 +96,7 @@ class Trainer {
   // The final snapshot (the last step's weights) never thins the list: it is one past the schedule.
   void take_snapshot(int64_t step, bool final);
   void write_snapshots(const std::filesystem::path& run_dir) const;
-  void reload_snapshots(const std::filesystem::path& run_dir);
+  void reload_snapshots(const std::filesystem::path& run_dir, const std::filesystem::path& checkpoint);
   // train_step with train.batch_shards > 1 or over ranks: each shard its own forward and backward,
   // their gradients summed in shard order (train/sharded_gradient.h).
   double sharded_step(int64_t step, bool collect_stats);

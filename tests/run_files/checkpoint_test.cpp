@@ -57,6 +57,9 @@ TEST(TrainingCheckpoint, TheTrainingStateRoundTripsExactly) {
   EXPECT_EQ(back.metrics_lines, s.metrics_lines);
   EXPECT_EQ(back.stop, s.stop);
   EXPECT_EQ(std::memcmp(&back.last_loss, &s.last_loss, sizeof(double)), 0);
+  EXPECT_TRUE(back.snapshots.recorded);
+  EXPECT_EQ(back.snapshots.interval, 0);
+  EXPECT_TRUE(back.snapshots.hashes.empty());
   EXPECT_EQ(std::memcmp(loaded.values().data(), saved.values().data(), saved.values().size_bytes()), 0);
   ASSERT_EQ(loaded.moment_count(), 1);
   EXPECT_EQ(loaded.moment(0)[1], 3.0f);
@@ -117,6 +120,43 @@ TEST(TrainingCheckpoint, AStateThatDoesNotDecodeIsACheckpointError) {
   std::memset(blob.data(), 0, 8);
   std::memcpy(blob.data() + 8, &minus_five, sizeof minus_five);
   EXPECT_NE(error_of(blob).find("optimizer step -5 is negative"), std::string::npos) << error_of(blob);
+  fs::remove(path);
+}
+
+// The attention snapshots' record (interval and one hash per thinning) round-trips; a state written
+// before records existed (74 bytes) still reads, as one without a record, and a record whose hash
+// count does not fit the blob is named.
+TEST(TrainingCheckpoint, TheSnapshotRecordRoundTripsAndAStateWithoutOneReadsAsUnrecorded) {
+  const CheckpointHashes hashes{11, 22};
+  ParameterStore store = small_store();
+  TrainingState s;
+  s.step = 40;
+  s.snapshots.interval = 8;
+  s.snapshots.hashes = {0x0123456789abcdefULL, 7, std::numeric_limits<uint64_t>::max()};
+  const fs::path path = temp_file("snapshot_record.bin");
+  save_checkpoint(path, hashes, store, s);
+  const TrainingState back = load_checkpoint(path, hashes, store);
+  EXPECT_TRUE(back.snapshots.recorded);
+  EXPECT_EQ(back.snapshots.interval, 8);
+  EXPECT_EQ(back.snapshots.hashes, s.snapshots.hashes);
+  EXPECT_EQ(read_training_state(path).snapshots.hashes, s.snapshots.hashes);
+
+  std::string old_state(74, '\0');
+  old_state[0] = 40;
+  write_checkpoint_file(path, hashes, store, old_state);
+  const TrainingState old = load_checkpoint(path, hashes, store);
+  EXPECT_EQ(old.step, 40);
+  EXPECT_FALSE(old.snapshots.recorded);
+
+  std::string lying = old_state + std::string(12, '\0');
+  lying[74 + 8] = 2;  // two hashes announced, none stored
+  write_checkpoint_file(path, hashes, store, lying);
+  try {
+    load_checkpoint(path, hashes, store);
+    ADD_FAILURE() << "a record announcing more hashes than it holds must be refused";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("training state: 86 bytes"), std::string::npos) << e.what();
+  }
   fs::remove(path);
 }
 

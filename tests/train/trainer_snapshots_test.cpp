@@ -1,11 +1,13 @@
 // Attention snapshots in a training run: taken at multiples of analysis.snapshot_every and at the final
 // step, equal to the evaluation's own attention maps at those steps, never changing the trained
-// weights, continued bit-identically by a resumed run, and absent with snapshot_every 0.
+// weights, continued bit-identically by a resumed run, and absent with snapshot_every 0. A resume keeps
+// the file only if it holds the snapshots its checkpoint recorded.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "config_loading/config_loader.h"
 #include "data/task_registry.h"
@@ -203,6 +205,96 @@ TEST(TrainerSnapshots, AResumeRefusesAnotherRunsSnapshots) {
   } catch (const AttentionSnapshotFileError& e) {
     EXPECT_NE(std::string(e.what()).find("written for another model or evaluation set"), std::string::npos) << e.what();
   }
+}
+
+// Resumes the interrupted run in `dir`: "" when it ran to the end, else why its snapshots were refused.
+std::string resume_refusal(const RunConfig& c, const fs::path& dir) {
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = dir;
+  o.resume_from = dir / "checkpoint.bin";
+  try {
+    Trainer(c).run(o);
+    return "";
+  } catch (const AttentionSnapshotFileError& e) {
+    return e.what();
+  }
+}
+
+TEST(TrainerSnapshots, AResumeRefusesAMissingDamagedOrChangedSnapshotFile) {
+  const fs::path dir = testing::fresh_test_dir();
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = run_folder(dir / "interrupted");
+  o.stop_at_step = 14;  // the checkpoint is at step 14, the file holds steps 0 3 6 9 12
+  Trainer(config(3)).run(o);
+  RunConfig other_seed = config(3);
+  other_seed.seed += 1;
+  o.run_dir = run_folder(dir / "other_seed");
+  Trainer(other_seed).run(o);
+
+  // The refusal of the run copied to `name` with its snapshot file changed by `change`; the refusal
+  // comes before the run writes anything.
+  const auto refusal = [&](const std::string& name, const std::function<void(const fs::path&)>& change) {
+    const fs::path run = dir / name, file = run / kAttentionSnapshotsFile;
+    fs::copy(dir / "interrupted", run, fs::copy_options::recursive);
+    change(file);
+    const std::string file_before = fs::exists(file) ? bytes_of(file) : "", metrics = bytes_of(run / "metrics.jsonl");
+    const std::string why = resume_refusal(config(3), run);
+    EXPECT_EQ(fs::exists(file) ? bytes_of(file) : "", file_before) << name;
+    EXPECT_EQ(bytes_of(run / "metrics.jsonl"), metrics) << name;
+    EXPECT_NE(why.find("attention snapshots " + file.string() + ": "), std::string::npos) << name << ": " << why;
+    EXPECT_NE(why.find("a resume needs the snapshots of steps 0, 3, 6, 9, 12 that the checkpoint " +
+                       (run / "checkpoint.bin").string() + " (step 14) recorded"),
+              std::string::npos)
+        << name << ": " << why;
+    return why;
+  };
+  const auto write_bytes = [](const fs::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  EXPECT_NE(refusal("deleted", [](const fs::path& p) { fs::remove(p); }).find(": missing;"), std::string::npos);
+  refusal("zeroed", [&](const fs::path& p) { write_bytes(p, std::string(fs::file_size(p), '\0')); });
+  refusal("empty", [&](const fs::path& p) { write_bytes(p, ""); });
+  refusal("truncated", [&](const fs::path& p) { write_bytes(p, bytes_of(p).substr(0, fs::file_size(p) / 2)); });
+  const std::string changed = refusal("changed", [](const fs::path& p) {
+    AttentionSnapshots s = read_attention_snapshots(p);
+    s.mean[5] += 0.25f;
+    write_attention_snapshots(p, s);
+  });
+  EXPECT_NE(changed.find("its maps differ from the ones the checkpoint"), std::string::npos) << changed;
+  const std::string dropped = refusal("dropped", [](const fs::path& p) {
+    AttentionSnapshots s = read_attention_snapshots(p);
+    s.keep_multiples_of(6);
+    write_attention_snapshots(p, s);
+  });
+  EXPECT_NE(dropped.find("holds snapshots of steps 0, 6, 12 before step 14"), std::string::npos) << dropped;
+  refusal("another_seed", [&](const fs::path& p) {
+    fs::copy_file(dir / "other_seed" / kAttentionSnapshotsFile, p, fs::copy_options::overwrite_existing);
+  });
+}
+
+// Killed after a thinning rewrote the file and before the checkpoint that goes with it: the file is
+// the run's own, thinned as the run was about to be. The resume accepts it and ends bit-identical.
+// (snapshot_every 1, limit 4: the checkpoint at step 6 recorded 0 2 4; the file written at step 9
+// holds 0 4 8.)
+TEST(TrainerSnapshots, AFileThinnedAfterItsCheckpointIsAcceptedAndTheRunEndsBitIdentical) {
+  const fs::path dir = testing::fresh_test_dir();
+  snapshots_of_run(config(1, 23, 4), dir / "straight");
+  const std::string straight = bytes_of(dir / "straight" / kAttentionSnapshotsFile);
+  TrainOptions o;
+  o.quiet = true;
+  o.run_dir = run_folder(dir / "ahead");
+  o.stop_at_step = 9;
+  Trainer(config(1, 23, 4)).run(o);
+  o.run_dir = run_folder(dir / "killed");
+  o.stop_at_step = 6;
+  Trainer(config(1, 23, 4)).run(o);
+  EXPECT_EQ(read_attention_snapshots(dir / "killed" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 2, 4}));
+  fs::copy_file(dir / "ahead" / kAttentionSnapshotsFile, dir / "killed" / kAttentionSnapshotsFile,
+                fs::copy_options::overwrite_existing);
+  EXPECT_EQ(resume_refusal(config(1, 23, 4), dir / "killed"), "");
+  EXPECT_EQ(bytes_of(dir / "killed" / kAttentionSnapshotsFile), straight);
 }
 
 }  // namespace
