@@ -14,6 +14,7 @@
 #include "config_loading/closest_match.h"
 #include "config_loading/config_consistency.h"
 #include "config_loading/config_schema.h"
+#include "config_loading/evaluation_work.h"
 #include "config_loading/key_locations.h"
 #include "config_loading/plugin_fields.h"
 #include "config_loading/run_name.h"
@@ -100,6 +101,8 @@ class Loader {
     check_consistency(config_, where_, vocab_);
     resolve_plugin_defaults(config_);  // the resolved config.yaml lists every option of the chosen plug-ins
     check_memory(config_, where_, available_memory_bytes_);  // last: it needs consistent sizes
+    // A new run only: a written config.yaml (read without a memory check) was checked when its run began.
+    if (available_memory_bytes_) check_evaluation_work(config_, where_);
     return config_;
   }
 
