@@ -3,7 +3,7 @@
 pass"): hundreds of generated inputs over the surfaces of issue 47 (output paths, input files, config values,
 flags, Python arrays), each run with a timeout on a fresh copy of a tiny trained run, each outcome classified:
 
-  ok          the command did its work (exit 0)
+  ok          the command did its work (exit 0, or 3 for a training that diverged, as documented)
   refusal     exit 2 or 1 with a message (no internal-error marks), or a Python exception sinklab documents
   CRASH       a signal, a segfault of the interpreter, an internal error (bad_alloc, terminate, a traceback)
   HANG        the timeout ran out
@@ -409,7 +409,7 @@ def classify(case, done, before, after, timed_out):
     if any(mark in text for mark in INTERNAL_MARKS) and "HOSTILE-REFUSED" not in text:
         mark = next(m for m in INTERNAL_MARKS if m in text)
         return "CRASH", f"internal error ({mark}), exit {done.returncode}"
-    if done.returncode == 0:
+    if done.returncode == 0 or (done.returncode == 3 and "diverged" in text):  # 3: a documented divergence
         return "ok", ""
     if done.returncode in (1, 2) and text.strip():
         return "refusal", text.strip().splitlines()[-1][:200]
