@@ -72,7 +72,7 @@ const std::vector<Skip>& skipped() {
       {"scripts/get_corpus.sh", "installs Debian packages; the language model trains for minutes"},
       {"build/sinklab compare configs/sweeps/error_vs_sink.yaml", "a sweep of many runs (an hour)"},
       {"build/sinklab probe --gpt2", "needs GPT-2's weights from the network"},
-      {"mpirun", "needs a cluster's hostfile"},
+      {"mpirun -np 64 --hostfile", "needs a cluster's hostfile"},  // the train --mpi line runs: 3 ranks, 25 s
       {"timeout -s INT 5 build/sinklab train configs/paper/4x4_softmax.yaml", "the resumed 4x4 run trains for minutes"},
       {"python3 bench/vs_pytorch.py", "needs PyTorch, a timing run"},
       {"python3 bench/vs_llmc.py", "needs an llm.c checkout and builds it, a timing run of minutes"},
@@ -110,6 +110,28 @@ TEST(ReadmeCommands, RunInOrderInAFreshFolder) {
                   << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
   }
   EXPECT_GE(ran, 8) << "the README's fast commands are fewer than expected: is the skip list too wide?";
+}
+
+// A newcomer's machine may have fewer cores than ranks and be a root shell (a container): Open MPI then
+// refuses `mpirun -np 3` unless told otherwise, on any machine that is not a cluster node (which the
+// hostfile lines are for). Every mpirun line of the README and of docs/cluster.md's train section that
+// runs on one machine carries both flags (`--allow-run-as-root` is ignored when not root).
+TEST(ReadmeCommands, MpirunLinesRunOnASmallMachineAsRootOrNot) {
+  std::vector<std::string> lines;
+  for (const std::string& c : readme_commands())
+    if (c.rfind("mpirun ", 0) == 0) lines.push_back("README.md: " + c);
+  std::istringstream cluster(read_text(kSource / "docs" / "cluster.md"));
+  for (std::string line; std::getline(cluster, line);)
+    if (line.rfind("mpirun ", 0) == 0 && line.find(" train ") != std::string::npos)
+      lines.push_back("docs/cluster.md: " + line);
+  int local = 0;
+  for (const std::string& line : lines) {
+    if (line.find("--hostfile") != std::string::npos) continue;
+    ++local;
+    EXPECT_NE(line.find(" --oversubscribe "), std::string::npos) << line;
+    EXPECT_NE(line.find(" --allow-run-as-root "), std::string::npos) << line;
+  }
+  EXPECT_GE(local, 3) << "the README's train --mpi line and docs/cluster.md's two were not found";
 }
 
 // `ctest -R X` and `--gtest_filter=X` as the docs show them, each expected to select a test.
