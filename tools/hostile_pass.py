@@ -8,7 +8,7 @@ flags, Python arrays), each run with a timeout on a fresh copy of a tiny trained
   CRASH       a signal, a segfault of the interpreter, an internal error (bad_alloc, terminate, a traceback)
   HANG        the timeout ran out
   DESTROYED   a file that was there before (a run file, a FIFO, a device, a file behind a symlink) changed
-              its bytes or its type, where the command had no business touching it
+              its bytes or its type, or a run-owned file name was written, where the command had no business
   WRONG EXIT  a message, but an exit code other than 2 (user error) or 1 (internal): listed, not fatal
 
 Prints a table of counts per surface and every non-clean case; exits 1 on any CRASH, HANG or DESTROYED.
@@ -44,8 +44,9 @@ class Case:
     folder) or `python` (code run with sys.argv[1] = the run copy, sys.argv[2] = TMP); `setup(run, tmp)`
     damages or prepares files first and returns extra paths that must come out untouched."""
 
-    def __init__(self, surface, name, argv=None, python=None, setup=None):
+    def __init__(self, surface, name, argv=None, python=None, setup=None, chosen=None):
         self.surface, self.name, self.argv, self.python, self.setup = surface, name, argv, python, setup
+        self.chosen = chosen  # filled by setup when the argv depends on what it made: {"argv": [...]}
 
 
 # --- file fingerprints: what "destroyed" compares ---
@@ -86,10 +87,11 @@ def make_fifo(path):
     os.mkfifo(path)
 
 
-def make_char_device(path):
-    """A node like /dev/null (1, 3), made in the case's folder, so that a command replacing it harms nothing."""
+def make_char_device(path, minor=3):
+    """A node like /dev/null (1, 3), /dev/zero (1, 5), /dev/full (1, 7) or /dev/urandom (1, 9), made in the
+    case's folder: a command that replaces or writes through it harms nothing of the machine's."""
     path.unlink(missing_ok=True)
-    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
 
 
 def billion_laughs():
@@ -125,9 +127,9 @@ def damage(kind, path):
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
+        make_char_device(path, 5)
     elif kind == "dev-urandom":
-        path.symlink_to("/dev/urandom")
+        make_char_device(path, 9)
     elif kind == "empty":
         path.write_bytes(b"")
     elif kind == "truncated":
@@ -186,12 +188,14 @@ def output_path_cases(has_lm):
     if has_lm:
         writers["eval --stream --out"] = ["eval", "LM", "--stream", "--window", "8", "--keep-first", "0,1",
                                           "--out", "{X}"]
-    targets = {f"RUN/{f}": (lambda f: lambda run, tmp: (run / f, []))(f) for f in RUN_FILES}
+    # A run's own file name is watched even where this run has no such file yet: writing one there is the fault.
+    targets = {f"RUN/{f}": (lambda f: lambda run, tmp: (run / f, [run / f]))(f) for f in RUN_FILES}
     targets["RUN itself"] = lambda run, tmp: (run, [])
     targets["a FIFO"] = lambda run, tmp: (make_fifo(tmp / "fifo") or tmp / "fifo", [tmp / "fifo"])
     targets["a char device"] = lambda run, tmp: (make_char_device(tmp / "null") or tmp / "null", [tmp / "null"])
-    targets["/dev/null"] = lambda run, tmp: (pathlib.Path("/dev/null"), [pathlib.Path("/dev/null")])
-    targets["/dev/full"] = lambda run, tmp: (pathlib.Path("/dev/full"), [pathlib.Path("/dev/full")])
+    # Never the machine's own /dev/null or /dev/full: a faulty command replaces the node by a regular file.
+    targets["a node like /dev/full"] = lambda run, tmp: (make_char_device(tmp / "full", 7) or tmp / "full",
+                                                          [tmp / "full"])
 
     def symlinked(run, tmp):  # RUN/eval is a link to a folder holding a file the command would write
         elsewhere = tmp / "elsewhere"
@@ -205,11 +209,13 @@ def output_path_cases(has_lm):
     cases = []
     for wname, argv in writers.items():
         for tname, target in targets.items():
-            def setup(run, tmp, target=target, argv=argv):
+            chosen = {}
+
+            def setup(run, tmp, target=target, argv=argv, chosen=chosen):
                 path, extra = target(run, tmp)
-                setup.argv = [str(path) if a == "{X}" else a for a in argv]
+                chosen["argv"] = [str(path) if a == "{X}" else a for a in argv]
                 return extra
-            cases.append(Case("output paths", f"{wname} {tname}", argv=argv, setup=setup))
+            cases.append(Case("output paths", f"{wname} {tname}", argv=argv, setup=setup, chosen=chosen))
     # Python writers: train into a run's file or a FIFO as `out`.
     for tname in ("RUN/summary.json", "RUN/checkpoint.bin", "a FIFO"):
         target = targets[tname]
@@ -308,7 +314,7 @@ def flag_cases(has_lm):
         ["train", str(CONFIG), "--set"], ["train", str(CONFIG), "--set", "="], ["train", str(CONFIG), "--set", "a"],
         ["train", str(CONFIG), "--name", "../x"], ["train", str(CONFIG), "--name", ""],
         ["train", str(CONFIG), "--out", ""], ["train", "/dev/zero"], ["train", "/dev/null"], ["train", "TMP"],
-        ["train", "--resume", "/dev/null"], ["train", "--resume", "RUN", "--force"],
+        ["train", "--resume", "RUN", "--force"],
         ["eval", "RUN", "--samples", "0"], ["eval", "RUN", "--samples", "-5"], ["eval", "RUN", "--samples", "1e30"],
         ["eval", "RUN", "--samples", "10000000"], ["eval", "RUN", "--seq-len", "0"],
         ["eval", "RUN", "--seq-len", "100000"], ["eval", "RUN", "--ablate", "everything"],
@@ -321,7 +327,7 @@ def flag_cases(has_lm):
         ["report", "TMP/nothing"], ["report", "RUN", "--seed", "abc"], ["error-vs-sink", "RUN", "--betas", "nan"],
         ["error-vs-sink", "RUN", "--betas", "-1"], ["probe", "--synthetic", "--eps", "1e-300", "--out", "TMP/p"],
         ["probe", "--synthetic", "--L", "0", "--out", "TMP/p"], ["schedule", "--ranks", "0"],
-        ["compare", "/dev/null"], ["compare", str(CONFIG)], ["construct"], ["--version", "--version"],
+        ["compare", str(CONFIG)], ["construct"], ["--version", "--version"],
         ["nonsense-command"], ["eval"], ["train"],
     ]
     if has_lm:
@@ -428,7 +434,7 @@ def run_case(index, case, base, lm, work, build, timeout, keep):
         lm_copy = tmp / "lm-copy"
         shutil.copytree(lm, lm_copy, symlinks=True)
     extra = case.setup(run, tmp) if case.setup else []
-    argv = getattr(case.setup, "argv", None) or case.argv
+    argv = case.chosen["argv"] if case.chosen else case.argv
     paths = watched(run, extra or [])
     before = (paths, [fingerprint(p) for p in paths])
     env = dict(os.environ, PYTHONPATH=str(build / "python"), SINKLAB_EXECUTABLE=str(build / "sinklab"))
@@ -440,7 +446,7 @@ def run_case(index, case, base, lm, work, build, timeout, keep):
         command = [str(build / "sinklab")] + [word(a) for a in argv]
     timed_out = False
     try:
-        done = subprocess.run(command, cwd=SOURCE, env=env, capture_output=True, text=True, errors="replace",
+        done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, errors="replace",
                               timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as expired:
         timed_out = True
