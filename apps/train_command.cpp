@@ -1,6 +1,8 @@
-// sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet] [--force] [--wide]
-// sinklab train --resume RUN_DIR [--quiet] [--wide]
+// sinklab train CONFIG [--set k=v]... [--name NAME] [--out DIR] [--seed N] [--threads N] [--quiet]
+//               [--force | --skip-finished] [--wide]
+// sinklab train --resume RUN_DIR [--set train.max_steps=N] [--skip-finished] [--quiet] [--wide]
 // either under mpirun with --mpi [--peer-timeout S]: one run's batch shards over the ranks (docs/cluster.md)
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -31,7 +33,36 @@ struct TrainArgs {
 
 namespace fs = std::filesystem;
 
-void report_end(const RunSummary& summary, const fs::path& dir, HeadTableWidth width) {
+// --quiet's one line: how the run ended, its main numbers and where it is.
+std::string one_line_result(const RunSummary& s, const fs::path& dir) {
+  std::string stop = s.stop_reason;
+  // train.stop_max_abs_error compares the task's step error, which a token task measures as its share of
+  // wrong tokens: name the quantity (summary.json keeps the key's name).
+  if (stop == "max_abs_error")
+    stop = s.eval_loss ? "token error rate below train.stop_max_abs_error"
+                       : "max |pred - y| below train.stop_max_abs_error";
+  std::string line = s.name + ": " + stop + " after " + std::to_string(s.steps) + " steps";
+  char numbers[160];
+  if (std::isfinite(s.eval_mse)) {
+    std::snprintf(numbers, sizeof numbers, ", eval_mse %.3g", s.eval_mse);
+    line += numbers;
+  } else if (s.eval_loss) {
+    std::snprintf(numbers, sizeof numbers, ", eval_loss %.4f, eval_accuracy %.4f", *s.eval_loss,
+                  s.eval_accuracy.value_or(NAN));
+    line += numbers;
+  }
+  std::snprintf(numbers, sizeof numbers, ", sink_rate %.4f", s.sink_rate);
+  return line + numbers + "; run directory: " + dir.string();
+}
+
+void report_end(const TrainedRun& run, const TrainArgs& a) {
+  const RunSummary& summary = run.summary;
+  const fs::path& dir = run.dir;
+  if (run.skipped) {
+    std::printf("%s already holds a finished run of this config (summary.json); nothing to do (--skip-finished)\n",
+                dir.c_str());
+    return;
+  }
   switch (outcome_of(summary)) {
     case RunOutcome::interrupted:
       std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: %s\n", static_cast<long long>(summary.steps),
@@ -42,7 +73,11 @@ void report_end(const RunSummary& summary, const fs::path& dir, HeadTableWidth w
                    (dir / "summary.json").c_str());
       throw CLI::RuntimeError(kTrainExitDiverged);
     case RunOutcome::finished:
-      std::printf("%s", format_head_table(summary, width).c_str());
+      if (a.request.quiet) {  // errors and this line only (the table is in summary.json; `sinklab report` draws it)
+        std::printf("%s\n", one_line_result(summary, dir).c_str());
+        return;
+      }
+      std::printf("%s", format_head_table(summary, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str());
       if (summary.extreme_tokens) std::printf("%s", format_extreme_token_table(*summary.extreme_tokens).c_str());
       std::printf("run directory: %s\n", dir.c_str());
       return;
@@ -58,7 +93,7 @@ void run_train(const TrainArgs& a) {
 #ifdef SINKLAB_HAVE_MPI
     const cluster::MpiSession session;  // finalized when this returns or throws (unless a rank was lost)
     const std::optional<TrainedRun> run = cluster::train_on_ranks(request, session.rank(), session.size(), a.peer_timeout);
-    if (run) report_end(run->summary, run->dir, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow);
+    if (run) report_end(*run, a);
     return;
 #else
     throw std::invalid_argument(
@@ -66,8 +101,7 @@ void run_train(const TrainArgs& a) {
         "rebuild (docs/cluster.md)");
 #endif
   }
-  const TrainedRun run = train_in_folder(request);
-  report_end(run.summary, run.dir, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow);
+  report_end(train_in_folder(request), a);
 }
 
 }  // namespace
@@ -84,9 +118,15 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--seed", args->request.seed, "Seed, 0 .. 2^64-1 (same as --set seed=N)");
   cmd->add_option("--threads", args->request.threads, "OpenMP threads, 1 .. 256 (same as --set threads=N)");
   cmd->add_option("--resume", args->request.resume,
-                  "Continue an unfinished run bit-identically: RUN_DIR (or RUN_DIR/checkpoint.bin); the run's own config.yaml is used");
-  cmd->add_flag("--quiet", args->request.quiet, "No progress output");
+                  "Continue an unfinished run bit-identically: RUN_DIR (or RUN_DIR/checkpoint.bin); the run's own "
+                  "config.yaml is used. With --set train.max_steps=N above the run's, extends a finished run "
+                  "(not with optimizer.schedule cosine), to the bits of a run trained for N steps from the start");
+  cmd->add_flag("--quiet", args->request.quiet,
+                "Print only errors, warnings and one line with the result (no progress, no head table)");
   cmd->add_flag("--force", args->request.force, "Start over in --out, replacing a finished or unfinished run");
+  cmd->add_flag("--skip-finished", args->request.skip_finished,
+                "When --out (or --resume's folder) holds a finished run of this same config, say so and exit 0 "
+                "instead of refusing (scripts that rerun a list of trainings)");
   cmd->add_flag("--wide", args->wide, "Print every defined column of the final head table (default: those that fit 120 characters)");
   CLI::Option* mpi = cmd->add_flag("--mpi", args->mpi,
                                    "Under mpirun: one run whose train.batch_shards are spread over the ranks, "

@@ -53,7 +53,10 @@ TrainedRun lead(TrainRequest request, MpiShardExchange& exchange) {
     handed = true;
   };
   try {
-    return train_in_folder(request);
+    TrainedRun run = train_in_folder(request);
+    if (!handed)  // --skip-finished found it done: the other ranks wait for a config, tell them there is none
+      for (int r = 1; r < ranks; ++r) send_message_within(r, Tag::stop, "", kRankZeroSendMilliseconds);
+    return run;
   } catch (const RankLost& e) {
     leave_without_finalize();
     throw RankLost(std::string(e.what()) + "; the run keeps its last checkpoint: continue with `mpirun -np " +

@@ -384,13 +384,18 @@ std::vector<FieldSpec> build_fields() {
                         "stop after this many steps"));
   t.push_back(number_field("train.stop_max_abs_error",
                            [](RunConfig& c) -> double& { return c.train.stop_max_abs_error; }, B::at_least(0),
-                           "stop when max |pred - y| over the step's own batch is below this; 0 = off"));
+                           "stop when the step's error over its own batch is below this: max |pred - y| for vector "
+                           "(MSE) tasks, the share of wrongly predicted tokens (token error rate) for token tasks; "
+                           "0 = off"));
   t.push_back(number_field("train.stop_loss", [](RunConfig& c) -> double& { return c.train.stop_loss; },
                            B::at_least(0), "stop when the training loss is below this; 0 = off"));
   t.push_back(int_field("train.eval_every", [](RunConfig& c) -> int& { return c.train.eval_every; },
                         B::at_least(0), "steps between evaluations on the fixed set, whether or not log_every logs the step (it then does); 0 = only at the end"));
   t.push_back(int_field("train.log_every", [](RunConfig& c) -> int& { return c.train.log_every; }, B::at_least(1),
-                        "steps between metrics.jsonl lines and progress updates (an evaluating step has a line too); from 50 on, the first 5 x log_every steps log every log_every / 10 steps, so early sink formation has ~50 points"));
+                        "steps between metrics.jsonl lines and progress updates (an evaluating step has a line too, "
+                        "and so has the run's last step, max_steps - 1 or the step a stop rule ended it at); from 50 "
+                        "on, the first 5 x log_every steps log every log_every / 10 steps, so early sink formation "
+                        "has ~50 points"));
   t.push_back(int_field("train.checkpoint_every", [](RunConfig& c) -> int& { return c.train.checkpoint_every; },
                         B::at_least(0), "steps between checkpoints; 0 = by wall time only (train.checkpoint_seconds)"));
   t.push_back(number_field("train.checkpoint_seconds", [](RunConfig& c) -> double& { return c.train.checkpoint_seconds; },

@@ -15,4 +15,6 @@ double learning_rate(const OptimizerConfig& c, int64_t step, int64_t max_steps) 
   return c.min_lr + 0.5 * (c.lr - c.min_lr) * (1.0 + std::cos(std::numbers::pi * progress));
 }
 
+bool schedule_depends_on_max_steps(const OptimizerConfig& c) { return c.schedule == ScheduleKind::cosine; }
+
 }  // namespace sinklab

@@ -17,7 +17,10 @@ inline constexpr int kEarlyLogWindows = 5;
 
 struct StepCadence {
   bool evaluate = false;    // step % eval_every == 0 (eval_every > 0)
-  bool log = false;         // step % log_spacing_at(step) == 0, or an evaluation runs: its numbers go on a line
+  // step % log_spacing_at(step) == 0, or an evaluation runs (its numbers go on a line), or the run's last
+  // step (max_steps - 1), so its curves end where it does. A run that meets a stop rule logs that step too
+  // (train/trainer.cpp: the rule is known only once the step ran).
+  bool log = false;
   bool checkpoint = false;  // step + 1 steps are done and that is a multiple of checkpoint_every (> 0)
 };
 

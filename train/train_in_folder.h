@@ -34,6 +34,7 @@ struct TrainRequest {
   std::optional<std::string> name;     // --name; default: the config's name and what the flags change
   bool quiet = false;
   bool force = false;
+  bool skip_finished = false;  // --skip-finished: a folder holding a finished run of this config is no error
   std::string program = "sinklab";        // the first word of the commands messages suggest ("build/sinklab")
   std::vector<std::string> command_line;  // what started this, for provenance.json
   NameWithOverrides name_with_overrides = nullptr;  // needed for a fresh run without --name
@@ -48,10 +49,14 @@ struct TrainRequest {
 struct TrainedRun {
   std::filesystem::path dir;
   RunSummary summary;  // outcome_of (train/trainer.h) says finished, interrupted or diverged
+  bool skipped = false;  // skip_finished found the run finished already: nothing was trained, summary is empty
 };
 
 // Checks everything a user can get wrong before the folder is touched (std::invalid_argument,
-// ConfigError, CheckpointError, RunFolderBusy...), then trains in the folder. Signals stop the run at a
+// ConfigError, CheckpointError, RunFolderBusy...), then trains in the folder. A resume whose flags raise
+// train.max_steps (and change nothing else) extends a finished run when its learning-rate schedule does
+// not depend on max_steps (Trainer::resume): the result is bit-identical to a run
+// trained for the new max_steps from the start. Signals stop the run at a
 // checkpoint (summary.stop_reason "interrupted"; interrupt_signal() says which); the previous signal
 // handlers are back when this returns or throws.
 TrainedRun train_in_folder(const TrainRequest& request);

@@ -383,7 +383,16 @@ void Trainer::replay_onsets(const std::filesystem::path& run_dir) {
     return;
   }
   const std::filesystem::path path = run_dir / "metrics.jsonl";
-  for (const MetricsRecord& r : read_metrics(path, resumed_.metrics_lines)) {
+  std::vector<MetricsRecord> kept = read_metrics(path, resumed_.metrics_lines);
+  // A run extended past its train.max_steps (resume()) logged its old last step only for being the last:
+  // the line goes, as a run trained for the new max_steps from the start has none there.
+  const MetricsRecord* last = kept.empty() ? nullptr : &kept.back();
+  if (last && resumed_.stop == StopRule::none && last->step == resumed_.step - 1 &&
+      !cadence_at(config_.train, last->step).log) {
+    kept.pop_back();
+    --resumed_.metrics_lines;
+  }
+  for (const MetricsRecord& r : kept) {
     if (r.heads.size() != heads)
       throw RunFileError(path.string() + ": step " + std::to_string(r.step) + " logs " + std::to_string(r.heads.size()) +
                          " heads, the run has " + std::to_string(heads));
@@ -391,8 +400,35 @@ void Trainer::replay_onsets(const std::filesystem::path& run_dir) {
   }
 }
 
+// The hashes of the run this config extends, when `checkpoint` can be the final checkpoint of this config
+// with train.max_steps = its step (stopped there by max_steps, not by a rule) and the schedule allows it.
+std::optional<CheckpointHashes> Trainer::hashes_of_a_shorter_run(const std::filesystem::path& checkpoint) const {
+  if (schedule_depends_on_max_steps(config_.optimizer)) return std::nullopt;
+  TrainingState peek;
+  try {
+    peek = read_training_state(checkpoint);
+  } catch (const CheckpointError&) {
+    return std::nullopt;  // the first load's message says what is wrong with the file
+  }
+  if (peek.stop != StopRule::none || peek.step < 1 || peek.step >= config_.train.max_steps) return std::nullopt;
+  RunConfig shorter = config_;
+  shorter.train.max_steps = static_cast<int>(peek.step);
+  return CheckpointHashes{built_model_->checkpoint_hashes().model, config_hash(shorter)};
+}
+
 void Trainer::resume(const std::filesystem::path& checkpoint) {
-  resumed_ = load_checkpoint(checkpoint, built_model_->checkpoint_hashes(), params_);
+  try {
+    resumed_ = load_checkpoint(checkpoint, built_model_->checkpoint_hashes(), params_);
+  } catch (const CheckpointError&) {
+    const std::exception_ptr first = std::current_exception();  // its message is the one to show
+    const std::optional<CheckpointHashes> shorter = hashes_of_a_shorter_run(checkpoint);
+    if (!shorter) throw;
+    try {  // parameters are written only once every check passed, so the first attempt changed nothing
+      resumed_ = load_checkpoint(checkpoint, *shorter, params_);
+    } catch (const CheckpointError&) {
+      std::rethrow_exception(first);
+    }
+  }
   if (resumed_.step > config_.train.max_steps)  // the config hash matched, so max_steps is the writer's
     throw CheckpointError("checkpoint " + checkpoint.string() + ": training state: step " + std::to_string(resumed_.step) +
                           " is beyond train.max_steps " + std::to_string(config_.train.max_steps));
@@ -469,13 +505,17 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     ++window_steps;
     state.stop = last_stop_;
     state.non_finite = non_finite_after_step(step, state.loss);
+    // The step that met a stop rule ends the run: it gets a line, so the curves end where the run does.
+    // Its update was not applied, so a forward pass of its batch now sees what the step saw.
+    const bool log_stop = !log_now && state.stop != StopRule::none && primary();
+    if (log_stop) observe_batch_in_chunks(tc.batch_size);
     if (log_now || state.stop != StopRule::none) {
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
       if (secs > 0 && (window_steps > 1 || step > first_step)) steps_per_second = static_cast<double>(window_steps) / secs;
       window_start = Clock::now();
       window_steps = 0;
     }
-    if (log_now) {
+    if (log_now || log_stop) {
       const MetricsRecord record = log_step(step, duties.evaluate, state.loss, steps_per_second, log, state);
       progress.update({.step = step,
                        .max_steps = tc.max_steps,
@@ -507,6 +547,19 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
       last_checkpoint = Clock::now();
     }
   }
+}
+
+// How the run ended, for the user: the stop rule with the quantity it compared (on a token task
+// train.stop_max_abs_error compares the token error rate, not an absolute error).
+std::string Trainer::stop_text(StopRule stop) const {
+  switch (stop) {
+    case StopRule::none: return "max_steps";
+    case StopRule::loss: return "training loss below train.stop_loss";
+    case StopRule::max_abs_error:
+      return objective_.shape().loss == TaskLoss::cross_entropy ? "token error rate below train.stop_max_abs_error"
+                                                                : "max |pred - y| below train.stop_max_abs_error";
+  }
+  return "";
 }
 
 RunSummary Trainer::summary_of(const LoopState& state) const {
@@ -569,9 +622,9 @@ RunSummary Trainer::run(const TrainOptions& options) {
   state.loss = resumed_.last_loss;
   // Checked before the log is cut back: a refused snapshot file leaves the folder as it was.
   if (snapshots_on(options)) reload_snapshots(options.run_dir, options.resume_from);
+  replay_onsets(options.run_dir);  // first: it may drop the last step of a run being extended
   // A resumed run cuts the log back to its checkpoint, so no step is logged twice or lost.
   MetricsLog log(options.run_dir, resumed_.metrics_lines);
-  replay_onsets(options.run_dir);
   // From here on a killed run always has a checkpoint to resume from.
   if (writes && options.resume_from.empty()) save(checkpoint, state, 0);
 
@@ -615,7 +668,9 @@ RunSummary Trainer::run(const TrainOptions& options) {
     log.sync();
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
   }
-  progress.finish(config_.name + ": " + (s.diverged() ? "diverged: " + s.non_finite : s.stop_reason + " after " + std::to_string(state.step) + " steps"));
+  progress.finish(config_.name + ": " +
+                  (s.diverged() ? "diverged: " + s.non_finite
+                                : stop_text(state.stop) + " after " + std::to_string(state.step) + " steps"));
   if (state.on_log_error) std::rethrow_exception(state.on_log_error);
   return s;
 }

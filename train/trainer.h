@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "config_loading/run_config.h"
@@ -62,9 +63,15 @@ class Trainer {
   ~Trainer();
 
   // Loads a checkpoint of this config (parameters, optimizer moments, step, data RNG); run() then
-  // continues from it. Both of the checkpoint's hashes must match (bit-identical resume). Throws
-  // CheckpointError naming the file and the problem.
+  // continues from it. Both of the checkpoint's hashes must match (bit-identical resume), with one
+  // exception: the final checkpoint of this config's run with train.max_steps = its step (a finished run
+  // being extended, `train --resume RUN --set train.max_steps=N`) when the learning-rate schedule does
+  // not depend on max_steps, so the extended run is bit-identical to one trained for N steps from the
+  // start. Throws CheckpointError naming the file and the problem.
   void resume(const std::filesystem::path& checkpoint);
+  // The checkpoint hashes of this config's run with train.max_steps = the checkpoint's step, when resume()
+  // may extend it (see there).
+  std::optional<CheckpointHashes> hashes_of_a_shorter_run(const std::filesystem::path& checkpoint) const;
   RunSummary run(const TrainOptions& options);
   // Loss, max error, sink statistics and (when maps != nullptr) attention maps on the evaluation set.
   EvalResult evaluate(AttentionMapAccumulator* maps);
@@ -106,6 +113,7 @@ class Trainer {
   StopRule stop_rule_met(double error, double loss) const;
   void save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines);
   void replay_onsets(const std::filesystem::path& run_dir);
+  std::string stop_text(StopRule stop) const;
 
   RunConfig config_;
   std::unique_ptr<Task> task_;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -116,7 +117,9 @@ TEST_F(TrainCommand, SeedFlagRejectsWhatSetSeedRejects) {
   expect_user_error("train " + c.string() + " --seed 18446744073709551616", {"seed", "out of range"});
   expect_user_error("train " + c.string() + " --seed -1", {"seed", "non-negative integer, got -1"});
   expect_user_error("train " + c.string() + " --seed=-5", {"seed", "non-negative integer, got -5"});
-  expect_user_error("train " + c.string() + " --seed abc", {"seed", "expected a non-negative integer, got 'abc'"});
+  // Named as typed, not as the override it travels as ("--set seed=abc").
+  expect_user_error("train " + c.string() + " --seed abc",
+                    {"--seed abc: seed: expected a non-negative integer, got 'abc'"});
   expect_user_error("train " + c.string() + " --seed 1.5", {"seed", "no decimal point"});
 }
 
@@ -127,7 +130,10 @@ TEST_F(TrainCommand, ThreadsAboveTheLimitNameThreadsBeforeOpenMpStarts) {
   expect_user_error("train " + c.string() + " --threads 0", {"threads: must be >= 1, got 0"});
   expect_user_error("train " + c.string() + " --threads 99999999999",
                     {"threads: integer 99999999999 is out of range"});
-  expect_user_error("train " + c.string() + " --threads abc", {"threads: expected an integer, got 'abc'"});
+  expect_user_error("train " + c.string() + " --threads abc",
+                    {"--threads abc: threads: expected an integer, got 'abc'"});
+  const Result set = run("train " + c.string() + " --set threads=abc --out " + (dir_ / "run").string());
+  EXPECT_NE(set.output.find("--set threads=abc: threads:"), std::string::npos) << set.output;
 }
 
 TEST_F(TrainCommand, InvalidUtf8NameIsRejectedBeforeAnythingIsWritten) {
@@ -174,7 +180,10 @@ TEST_F(TrainCommand, DefaultRunNameSaysWhatTheFlagsChanged) {
 // The head table at the end of a run fits 120 columns and says what --wide adds; --wide shows it all.
 TEST_F(TrainCommand, HeadTableFitsTheTerminalAndWideShowsEveryColumn) {
   const fs::path c = write("c.yaml", std::string("model: {attention: {normalizer: softmax}}\n") + kTinyRun);
-  Result narrow = run("train " + c.string() + " --quiet --out " + (dir_ / "narrow").string());
+  const auto table_of = [](const std::string& args) {  // stdout: the table (progress and notes go to stderr)
+    return sinklab::testing::run_command(sinklab::testing::sinklab_binary() + " " + args + " 2>/dev/null");
+  };
+  Result narrow = table_of("train " + c.string() + " --out " + (dir_ / "narrow").string());
   ASSERT_EQ(narrow.exit_code, 0) << narrow.output;
   std::istringstream lines(narrow.output);
   for (std::string line; std::getline(lines, line);) {
@@ -188,10 +197,32 @@ TEST_F(TrainCommand, HeadTableFitsTheTerminalAndWideShowsEveryColumn) {
     return at == std::string::npos ? std::string() : output.substr(at, output.find('\n', at) - at);
   };
   EXPECT_EQ(header(narrow.output).find("BOS@all"), std::string::npos) << narrow.output;
-  Result wide = run("train " + c.string() + " --quiet --wide --out " + (dir_ / "wide").string());
+  Result wide = table_of("train " + c.string() + " --wide --out " + (dir_ / "wide").string());
   ASSERT_EQ(wide.exit_code, 0) << wide.output;
   EXPECT_EQ(wide.output.find("(--wide adds: "), std::string::npos) << wide.output;
   EXPECT_NE(header(wide.output).find("BOS@all"), std::string::npos) << wide.output;
+}
+
+// --quiet prints errors and one line with the result, nothing else (it printed the head table: ~25 lines).
+TEST_F(TrainCommand, QuietPrintsOneLineWithTheResult) {
+  const fs::path c = write("c.yaml", kTinyRun);  // threads 1: the busy-machine warning never applies
+  const fs::path out = dir_ / "run";
+  const Result r = run("train " + c.string() + " --quiet --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_EQ(r.output.rfind("c: max_steps after ", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("; run directory: " + out.string() + "\n"), std::string::npos) << r.output;
+}
+
+// Without --quiet, a config that sets no `threads` says what was chosen.
+TEST_F(TrainCommand, TheDefaultThreadCountIsSaid) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  const Result r = run("train " + c.string() + " --out " + (dir_ / "run").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sinklab: threads 1 (the default: the config sets no `threads`)"), std::string::npos)
+      << r.output;
+  const Result given = run("train " + c.string() + " --threads 1 --out " + (dir_ / "given").string());
+  EXPECT_EQ(given.output.find("the default"), std::string::npos) << given.output;
 }
 
 TEST_F(TrainCommand, ConfigTooLargeForMemoryIsRefusedBeforeAllocating) {
@@ -212,7 +243,7 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
                            "train: {batch_size: 16, max_steps: 30, log_every: 10, eval_every: 10}\n"
                            "task: {eval_samples: 50}\nanalysis: {eval_attention_samples: 50}\n");
   const fs::path out = dir_ / "run";
-  const Result r = run("train " + c.string() + " --out " + out.string() + " --seed 3 --quiet");
+  const Result r = run("train " + c.string() + " --out " + out.string() + " --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* f : {"config.yaml", "metrics.jsonl", "summary.json", "run.json", "checkpoint.bin",
                         "attention/layer1_head1_mean.npy", "attention/layer0_head0_std.npy", "attention/layer0_head0_sample0.npy"})
@@ -230,11 +261,11 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   EXPECT_FALSE(info["cpu"]["features"].empty());
   EXPECT_NE(run("--version").output.find("kernel path: " + path), std::string::npos);
   EXPECT_NE(r.output.find("BOS@non-trig"), std::string::npos) << r.output;
-  // 30 steps logged every 10: steps 0, 10, 20.
+  // 30 steps logged every 10: steps 0, 10, 20, and the last one, 29.
   std::ifstream metrics(out / "metrics.jsonl");
   int lines = 0;
   for (std::string line; std::getline(metrics, line);) lines += !line.empty();
-  EXPECT_EQ(lines, 3);
+  EXPECT_EQ(lines, 4);
   // A finished run is not overwritten by accident.
   const Result again = run("train " + c.string() + " --out " + out.string() + " --quiet");
   EXPECT_EQ(again.exit_code, 2) << again.output;

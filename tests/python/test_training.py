@@ -107,7 +107,7 @@ def test_on_log_gets_every_metrics_line_as_a_dict(tmp_path):
                         on_log=lambda step, record: seen.append((step, record)))
     written = [json.loads(line) for line in (run.path / "metrics.jsonl").read_text().splitlines()]
     assert [record for _, record in seen] == written
-    assert [step for step, _ in seen] == [record["step"] for record in written] == [0, 10, 20, 30]
+    assert [step for step, _ in seen] == [record["step"] for record in written] == [0, 10, 20, 30, 39]
 
 
 def test_an_exception_in_on_log_stops_at_a_checkpoint_and_propagates(cli_run, tmp_path):

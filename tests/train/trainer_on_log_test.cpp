@@ -48,7 +48,7 @@ TEST(TrainerOnLog, SeesEveryMetricsLineAsWritten) {
   t.run(o);
   const std::vector<MetricsRecord> written = read_metrics(dir / "metrics.jsonl");
   ASSERT_EQ(seen.size(), written.size());
-  ASSERT_EQ(seen.size(), 4u);  // steps 0, 10, 20, 30
+  ASSERT_EQ(seen.size(), 5u);  // steps 0, 10, 20, 30 and the last one, 39
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].step, written[i].step);
     EXPECT_EQ(seen[i].loss, written[i].loss);
