@@ -90,10 +90,26 @@ void run_sample(const SampleFlags& f) {
   // The last position of a training window has no target, so predicting from it was never trained (a
   // learned position embedding of it gets no gradient): predict from positions 0 .. seq_len - 2 only.
   with_context.context = config.task.seq_len - 1;
-  const std::vector<int32_t> generated = sample_tokens(*model, ids, with_context);
-  ids.insert(ids.end(), generated.begin(), generated.end());
-  const std::string text = lm.decode(ids);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  // Each token is printed as it is drawn: a long generation shows its text from the first token on. A
+  // token's text depends only on the one before it (a word tokenizer glues punctuation to the previous
+  // word), so it is the decoded pair minus the previous token's own text.
+  const std::string prompt_text = lm.decode(ids);
+  std::fwrite(prompt_text.data(), 1, prompt_text.size(), stdout);
+  std::fflush(stdout);
+  std::optional<int32_t> previous = ids.empty() ? std::nullopt : std::optional<int32_t>(ids.back());
+  with_context.on_token = [&](int32_t id) {
+    std::string piece;
+    if (previous) {
+      const int32_t pair[] = {*previous, id};
+      piece = lm.decode(pair).substr(lm.decode(std::span<const int32_t>(pair, 1)).size());
+    } else {
+      piece = lm.decode(std::span<const int32_t>(&id, 1));
+    }
+    previous = id;
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+  };
+  sample_tokens(*model, ids, with_context);
   std::fputc('\n', stdout);
 }
 

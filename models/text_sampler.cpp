@@ -75,6 +75,7 @@ std::vector<int32_t> sample_tokens(const Model& model, std::span<const int32_t> 
     const Tensor out = model.transformer().forward_tokens(g, window.data(), 1, n);
     if (!out.is_contiguous()) throw std::logic_error("sample_tokens: the model output is not contiguous");
     text.push_back(pick(out.data() + (n - 1) * classes, classes, settings.temperature, rng, weights));
+    if (settings.on_token) settings.on_token(text.back());
   }
   g.reset();
   return {text.end() - settings.tokens, text.end()};

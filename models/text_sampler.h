@@ -6,6 +6,7 @@
 // never scored at the last position of its training windows, so `sinklab sample` reads seq_len - 1.
 // BOS (id 0) is never generated: it is not a token of the text (no training target is BOS).
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct SamplingSettings {
   double temperature = 0.0;  // 0: greedy (arg-max, ties to the lower id); > 0: softmax(logits / temperature)
   uint64_t seed = 0;         // the generator of temperature sampling
   int context = 0;           // positions the model reads, BOS included (2 .. max_seq_len); 0 = max_seq_len
+  std::function<void(int32_t)> on_token;  // called with each id as soon as it is drawn (`sinklab sample` prints it)
 };
 
 // The ids that follow `prompt` (ids without BOS, may be empty). Throws std::invalid_argument for a

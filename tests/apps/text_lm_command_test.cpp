@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -52,7 +53,7 @@ TEST_F(TextLmCommand, CiTinyTrainsAndRecordsTheLanguageModelStatistics) {
       << "the corpus is recorded absolute:\n" << config_text.str();
 
   const std::vector<MetricsRecord> log = read_metrics(*run_ / "metrics.jsonl");
-  ASSERT_EQ(log.size(), 10u);  // steps 0, 5, ..., 45
+  ASSERT_EQ(log.size(), 11u);  // steps 0, 5, ..., 45 and the last one, 49
   EXPECT_LT(log.back().loss, log.front().loss - 1.0) << "the training loss drops from ln 64 = 4.16";
   ASSERT_TRUE(log.front().eval_loss.has_value());
   for (const MetricsRecord& r : log) {
@@ -92,6 +93,29 @@ TEST_F(TextLmCommand, GreedySamplingIsDeterministicAndContinuesThePrompt) {
   // The run's checkpoint given explicitly is the same model.
   EXPECT_EQ(sample("--prompt '" + prompt + "' --tokens 80 --checkpoint " + (*run_ / "checkpoint.bin").string()).output,
             a.output);
+}
+
+// A million tokens take minutes: the text appears as it is generated, not all at the end (it printed
+// nothing for minutes), and what was streamed is the text a shorter generation prints whole.
+TEST_F(TextLmCommand, ALongGenerationPrintsItsTokensAsTheyAreDrawn) {
+  const fs::path out = fresh_dir("stream");
+  fs::create_directories(out);
+  const pid_t pid =
+      testing::start_sinklab({"sample", run_->string(), "--prompt", "And", "--tokens", "1000000"}, out / "text");
+  std::string streamed;
+  for (int i = 0; i < 600 && streamed.size() < 200; ++i) {  // up to a minute on a busy machine
+    ::usleep(100'000);
+    std::ifstream in(out / "text");
+    streamed.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  fs::remove_all(out);
+  ASSERT_GE(streamed.size(), 200u) << "the first tokens of a long generation were not printed while it ran";
+  const size_t tokens = streamed.size() - 3;  // the prompt's 3 bytes, then one byte per token
+  const testing::CliResult whole = sample("--prompt And --tokens " + std::to_string(tokens));
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_EQ(whole.output, streamed + "\n");
 }
 
 TEST_F(TextLmCommand, TemperatureSamplingIsReproducibleFromItsSeed) {
