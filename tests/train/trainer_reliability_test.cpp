@@ -68,15 +68,17 @@ TEST(TrainerReliability, ResumeCutsTheMetricsLogBackToItsCheckpoint) {
   fs::remove_all(broken);
 }
 
-// Rewrites the step a checkpoint's training state carries (its last 74 bytes start with it) and the
-// data checksum (header bytes 52-59, FNV-1a 64 over everything after the table), as a forger would.
+// Rewrites the step a checkpoint's training state carries (the state is the file's last bytes, as many
+// as the table's last u64 says, and starts with the step) and the data checksum (header bytes 52-59,
+// FNV-1a 64 over everything after the table), as a forger would.
 void forge_checkpoint_step(const fs::path& path, int64_t step) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes{std::istreambuf_iterator<char>(in), {}};
   in.close();
-  std::memcpy(bytes.data() + bytes.size() - 74, &step, sizeof step);
-  uint64_t table_bytes = 0;
+  uint64_t table_bytes = 0, state_bytes = 0;
   std::memcpy(&table_bytes, bytes.data() + 28, sizeof table_bytes);
+  std::memcpy(&state_bytes, bytes.data() + 60 + table_bytes - 8, sizeof state_bytes);
+  std::memcpy(bytes.data() + bytes.size() - state_bytes, &step, sizeof step);
   const uint64_t sum = fnv1a(std::string_view(bytes).substr(60 + table_bytes));
   std::memcpy(bytes.data() + 52, &sum, sizeof sum);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -94,7 +96,9 @@ TEST(TrainerReliability, AForgedCheckpointStepBeyondTheRunIsRefused) {
     EXPECT_NE(std::string(e.what()).find("step 4611686018427387904 is beyond train.max_steps 40"), std::string::npos)
         << e.what();
   }
-  forge_checkpoint_step(dir / "checkpoint.bin", 15);  // a forged but possible step still loads: the forge is right
+  // The true step forged back still loads: the forge is right. (Another step would not: the checkpoint's
+  // record of the attention snapshots belongs to step 17.)
+  forge_checkpoint_step(dir / "checkpoint.bin", 17);
   EXPECT_EQ(train(c, dir, -1, dir / "checkpoint.bin").steps, 40);
   fs::remove_all(dir);
 }
