@@ -52,23 +52,15 @@ def make_fifo(path):
     os.mkfifo(path)
 
 
-# Python calls the C++ .npy and checkpoint readers (run_files/npy.h, run_files/checkpoint.h), which open the
-# file before checking what it is and so block on a FIFO until they read through core/io/file_read.h (issue
-# 47, in progress in another change). strict: once they do, these pass and the mark must go.
-UNTIL_BOUNDED_BINARY_READERS = pytest.mark.xfail(strict=True, reason="the .npy and checkpoint readers block on a FIFO")
-
-
 @pytest.mark.parametrize("name, read, error", [
     ("summary.json", "sinklab.Run(folder).summary", "RunFileError"),
     ("metrics.jsonl", "sinklab.Run(folder).metrics", "RunFileError"),
     ("metrics.jsonl", "sinklab.Run(folder).extreme_tokens", "RunFileError"),
     ("run.json", "sinklab.Run(folder).info", "RunFileError"),
     ("config.yaml", "sinklab.Run(folder).config", "ConfigError"),
-    pytest.param("attention/layer0_head0_mean.npy", "sinklab.Run(folder).attention(0, 0)", "RunFileError",
-                 marks=UNTIL_BOUNDED_BINARY_READERS),
-    pytest.param("checkpoint.bin", "sinklab.Run(folder).checkpoint_step", "CheckpointError",
-                 marks=UNTIL_BOUNDED_BINARY_READERS),
-    pytest.param("checkpoint.bin", "sinklab.load_model(folder)", "CheckpointError", marks=UNTIL_BOUNDED_BINARY_READERS),
+    ("attention/layer0_head0_mean.npy", "sinklab.Run(folder).attention(0, 0)", "RunFileError"),
+    ("checkpoint.bin", "sinklab.Run(folder).checkpoint_step", "CheckpointError"),
+    ("checkpoint.bin", "sinklab.load_model(folder)", "CheckpointError"),
 ])
 def test_a_fifo_run_file_is_refused_by_name(tiny_run, tmp_path, name, read, error):
     folder = copy_run(tiny_run, tmp_path)
