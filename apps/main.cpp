@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", sinklab::apps::version_text, "Print the version, the CPU and its kernel path, then exit");
   for (const auto& command : sinklab::apps::commands()) command.add(app);
+  // An empty value is never meaningful (`--out ""` would otherwise mean "the default folder").
+  const CLI::Validator non_empty([](const std::string& v) { return v.empty() ? "is empty" : std::string(); }, "");
+  for (CLI::App* command : app.get_subcommands({}))
+    for (CLI::Option* option : command->get_options())
+      if (option->get_type_size() != 0 && option->get_name() != "--help") option->check(non_empty);
   try {
     sinklab::kernel_isa_level();  // a bad SINKLAB_MAX_ISA is refused before anything runs
     app.parse(argc, argv);
@@ -51,7 +56,10 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    return app.exit(e);  // other usage errors: message and exit code from CLI11 (non-zero)
+    // Other usage errors (a missing argument, a value CLI11 cannot convert): CLI11's message, and the
+    // exit status 2 of every error the user can fix, not CLI11's own codes (100 and up).
+    const int status = app.exit(e);
+    return status == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     return sinklab::apps::report_exception(e);
   }

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string_view>
 
+#include "core/io/file_read.h"
 #include "run_files/output_path.h"
 
 namespace sinklab {
@@ -70,8 +69,8 @@ void check_new_run_folder(const std::filesystem::path& dir, const std::filesyste
   check_output_path(dir, OutputKind::folder, "--out");
   const std::filesystem::path own = dir / "config.yaml";
   if (std::filesystem::exists(own) && std::filesystem::equivalent(own, source_config)) {
-    std::ifstream in(own);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The config loader read this file already, within its 1 MiB limit; twice that means it changed since.
+    const std::string text = read_regular_file(own, 2 << 20, "config file");
     if (text != resolved_config)
       throw std::invalid_argument("--out " + dir.string() + " would overwrite the config file it reads (" +
                                   source_config.string() + ") with the resolved config; choose another --out");

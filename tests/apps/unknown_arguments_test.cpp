@@ -45,9 +45,27 @@ TEST(UnknownArguments, AnUnlikeFlagGetsTheCommandsFlags) {
 
 TEST(UnknownArguments, OtherUsageErrorsKeepTheirOwnMessage) {
   const auto r = run_sinklab("train --set");
-  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // not CLI11's own codes (100 and up)
   EXPECT_EQ(r.output.find("unknown"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--set"), std::string::npos) << r.output;
+}
+
+// Every usage error exits 2, as every other error the user can fix does.
+TEST(UnknownArguments, EveryUsageErrorExitsTwo) {
+  for (const char* args : {"construct", "eval", "export", "export runs/x --format pdf", "schedule runs/x --ranks 0",
+                           "report runs/x --seed abc"}) {
+    const auto r = run_sinklab(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+  }
+}
+
+// An empty value would otherwise silently mean the default (`train --out ""` trained into runs/).
+TEST(UnknownArguments, AnEmptyValueIsRefusedByName) {
+  for (const char* args : {"train x.yaml --out ''", "train ''", "eval runs/x --out ''"}) {
+    const auto r = run_sinklab(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("is empty"), std::string::npos) << args << "\n" << r.output;
+  }
 }
 
 }  // namespace
