@@ -46,8 +46,8 @@
 #include "run_files/extreme_token_table.h"
 #include "run_files/extreme_tokens_json.h"
 #include "run_files/run_summary.h"
-#include "run_files/output_path.h"
 #include "train/evaluation_pipeline.h"
+#include "run_files/output_path.h"
 
 namespace sinklab::apps {
 namespace {
