@@ -30,7 +30,7 @@ namespace sinklab::apps {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace sinklab::normlimits;
+using namespace sinklab::probes;
 
 constexpr int kProbeExitViolation = 3;
 constexpr int kSyntheticLength = 128;  // the synthetic rows' "model length"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 double euclidean_norm(const double* v, int dim) {
   double s = 0.0;
@@ -95,4 +95,4 @@ DistanceTerms TopSetScan::terms(bool with_d_max) const {
   return t;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // ||v||, v of dim doubles.
 double euclidean_norm(const double* v, int dim);
@@ -53,4 +53,4 @@ class TopSetScan {
   std::vector<uint8_t> selected_;
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

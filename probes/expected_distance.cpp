@@ -6,7 +6,7 @@
 
 #include "core/rng.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 // sum_{k not marked} ||c_k - s|| with s = sum of the marked c_k.
@@ -96,4 +96,4 @@ double expected_distance_exact(const double* c, int n, int dim, int N) {
   return sum / static_cast<double>(subsets);
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct ExpectationBounds {
   double main = 0.0, upper = 0.0;
@@ -34,4 +34,4 @@ double expected_distance_mc(const double* c, int n, int dim, int N, int samples,
 // The exact mean over all C(n, N) subsets (tests; n <= 20).
 double expected_distance_exact(const double* c, int n, int dim, int N);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <string>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 std::string gnuplot_header(const std::filesystem::path& png, const std::string& title);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

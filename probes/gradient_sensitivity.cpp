@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 void tempered_softmax(const double* l, const double* v, double eps, int n, double T, double* out) {
   double top = -INFINITY;
@@ -26,4 +26,4 @@ double gradient_sensitivity(const double* l, const double* v, const double* p0, 
   return std::sqrt(sq) / eps;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

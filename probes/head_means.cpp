@@ -1,6 +1,6 @@
 #include "probes/head_means.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 DistanceSums windows_sum(const ProbeResults& r, int plan, int entry, int layer, int head) {
@@ -47,4 +47,4 @@ std::vector<HeadMeans> head_means(const ProbeResults& r, int plan, int entry) {
   return out;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

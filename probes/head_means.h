@@ -7,7 +7,7 @@
 #include "probes/probe_results.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // NaN where the head had no row.
 struct HeadMeans {
@@ -25,4 +25,4 @@ double heads_mean(const std::vector<HeadMeans>& m, Field f) {
   return mean_of(v);
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 double kolmogorov_survival(double x) {
   if (x <= 0.0) return 1.0;
@@ -76,4 +76,4 @@ KsResult ks_two_sample(std::span<const double> a, std::span<const double> b) {
   return r;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,7 +5,7 @@
 // sqrt(n m / (n + m)) D.
 #include <span>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct KsResult {
   double statistic = 0.0;  // D
@@ -22,4 +22,4 @@ double ks_exact_p(int n, int m, double d);
 // 2 sum_{k>=1} (-1)^(k-1) exp(-2 k^2 x^2), clamped to [0, 1].
 double kolmogorov_survival(double x);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -1,6 +1,6 @@
 #include "probes/line_fit.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   LineFit f;
@@ -26,4 +26,4 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   return f;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

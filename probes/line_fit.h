@@ -3,11 +3,11 @@
 #include <cmath>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct LineFit {
   double slope = NAN, intercept = NAN, r2 = NAN;  // NaN when fewer than 2 points or x constant
 };
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -8,7 +8,7 @@
 #include "probes/summary_numbers.h"
 #include "probes/vanishing_bound.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 void setup(ProbeResults& r, const ProbeSettings&) {
@@ -108,4 +108,4 @@ ProbeRegistration vanishing_weights_probe() {
           setup, on_row, nullptr, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

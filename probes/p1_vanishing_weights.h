@@ -4,8 +4,8 @@
 // softmax of the scaled logits. Writes vanishing.csv and figures/vanishing.gp.
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 ProbeRegistration vanishing_weights_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -11,7 +11,7 @@
 #include "probes/seed_mix.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 void on_entry(const ProbeEntry& entry, ProbeCounters&) {
@@ -125,4 +125,4 @@ ProbeRegistration selection_distance_probe() {
           nullptr, nullptr, on_entry, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,8 +5,8 @@
 // tests these means. Writes distance_vs_L.csv, distance_vs_N.csv and their figures.
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 ProbeRegistration selection_distance_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

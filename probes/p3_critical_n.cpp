@@ -9,7 +9,7 @@
 #include "probes/ks_test.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 // (L, N_crit or 0) per length, from the rows written to critical_n.csv.
@@ -82,4 +82,4 @@ ProbeRegistration critical_n_probe() {
           nullptr, nullptr, nullptr, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

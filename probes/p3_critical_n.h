@@ -7,7 +7,7 @@
 
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // The KS test of one (L, N) of the grid over the heads with both means.
 struct CriticalRow {
@@ -19,4 +19,4 @@ std::vector<CriticalRow> critical_rows(const ProbeResults& r, const ProbeSetting
 
 ProbeRegistration critical_n_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

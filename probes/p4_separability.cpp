@@ -9,7 +9,7 @@
 #include "probes/separability.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 bool first_separability_entry(const LengthPlan& plan, const NEntry& e) {
@@ -102,4 +102,4 @@ ProbeRegistration separability_probe() {
           nullptr, nullptr, on_entry, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -7,7 +7,7 @@
 
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // (N, median over heads of N_s / N) for each N of separability.csv (P6 reads N = 16).
 std::vector<std::pair<int, double>> separability_medians(const ProbeResults& r);
@@ -15,4 +15,4 @@ double separability_median_at(const std::vector<std::pair<int, double>>& medians
 
 ProbeRegistration separability_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -11,7 +11,7 @@
 #include "probes/seed_mix.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 std::size_t head_slot(const ProbeResults& r, int layer, int head, int window) {
@@ -166,4 +166,4 @@ ProbeRegistration temperature_gradient_probe() {
           setup, on_row, nullptr, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,8 +5,8 @@
 // Writes gradient.csv and figures/gradient.gp.
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 ProbeRegistration temperature_gradient_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

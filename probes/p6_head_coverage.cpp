@@ -6,7 +6,7 @@
 #include "probes/p4_separability.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 ProbeSection write(const ProbeOutput& o) {
@@ -27,4 +27,4 @@ ProbeRegistration head_coverage_probe() {
           nullptr, nullptr, nullptr, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -4,8 +4,8 @@
 // collects nothing of its own.
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 ProbeRegistration head_coverage_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

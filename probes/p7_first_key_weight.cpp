@@ -8,7 +8,7 @@
 #include "probes/figure_script.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 // Its own per-row values in ProbeResults::own, [layer][head][window][t] (NaN: not at L max).
@@ -91,4 +91,4 @@ ProbeRegistration first_key_weight_probe() {
           setup, on_row, nullptr, write};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -6,8 +6,8 @@
 // sink as n grows. Rows of zero mass have no share (an empty cell). Writes sink.csv and figures/sink.gp.
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 ProbeRegistration first_key_weight_probe();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -13,7 +13,7 @@
 #include "probes/probe_registry.h"
 #include "probes/top_set.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 // d_max is needed up to the largest N of the distance files.
@@ -178,4 +178,4 @@ void ProbeCollector::probe_head(const AttentionView& view, int head, ProbeWorksp
   results_.add(counts);
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -11,7 +11,7 @@
 #include "core/observe/attention_observer.h"
 #include "probes/probe_view.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // Rows per window that P5 and E_mc sample: every max(1, L / 64)-th.
 int sample_stride(int L);
@@ -48,4 +48,4 @@ class ProbeCollector final : public AttentionObserver {
   std::vector<std::unique_ptr<ProbeWorkspace>> workspaces_;
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

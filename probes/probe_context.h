@@ -4,7 +4,7 @@
 
 #include "probes/probe_results.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct ProbeContext {
   std::string model_name;  // "synthetic" or the run folder
@@ -13,4 +13,4 @@ struct ProbeContext {
   std::string command;     // the command line, for probes.md
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

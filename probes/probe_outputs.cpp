@@ -10,7 +10,7 @@
 #include "report/gnuplot_runner.h"
 #include "run_files/output_path.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 namespace fs = std::filesystem;
@@ -79,4 +79,4 @@ void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const Pr
   write_file_atomically(out / "probes.md", probes_md(output, sections, runner.available()));
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -12,10 +12,10 @@
 #include "probes/probe_context.h"
 #include "probes/probe_results.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // `gnuplot` is the command the figures are rendered with (report/gnuplot_runner.h).
 void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const ProbeContext& context,
                          const std::filesystem::path& out, const std::string& gnuplot, std::ostream& log);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

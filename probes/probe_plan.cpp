@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 std::vector<LengthPlan> plan_lengths(const std::vector<int>& lengths, const ProbeSettings& settings) {
   std::vector<LengthPlan> plans;
@@ -34,4 +34,4 @@ std::vector<LengthPlan> plan_lengths(const std::vector<int>& lengths, const Prob
   return plans;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -10,7 +10,7 @@
 
 #include "probes/probe_view.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // What a probe hands the output writer after writing its CSVs into the output folder.
 struct ProbeSection {
@@ -33,4 +33,4 @@ struct ProbeRegistration {
   ProbeSection (*write)(const ProbeOutput& output) = nullptr;
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

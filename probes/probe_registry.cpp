@@ -8,7 +8,7 @@
 #include "probes/p6_head_coverage.h"
 #include "probes/p7_first_key_weight.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 const std::vector<ProbeRegistration>& probe_registry() {
   static const std::vector<ProbeRegistration> probes{
@@ -23,4 +23,4 @@ const std::vector<ProbeRegistration>& probe_registry() {
   return probes;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -4,8 +4,8 @@
 
 #include "probes/probe_registration.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 const std::vector<ProbeRegistration>& probe_registry();
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -9,7 +9,7 @@
 #include "probes/probe_settings.h"
 #include "layers/model_config.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // One N of a length's pass and what it feeds.
 struct NEntry {
@@ -89,4 +89,4 @@ struct ProbeResults : ProbeCounters {
   }
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -9,7 +9,7 @@
 #include "core/rng.h"
 #include "layers/normalizers/softmax_normalizer.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 void say(std::ostream& progress, int length_index, const std::vector<int>& lengths, int window, int windows,
@@ -120,4 +120,4 @@ ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<in
   return collector.results();
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -7,7 +7,7 @@
 #include "probes/probe_collector.h"
 #include "probes/probe_windows.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // lengths ascending, the last <= source.length.
 ProbeResults probe_model(const ProbeWindows& source, const ProbeSettings& settings, const std::vector<int>& lengths,
@@ -22,4 +22,4 @@ struct SyntheticShape {
 ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<int>& lengths, const SyntheticShape& shape,
                              std::ostream& progress);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -146,4 +146,4 @@ ProbeSettings parse_probe_settings(const ProbeFlagTexts& f) {
   return s;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 enum class VectorKind { value, hidden };        // x_k: the head's value v_k, or the attention input row
 enum class DistanceKind { r1, r2 };            // what P3 tests: d_true or d_r2
@@ -46,4 +46,4 @@ std::vector<int> default_lengths(int max_len);
 // P3's N grid at length L: 1 .. 16, then x1.5 (rounded up) while <= L / 4; only N < L.
 std::vector<int> critical_n_grid(int L);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -13,7 +13,7 @@
 #include "probes/sensitivity_rows.h"
 #include "probes/violation_log.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 // Row t of one head in one pass: query t sees n = t + 1 keys.
 struct ProbeRow {
@@ -58,4 +58,4 @@ struct ProbeOutput {
   const char* vectors() const { return s.vectors == VectorKind::value ? "value" : "hidden"; }
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

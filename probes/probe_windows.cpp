@@ -6,7 +6,7 @@
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 RowKind row_kind_of(const Model& model) {
   const AttentionConfig& a = model.config().model.attention;
@@ -46,4 +46,4 @@ ProbeWindows validation_windows(Model& model, const std::string& model_name, int
   return w;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

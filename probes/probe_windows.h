@@ -9,7 +9,7 @@
 #include "probes/probe_results.h"
 #include "models/model.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct ProbeWindows {
   Model* model = nullptr;  // not owned; its attention observers are used during the probe
@@ -27,4 +27,4 @@ RowKind row_kind_of(const Model& model);
 // beyond the task's windows.
 ProbeWindows validation_windows(Model& model, const std::string& model_name, int windows, int length);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -8,7 +8,7 @@
 #include "probes/expected_distance.h"
 #include "probes/sensitivity_rows.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct ProbeWorkspace {
   ProbeWorkspace(int max_len, int dim, int head_dim, const SensitivityRows& sensitivity)
@@ -43,4 +43,4 @@ struct ProbeWorkspace {
   MonteCarloScratch mc;
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

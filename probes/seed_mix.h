@@ -2,7 +2,7 @@
 // The probes' per-row seeds: a splitmix64 step, so seeds that differ in any field differ everywhere.
 #include <cstdint>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 inline uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -13,4 +13,4 @@ inline uint64_t mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 31);
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -7,7 +7,7 @@
 #include "probes/gradient_sensitivity.h"
 #include "layers/normalizers/normalizer_registry.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 SensitivityRows::SensitivityRows(const RowKind& rows) : name_(rows.config.name) {
   // The facts its registration declares (an unknown name: create() below says which names exist).
@@ -70,4 +70,4 @@ double row_sensitivity(const SensitivityRows& rows, const double* l, const doubl
   return std::sqrt(sq) / eps;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

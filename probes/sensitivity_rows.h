@@ -16,7 +16,7 @@
 #include "probes/probe_results.h"
 #include "layers/normalizers/normalizer.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 class SensitivityRows {
  public:
@@ -48,4 +48,4 @@ class SensitivityRows {
 double row_sensitivity(const SensitivityRows& rows, const double* l, const double* v, const double* p0, int n,
                        int seq_len, double T, double eps, const double* params, double* p1, double* scratch);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 double distance(const double* u, const double* v, int dim) {
@@ -30,4 +30,4 @@ Separability separability(const double* unit_c, int n, int dim, const int* order
   return {static_cast<double>(inside) / N, r};
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

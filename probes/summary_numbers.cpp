@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 std::string num(double v) {
   if (std::isnan(v)) return "";
@@ -32,4 +32,4 @@ double mean_of(const std::vector<double>& v) {
   return n ? s / n : NAN;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 std::string num(double v);
 double median(std::vector<double> v);
 double mean_of(const std::vector<double>& v);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 void top_order(const double* weights, int n, int count, int* order) {
   std::iota(order, order + n, 0);
@@ -11,4 +11,4 @@ void top_order(const double* weights, int n, int count, int* order) {
   std::partial_sort(order, order + std::min(count, n), order + n, heavier);
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

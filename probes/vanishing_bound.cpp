@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 VanishingRow vanishing_row(const float* weights, int n, double query_norm, double max_key_norm, double temperature) {
   VanishingRow r;
@@ -24,4 +24,4 @@ VanishingRow vanishing_row(const float* weights, int n, double query_norm, doubl
   return r;
 }
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

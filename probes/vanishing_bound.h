@@ -3,7 +3,7 @@
 // its softmax temperature over the logit scale) and raw logits l_k = q . k_k satisfies
 //   e^{-2 Delta / T} / n <= a_k <= e^{2 Delta / T} / n,   Delta = ||q|| max_k ||k_k||,
 // because |l_k - l_m| <= 2 Delta. The probe reports n max a and n min a per row.
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 struct VanishingRow {
   double n_max_weight = 0.0, n_min_weight = 0.0;  // n max_k a_k, n min_k a_k
@@ -19,4 +19,4 @@ inline constexpr double kSmallestCheckedWeight = 1e-30;
 
 VanishingRow vanishing_row(const float* weights, int n, double query_norm, double max_key_norm, double temperature);
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -7,7 +7,7 @@
 
 #include "probes/probe_results.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 
 class ViolationLog {
  public:
@@ -24,4 +24,4 @@ class ViolationLog {
   std::mutex mutex_;
 };
 
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -12,7 +12,7 @@
 #include "probes/vanishing_bound.h"
 #include "core/rng.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 TEST(VanishingBound, SoftmaxRowsOfRandomQueriesAndKeysStayInside) {
@@ -131,4 +131,4 @@ TEST(GradientSensitivity, FollowsOneOverTOnlyWellAboveTheLogitSpread) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

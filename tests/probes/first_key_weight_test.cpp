@@ -17,7 +17,7 @@
 #include "probes/probe_outputs.h"
 #include "probes/summary_numbers.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 namespace fs = std::filesystem;
@@ -80,4 +80,4 @@ TEST(FirstKeyWeight, HalfOnTheSinkAndZeroMassRows) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

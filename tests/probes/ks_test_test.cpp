@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 TEST(KsTest, MatchesScipyOnTenShiftedValues) {
@@ -69,4 +69,4 @@ TEST(KsTest, RefusesEmptyAndNonFiniteSamples) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

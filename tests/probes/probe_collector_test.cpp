@@ -9,7 +9,7 @@
 #include "probes/probe_outputs.h"
 #include "probes/probe_run.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 ProbeSettings small_settings() {
@@ -108,4 +108,4 @@ TEST(ProbeCollector, WeightsThatDoNotComeFromTheirLogitsAreViolations) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -11,7 +11,7 @@
 #include "tests/apps/cli_process.h"
 #include "tests/support/docs_embed.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 TEST(ProbeList, PrintsEveryRegistration) {
@@ -53,4 +53,4 @@ TEST(ProbeList, RunsNothingElse) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

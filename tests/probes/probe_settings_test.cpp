@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 std::string error_of(const ProbeFlagTexts& f) {
@@ -73,4 +73,4 @@ TEST(ProbeSettings, BadValuesNameTheirFlag) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

@@ -14,7 +14,7 @@
 #include "probes/top_set.h"
 #include "core/rng.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 struct RandomRow {
@@ -180,4 +180,4 @@ TEST(Separability, OneAtNEqualsOneAndCountsTheBall) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes

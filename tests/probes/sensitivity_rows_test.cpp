@@ -13,7 +13,7 @@
 #include "probes/sensitivity_rows.h"
 #include "core/rng.h"
 
-namespace sinklab::normlimits {
+namespace sinklab::probes {
 namespace {
 
 RowKind kind(const std::string& name) { return RowKind{name == "softmax", 1.0, NormalizerConfig{name, {}}}; }
@@ -118,4 +118,4 @@ TEST(SensitivityRows, RowsOffTheSimplexHaveNoBound) {
 }
 
 }  // namespace
-}  // namespace sinklab::normlimits
+}  // namespace sinklab::probes
