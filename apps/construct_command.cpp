@@ -69,22 +69,26 @@ std::string number_text(double v) {
 
 // construct_softmax_beta20, construct_relu_c1: the run's name in summaries and reports.
 std::string run_name(const ConstructArgs& a) {
-  return "construct_" + a.kind + (a.kind == "softmax" ? "_beta" + number_text(a.params.beta) : "_c" + number_text(a.params.c));
+  return "construct_" + a.kind +
+         (a.kind == "softmax" ? "_beta" + number_text(a.params.beta) : "_c" + number_text(a.params.c));
 }
 
 RunConfig base_config(const ConstructArgs& a, const fs::path& file, ConstructionKind kind) {
   if (!fs::exists(file))
     throw std::invalid_argument("--config " + file.string() + ": no such file" +
-                                (a.config.empty() ? std::string(" (the default is relative to the repository root; run from "
-                                                                "there or pass --config)")
-                                                  : std::string()));
+                                (a.config.empty()
+                                     ? std::string(" (the default is relative to the repository root; run from "
+                                                   "there or pass --config)")
+                                     : std::string()));
   const std::string name = "name=" + run_name(a);
   // No memory check: nothing is trained (the loader's estimate is for training batches).
   const RunConfig as_written = load_run_config(file, {name}, std::nullopt);
   if (a.layers && *a.layers > 1 && !as_written.model.residual)
     throw ConfigError(file.string(), 0, "model.residual",
-                      "--layers " + std::to_string(*a.layers) + " needs the residual stream (the head's output has to pass "
-                      "the other blocks): needs true, as configs/paper/2x2_" + a.kind + ".yaml, the default base with --layers > 1");
+                      "--layers " + std::to_string(*a.layers) +
+                          " needs the residual stream (the head's output has to pass "
+                          "the other blocks): needs true, as configs/paper/2x2_" +
+                          a.kind + ".yaml, the default base with --layers > 1");
   // --layers and --heads go through the loader's checks; its messages name the flag.
   const std::vector<std::pair<std::string, std::optional<int>>> flags{{"layers", a.layers}, {"heads", a.heads}};
   std::vector<std::string> overrides{name};
@@ -176,23 +180,31 @@ void run_construct(const ConstructArgs& a) {
 void add_construct_command(CLI::App& app) {
   auto args = std::make_shared<ConstructArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "construct", "Write the theorems' explicit relu or softmax weights as a run folder, evaluated like a trained run");
+      "construct",
+      "Write the theorems' explicit relu or softmax weights as a run folder, evaluated like a trained run");
   cmd->add_option("kind", args->kind, "relu (no sink, exact) or softmax (a BOS sink of strength beta)")
       ->required()
       ->check(CLI::IsMember({"relu", "softmax"}));
   cmd->add_option("--config", args->config,
                   "Base config (default configs/paper/1x1_<kind>.yaml, or 2x2_<kind>.yaml with --layers > 1)");
   // CLI11 would read an empty value as 0.
-  const CLI::Validator not_empty([](const std::string& text) { return text.empty() ? std::string("an empty value is not a number") : std::string(); },
-                                 "NUMBER");
+  const CLI::Validator not_empty(
+      [](const std::string& text) {
+        return text.empty() ? std::string("an empty value is not a number") : std::string();
+      },
+      "NUMBER");
   cmd->add_option("--beta", args->params.beta, "softmax: the BOS logit")->capture_default_str()->check(not_empty);
-  cmd->add_option("--c", args->params.c, "relu: the trigger row's logit on every non-BOS key")->capture_default_str()->check(not_empty);
-  cmd->add_option("--layers", args->layers, "Layers (default: the base config's); block 0 head 0 carries the construction")
+  cmd->add_option("--c", args->params.c, "relu: the trigger row's logit on every non-BOS key")
+      ->capture_default_str()
+      ->check(not_empty);
+  cmd->add_option("--layers", args->layers,
+                  "Layers (default: the base config's); block 0 head 0 carries the construction")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--heads", args->heads, "Heads per layer (default: the base config's)")->check(CLI::PositiveNumber);
   cmd->add_option("--out", args->out, "Run directory (default runs/<name>, e.g. runs/construct_softmax_beta20)");
   cmd->add_flag("--force", args->force, "Replace a finished or unfinished run in --out");
-  cmd->add_flag("--wide", args->wide, "Every defined column of the head table (default: those that fit 120 characters)");
+  cmd->add_flag("--wide", args->wide,
+                "Every defined column of the head table (default: those that fit 120 characters)");
   cmd->callback([args, cmd] {
     args->beta_given = cmd->count("--beta") > 0;
     args->c_given = cmd->count("--c") > 0;

@@ -108,7 +108,8 @@ void run(const std::string& dir, const std::vector<double>& betas, std::string o
   }
   if (!first) throw std::invalid_argument(dir + ": no finished run with an evaluation error");
   const std::vector<ErrorSinkPoint> constructions =
-      betas.empty() ? std::vector<ErrorSinkPoint>{} : construction_curve(run_config(first->dir), first->dir.string(), betas);
+      betas.empty() ? std::vector<ErrorSinkPoint>{}
+                    : construction_curve(run_config(first->dir), first->dir.string(), betas);
   const fs::path out_dir = out.empty() ? fs::path(dir) / "error_vs_sink" : fs::path(out);
   check_output_path(out_dir, OutputKind::folder, "--out");
   fs::create_directories(out_dir);
@@ -128,8 +129,8 @@ void add_error_vs_sink_command(CLI::App& app) {
     bool no_curve = false;
   };
   auto flags = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand("error-vs-sink",
-                                     "Evaluation error against 1 - min BOS@nt for every run, with the softmax construction's curve");
+  CLI::App* cmd = app.add_subcommand(
+      "error-vs-sink", "Evaluation error against 1 - min BOS@nt for every run, with the softmax construction's curve");
   cmd->add_option("DIR", flags->dir, "A sweep directory (sweep.json) or one run directory")->required();
   cmd->add_option("--betas", flags->betas, "Construction BOS logits for the curve (comma-separated)")
       ->delimiter(',')

@@ -100,10 +100,10 @@ void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
   const std::optional<double> available = available_memory();
   const MemoryEstimate e = estimate_memory(sized);
   if (available && e.total() > *available)
-    throw std::invalid_argument("the evaluation of " + std::to_string(t.eval_samples) + " inputs of length " +
-                                std::to_string(t.seq_len) + " needs an estimated " + format_bytes(e.total()) +
-                                ", more than the " + format_bytes(*available) +
-                                " available (MemAvailable, or the cgroup's limit when lower): lower --samples or --seq-len");
+    throw std::invalid_argument(
+        "the evaluation of " + std::to_string(t.eval_samples) + " inputs of length " + std::to_string(t.seq_len) +
+        " needs an estimated " + format_bytes(e.total()) + ", more than the " + format_bytes(*available) +
+        " available (MemAvailable, or the cgroup's limit when lower): lower --samples or --seq-len");
 }
 
 // The run's evaluation pipeline (train/evaluation_pipeline.h) at the flags' task config. The task must take
@@ -173,7 +173,8 @@ std::vector<double> bos_value_map_inf(const Model& model, const EvalSet& set) {
       double inf = 0.0;
       for (int out = 0; out < C; ++out) {
         double u = 0.0;
-        for (int64_t d = 0; d < D; ++d) u += static_cast<double>(w_o.data()[out * H * D + h * D + d]) * v[static_cast<size_t>(d)];
+        for (int64_t d = 0; d < D; ++d)
+          u += static_cast<double>(w_o.data()[out * H * D + h * D + d]) * v[static_cast<size_t>(d)];
         inf = std::max(inf, std::fabs(u));
       }
       norms[static_cast<size_t>(l * H + h)] = inf;
@@ -236,7 +237,8 @@ nlohmann::json head_deltas_json(const Evaluation& changed, const Evaluation& bas
     const HeadSinkStats& b = base.heads[i];
     nlohmann::json alpha = nlohmann::json::array();
     for (int k = 0; k < kFirstKeys; ++k)
-      alpha.push_back(number(changed_x.eval.heads[i].alpha[static_cast<size_t>(k)] - base_x.eval.heads[i].alpha[static_cast<size_t>(k)]));
+      alpha.push_back(number(changed_x.eval.heads[i].alpha[static_cast<size_t>(k)] -
+                             base_x.eval.heads[i].alpha[static_cast<size_t>(k)]));
     heads.push_back({{"layer", a.layer},
                      {"head", a.head},
                      {"sink_score", number(a.sink_score - b.sink_score)},
@@ -255,7 +257,8 @@ MassiveIntervention massive_plan(Model& model, const EvalSet& set, const EvalFla
   int layer = -1, position = -1;
   if (f.massive_layer) layer = flag_integer("--massive-layer", *f.massive_layer, 0, c.model.layers - 1);
   if (f.massive_position) position = flag_integer("--massive-position", *f.massive_position, 0, set.seq_len() - 1);
-  const int top_k = f.massive_top_k ? flag_integer("--massive-top-k", *f.massive_top_k, 1, c.model.d_model) : kTopActivations;
+  const int top_k =
+      f.massive_top_k ? flag_integer("--massive-top-k", *f.massive_top_k, 1, c.model.d_model) : kTopActivations;
   const std::vector<LayerExtremes>& layers = base.eval.layers;
   if (layers.empty()) throw std::invalid_argument("--massive: the model's blocks have no residual stream to change");
   if (layer < 0) {
@@ -310,7 +313,10 @@ std::vector<HeadAblationRow> head_ablation_table(Model& model, const EvalSet& se
 nlohmann::json head_ablation_json(const std::vector<HeadAblationRow>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const HeadAblationRow& r : rows)
-    a.push_back({{"layer", r.head.layer}, {"head", r.head.head}, {"label", head_label(r.head)}, {"loss", number(r.ablated)},
+    a.push_back({{"layer", r.head.layer},
+                 {"head", r.head.head},
+                 {"label", head_label(r.head)},
+                 {"loss", number(r.ablated)},
                  {"delta_loss", number(r.delta())}});
   return a;
 }
@@ -352,7 +358,8 @@ struct Analysis {
 Analysis analyse(Model& model, const EvalSet& set, const SetEvaluation& on_set, const AttentionAblation& ablation,
                  const EvalFlags& f, const std::function<ExtremeTokenReport()>& extreme_tokens) {
   if (!f.massive && (f.massive_layer || f.massive_position || f.massive_top_k))
-    throw std::invalid_argument("--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
+    throw std::invalid_argument(
+        "--massive-layer, --massive-position and --massive-top-k need --massive set_zero|set_mean");
   Analysis a;
   a.base = evaluate(model, on_set, AttentionAblation());
   a.base_extremes = extreme_tokens();
@@ -391,9 +398,10 @@ void add_analysis_json(nlohmann::json& j, const Analysis& a, const AttentionAbla
 }
 
 std::string ablation_text(const AttentionAblation& ablation) {
-  return ablation.mode() == AblationMode::none ? "no ablation"
-                                               : std::string(ablation_mode_name(ablation.mode())) + " on " +
-                                                     (ablation.all_heads() ? "all heads" : "heads " + ablation.heads_text());
+  return ablation.mode() == AblationMode::none
+             ? "no ablation"
+             : std::string(ablation_mode_name(ablation.mode())) + " on " +
+                   (ablation.all_heads() ? "all heads" : "heads " + ablation.heads_text());
 }
 
 std::string massive_text(const std::optional<MassiveIntervention>& massive) {
@@ -415,8 +423,9 @@ fs::path default_output(const fs::path& run_dir, const AttentionAblation& ablati
   if (f.samples) name += "_n" + std::to_string(t.eval_samples);
   std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
   if (fs::is_symlink(run_dir / "eval", ec))
-    throw std::invalid_argument((run_dir / "eval").string() +
-                                " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
+    throw std::invalid_argument(
+        (run_dir / "eval").string() +
+        " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
   return run_dir / "eval" / (name + ".json");
 }
 
@@ -457,7 +466,8 @@ void print_summary(const std::string& what, const TaskShape& shape, const Evalua
   print_metric_rows(shape, base.metrics, ablated.metrics);
   // Tasks without no-op rows (language models): alpha_0 and BOS@all instead of the no-op and trigger rows.
   const bool no_op_rows = !base.heads.empty() && !std::isnan(base.heads[0].bos_mass_nontrigger_mean);
-  std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated", no_op_rows ? "BOS@non-trig (base->)" : "alpha_0 (base->)",
+  std::printf("\n%-6s %-8s %22s %22s %14s\n", "head", "ablated",
+              no_op_rows ? "BOS@non-trig (base->)" : "alpha_0 (base->)",
               no_op_rows ? "trig BOS (base->)" : "BOS@all (base->)", "|WoWv e0|inf");
   for (size_t i = 0; i < ablated.heads.size(); ++i) {
     const HeadSinkStats& a = ablated.heads[i];
@@ -522,9 +532,9 @@ void run_eval(const EvalFlags& f) {
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
   write_file_atomically(out, j.dump(2) + '\n');
 
-  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + c.model.attention.normalizer.name + ", " +
-                     std::to_string(c.model.layers) + " layer(s) x " + std::to_string(c.model.heads) + " head(s)), " +
-                     std::to_string(set.size()) + " inputs, T = " + std::to_string(shape.seq_len);
+  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + c.model.attention.normalizer.name +
+                     ", " + std::to_string(c.model.layers) + " layer(s) x " + std::to_string(c.model.heads) +
+                     " head(s)), " + std::to_string(set.size()) + " inputs, T = " + std::to_string(shape.seq_len);
   if (task->fixed_eval_row() >= 0) what += ", trigger j = " + std::to_string(task->fixed_eval_row());
   what += massive_text(a.massive);
   print_summary(what, shape, a.base, a.ablated, a.bos_map, ablation, out);
@@ -535,14 +545,17 @@ void run_eval(const EvalFlags& f) {
 // `sinklab eval MODEL_DIR`: the same analysis on windows of a text read by a Hugging Face model folder.
 void run_model_eval(const EvalFlags& f) {
   const AblationMode mode = parse_ablation_mode(f.ablate);  // before anything is loaded
-  for (const auto& [flag, given] : {std::pair{"--eval-trigger", f.eval_trigger.has_value()}, std::pair{"--samples", f.samples.has_value()}})
+  for (const auto& [flag, given] :
+       {std::pair{"--eval-trigger", f.eval_trigger.has_value()}, std::pair{"--samples", f.samples.has_value()}})
     if (given)
-      throw std::invalid_argument(std::string(flag) + " applies to a run's evaluation set; a model folder reads --windows N "
+      throw std::invalid_argument(std::string(flag) +
+                                  " applies to a run's evaluation set; a model folder reads --windows N "
                                   "windows of --seq-len T tokens of its text");
   const fs::path folder(f.run);
   // The memory check needs a window length before the context is known: the one asked for, else the
   // longest default (256); --seq-len is checked against the context once the model is read.
-  const int64_t check_window = f.seq_len ? flag_integer("--seq-len", *f.seq_len, 2, std::numeric_limits<int>::max()) : 256;
+  const int64_t check_window =
+      f.seq_len ? flag_integer("--seq-len", *f.seq_len, 2, std::numeric_limits<int>::max()) : 256;
   OpenModel m = load_model_folder(folder, f.threads > 0 ? f.threads : 1, check_window);
   Model& model = *m.model;
   const RunConfig& c = model.config();
@@ -560,13 +573,14 @@ void run_model_eval(const EvalFlags& f) {
   const OpenModelText text = read_model_text(folder, f.text, f.ids, vocab);
   const int64_t fitting = token_windows_in_stream(static_cast<int64_t>(text.ids.size()), T);
   if (fitting < 1)
-    throw std::invalid_argument("the text has " + std::to_string(text.ids.size()) + " tokens, fewer than one window of " +
-                                std::to_string(T) + " (--seq-len " + std::to_string(T) +
-                                "); give a longer text or a smaller --seq-len");
+    throw std::invalid_argument("the text has " + std::to_string(text.ids.size()) +
+                                " tokens, fewer than one window of " + std::to_string(T) + " (--seq-len " +
+                                std::to_string(T) + "); give a longer text or a smaller --seq-len");
   const int64_t windows = std::min(asked, fitting);
   const int64_t explored = explore_window(f.explore_window, windows);
   const std::vector<int32_t> packed = cut_token_windows(text.ids, windows, T, std::nullopt);
-  const std::vector<int32_t> with_bos = text.bos ? cut_token_windows(text.ids, windows, T, text.bos) : std::vector<int32_t>();
+  const std::vector<int32_t> with_bos =
+      text.bos ? cut_token_windows(text.ids, windows, T, text.bos) : std::vector<int32_t>();
   // With a BOS every analysis reads the BOS windows (as a run's windows start with BOS); packed windows
   // give Gu et al.'s no-BOS Sink_k.
   const EvalSet set = token_window_eval_set(text.bos ? with_bos : packed, windows, T, vocab);
@@ -584,8 +598,8 @@ void run_model_eval(const EvalFlags& f) {
     return evaluate_with_sink_statistics(m, set, options);
   };
   const Analysis a = analyse(model, set, on_set, ablation, f, [&] {
-    ExtremeTokenReport r{measure_extreme_tokens(graph, model.transformer(), objective, set, all, 250, eps, slot), std::nullopt,
-                         std::nullopt};
+    ExtremeTokenReport r{measure_extreme_tokens(graph, model.transformer(), objective, set, all, 250, eps, slot),
+                         std::nullopt, std::nullopt};
     if (text.bos) {
       r.gu_bos = r.eval;  // the evaluation windows are the BOS windows
       r.gu_no_bos = measure_extreme_tokens(graph, model.transformer(), packed, windows, T, 250, eps, slot);
@@ -625,30 +639,36 @@ void run_model_eval(const EvalFlags& f) {
   if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
   // The unchanged model's weights on one window, for `sinklab report` (docs/explorer.md).
   const std::vector<int32_t>& cut = text.bos ? with_bos : packed;
-  j["explorer"] = write_explore_attention(model, folder, {cut.begin() + explored * T, cut.begin() + (explored + 1) * T}, explored,
-                                          window_attention_path(out));
+  j["explorer"] = write_explore_attention(model, folder, {cut.begin() + explored * T, cut.begin() + (explored + 1) * T},
+                                          explored, window_attention_path(out));
   write_file_atomically(out, j.dump(2) + '\n');
 
-  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + m.family + ", model_type " + m.model_type + ", " +
-                     std::to_string(c.model.layers) + " layer(s) x " + std::to_string(c.model.heads) + " head(s), context " +
-                     std::to_string(m.context) + "), " + std::to_string(windows) + " window(s) of T = " + std::to_string(T) +
-                     " from " + text.source + massive_text(a.massive);
-  if (windows < asked) what += "\n(the text holds " + std::to_string(windows) + " of the " + std::to_string(asked) + " windows asked for)";
-  what += text.bos ? "\nBOS id " + std::to_string(*text.bos) + " (" + text.bos_source +
-                         ") put in front of every window, as Gu et al. do: the analysis reads these windows; Sink_k "
-                         "without BOS reads the same text as packed windows"
-                   : "\nno BOS (neither the tokenizer nor config.json names one): packed windows, position 0 is a text token";
+  std::string what = "eval " + f.run + ": " + ablation_text(ablation) + " (" + m.family + ", model_type " +
+                     m.model_type + ", " + std::to_string(c.model.layers) + " layer(s) x " +
+                     std::to_string(c.model.heads) + " head(s), context " + std::to_string(m.context) + "), " +
+                     std::to_string(windows) + " window(s) of T = " + std::to_string(T) + " from " + text.source +
+                     massive_text(a.massive);
+  if (windows < asked)
+    what += "\n(the text holds " + std::to_string(windows) + " of the " + std::to_string(asked) + " windows asked for)";
+  what +=
+      text.bos
+          ? "\nBOS id " + std::to_string(*text.bos) + " (" + text.bos_source +
+                ") put in front of every window, as Gu et al. do: the analysis reads these windows; Sink_k "
+                "without BOS reads the same text as packed windows"
+          : "\nno BOS (neither the tokenizer nor config.json names one): packed windows, position 0 is a text token";
   char baseline[160];
-  std::snprintf(baseline, sizeof baseline, "\nuniform causal attention at T = %d: alpha_0 = H_T / T = %.4f (compare the heads' alpha_0)",
-                T, a.base_extremes.eval.uniform_baseline);
+  std::snprintf(baseline, sizeof baseline,
+                "\nuniform causal attention at T = %d: alpha_0 = H_T / T = %.4f (compare the heads' alpha_0)", T,
+                a.base_extremes.eval.uniform_baseline);
   what += baseline;
   print_summary(what, set.shape(), a.base, a.ablated, a.bos_map, ablation, out);
   std::printf("%s", format_extreme_token_table(a.ablated_extremes).c_str());
   if (a.head_ablation) std::printf("%s", head_ablation_text(*a.head_ablation, set.shape()).c_str());
   const nlohmann::json& x = j["explorer"];
   if (x["attention_file"].is_string())
-    std::printf("wrote %s (attention of window %lld, every layer and head; sinklab report %s draws its explorer page)\n",
-                window_attention_path(out).string().c_str(), static_cast<long long>(explored), out.string().c_str());
+    std::printf(
+        "wrote %s (attention of window %lld, every layer and head; sinklab report %s draws its explorer page)\n",
+        window_attention_path(out).string().c_str(), static_cast<long long>(explored), out.string().c_str());
   else
     std::printf("%s\n", x["note"].get<std::string>().c_str());
 }
@@ -669,46 +689,62 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--ablate", flags->ablate, "none | mask_bos_key | zero_bos_weight (default none)");
   cmd->add_option("--heads", flags->heads, "Heads to ablate: all (default) or a list such as L0H1,L1H0");
   cmd->add_option("--eval-trigger", flags->eval_trigger, "Trigger position of the evaluation set (default: the run's)");
-  cmd->add_option("--seq-len", flags->seq_len,
-                  "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len; a model "
-                  "folder: tokens per window, default min(context, 256))");
+  cmd->add_option(
+      "--seq-len", flags->seq_len,
+      "Sequence length of the evaluation set (default: the run's, task.eval_seq_len or task.seq_len; a model "
+      "folder: tokens per window, default min(context, 256))");
   cmd->add_option("--samples", flags->samples, "Evaluation inputs (default: the run's task.eval_samples)");
-  cmd->add_option("--massive", flags->massive,
-                  "set_zero | set_mean: set the largest residual activations (Sun et al.) to 0 or to their mean over the inputs");
-  cmd->add_option("--massive-layer", flags->massive_layer, "Block whose output is changed (default: the largest massive ratio)");
-  cmd->add_option("--massive-position", flags->massive_position, "Position changed (default: where that block's largest |h| is)");
-  cmd->add_option("--massive-top-k", flags->massive_top_k, "Channels changed: the k largest mean |h| at that position (default 3)");
-  cmd->add_flag("--head-ablation", flags->head_ablation,
-                "Also mask the BOS key in each head alone, one head at a time, and list the loss change of each, largest first");
-  cmd->add_option("--text", flags->text, "A model folder: the text file to evaluate on, tokenized with the folder's tokenizer.json");
-  cmd->add_option("--windows", flags->windows, "A model folder: windows of --seq-len tokens cut from the text (default 4)");
+  cmd->add_option(
+      "--massive", flags->massive,
+      "set_zero | set_mean: set the largest residual activations (Sun et al.) to 0 or to their mean over the inputs");
+  cmd->add_option("--massive-layer", flags->massive_layer,
+                  "Block whose output is changed (default: the largest massive ratio)");
+  cmd->add_option("--massive-position", flags->massive_position,
+                  "Position changed (default: where that block's largest |h| is)");
+  cmd->add_option("--massive-top-k", flags->massive_top_k,
+                  "Channels changed: the k largest mean |h| at that position (default 3)");
+  cmd->add_flag(
+      "--head-ablation", flags->head_ablation,
+      "Also mask the BOS key in each head alone, one head at a time, and list the loss change of each, largest first");
+  cmd->add_option("--text", flags->text,
+                  "A model folder: the text file to evaluate on, tokenized with the folder's tokenizer.json");
+  cmd->add_option("--windows", flags->windows,
+                  "A model folder: windows of --seq-len tokens cut from the text (default 4)");
   cmd->add_option("--threads", flags->threads, "A model folder: OpenMP threads (default 0: OpenMP's default)");
   cmd->add_option("--explore-window", flags->explore_window,
                   "A model folder: the window whose attention (every layer and head) is written beside the JSON for "
                   "`sinklab report` (default 0)");
-  cmd->add_flag("--stream", *streaming,
-                "Streaming evaluation of a text_lm run (its validation part) or of a model folder (its text): next-token "
-                "loss read through a cache of W tokens, the first K of the stream kept (writes RUN/eval/stream.json and "
-                "stream.svg; a model folder: eval-<folder>-stream.json)");
+  cmd->add_flag(
+      "--stream", *streaming,
+      "Streaming evaluation of a text_lm run (its validation part) or of a model folder (its text): next-token "
+      "loss read through a cache of W tokens, the first K of the stream kept (writes RUN/eval/stream.json and "
+      "stream.svg; a model folder: eval-<folder>-stream.json)");
   cmd->add_option("--window", stream->windows, "--stream: cache sizes W, a comma list such as 32,64");
-  cmd->add_option("--method", stream->method,
-                  "--stream: kv-cache (StreamingLLM's: each token read once, its keys and values kept), recompute "
-                  "(every window recomputed), or auto (default: kv-cache on a model folder that can, recompute on runs)");
-  cmd->add_option("--keep-first", stream->keep_first, "--stream: first tokens kept K, a comma list (default 0,1,2,4; pairs with K < W)");
+  cmd->add_option(
+      "--method", stream->method,
+      "--stream: kv-cache (StreamingLLM's: each token read once, its keys and values kept), recompute "
+      "(every window recomputed), or auto (default: kv-cache on a model folder that can, recompute on runs)");
+  cmd->add_option("--keep-first", stream->keep_first,
+                  "--stream: first tokens kept K, a comma list (default 0,1,2,4; pairs with K < W)");
   cmd->add_option("--tokens", stream->tokens,
                   "--stream on a run: tokens of the held-out stream (default 4 x task.seq_len, at most the validation "
                   "part); a model folder: a .npy file of token ids to evaluate on, instead of --text");
-  cmd->add_option("--out", flags->out,
-                  "Output JSON file (default RUN/eval/<mode>[_<heads>].json, with --stream RUN/eval/stream.json; a model "
-                  "folder: eval-<folder>[-<mode>].json in the current directory)");
+  cmd->add_option(
+      "--out", flags->out,
+      "Output JSON file (default RUN/eval/<mode>[_<heads>].json, with --stream RUN/eval/stream.json; a model "
+      "folder: eval-<folder>[-<mode>].json in the current directory)");
   cmd->callback([cmd, flags, stream, streaming] {
     const auto refuse = [cmd](std::initializer_list<const char*> names, const std::string& why) {
       for (const char* name : names)
         if (cmd->get_option(name)->count() > 0) throw std::invalid_argument(std::string(name) + " " + why);
     };
-    if (flags->threads < 0) throw std::invalid_argument("--threads " + std::to_string(flags->threads) + ": give 0 (OpenMP's default) or more");
+    if (flags->threads < 0)
+      throw std::invalid_argument("--threads " + std::to_string(flags->threads) +
+                                  ": give 0 (OpenMP's default) or more");
     const bool model_folder = eval_source_kind(flags->run) == EvalSource::model_folder;
-    if (!model_folder) refuse({"--text", "--windows", "--threads", "--explore-window"}, "applies to a model folder (config.json and safetensors weights)");
+    if (!model_folder)
+      refuse({"--text", "--windows", "--threads", "--explore-window"},
+             "applies to a model folder (config.json and safetensors weights)");
     if (!*streaming) {
       refuse({"--window", "--keep-first", "--method"}, "belongs with --stream");
       if (!model_folder) {

@@ -81,7 +81,8 @@ fs::path window_attention_path(const fs::path& eval_json) {
   return eval_json.parent_path() / (eval_json.stem().string() + ".attention.npz");
 }
 
-std::vector<std::string> window_token_texts(const fs::path& folder, const std::vector<int32_t>& ids, std::string& note) {
+std::vector<std::string> window_token_texts(const fs::path& folder, const std::vector<int32_t>& ids,
+                                            std::string& note) {
   std::vector<std::string> texts;
   std::error_code ec;
   if (fs::exists(folder / "tokenizer.json", ec)) {
@@ -110,7 +111,8 @@ nlohmann::json write_explore_attention(Model& model, const fs::path& folder, con
   nlohmann::json j = {{"window", window}, {"seq_len", T}, {"weights", values}, {"attention_file", nullptr}};
   if (values > kMaxWindowAttentionValues) {
     // The evaluation itself stands; only the page's data would be absurdly large.
-    const auto fitting = static_cast<int64_t>(std::sqrt(static_cast<double>(kMaxWindowAttentionValues) / (c.model.layers * c.model.heads)));
+    const auto fitting = static_cast<int64_t>(
+        std::sqrt(static_cast<double>(kMaxWindowAttentionValues) / (c.model.layers * c.model.heads)));
     j["note"] = "no attention file: one window's weights are " + std::to_string(c.model.layers) + " layers x " +
                 std::to_string(c.model.heads) + " heads x " + std::to_string(T) + " x " + std::to_string(T) + " = " +
                 std::to_string(values) + " values (" + mebibytes(values * 4) + "), above the explorer's cap of " +
@@ -135,7 +137,8 @@ nlohmann::json write_explore_attention(Model& model, const fs::path& folder, con
     model.transformer().forward_tokens(g, window_ids.data(), 1, T);
   }
   if (a.weights.size() != static_cast<size_t>(values))
-    throw std::logic_error("the explorer's capture saw " + std::to_string(a.weights.size()) + " weights, expected " + std::to_string(values));
+    throw std::logic_error("the explorer's capture saw " + std::to_string(a.weights.size()) + " weights, expected " +
+                           std::to_string(values));
   write_window_attention(file, a);
   j["attention_file"] = file.filename().string();
   j["tokens"] = note;
@@ -146,15 +149,18 @@ EvalSource eval_source_kind(const fs::path& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status))  // the words the run path always used, then the model folder
-    throw std::invalid_argument(path.string() + ": no such run folder or checkpoint file, nor a model folder; " + what_each_holds());
+    throw std::invalid_argument(path.string() + ": no such run folder or checkpoint file, nor a model folder; " +
+                                what_each_holds());
   if (!fs::is_directory(status)) return EvalSource::checkpoint_file;
   // The files decide: a run folder keeps its config.yaml and checkpoint.bin, a model folder config.json
   // beside its weights. A folder with both kinds is read as the run it was written as.
   if (fs::exists(path / "config.yaml", ec) || fs::exists(path / "checkpoint.bin", ec)) return EvalSource::run_folder;
   if (fs::exists(path / "config.json", ec) && has_safetensors(path)) return EvalSource::model_folder;
   if (fs::exists(path / "config.json", ec))
-    throw std::invalid_argument(path.string() + " has a config.json but no safetensors weights (model.safetensors or "
-                                "model-*-of-*.safetensors with model.safetensors.index.json); only safetensors are read");
+    throw std::invalid_argument(
+        path.string() +
+        " has a config.json but no safetensors weights (model.safetensors or "
+        "model-*-of-*.safetensors with model.safetensors.index.json); only safetensors are read");
   throw std::invalid_argument(path.string() + " is neither a run folder nor a model folder; " + what_each_holds());
 }
 
@@ -169,8 +175,9 @@ OpenModelText read_model_text(const fs::path& folder, const std::optional<std::s
                               const std::optional<std::string>& ids_file, int vocab) {
   if (text_file && ids_file) throw std::invalid_argument("--text and --tokens both name the text; give one of them");
   if (!text_file && !ids_file)
-    throw std::invalid_argument("a model folder needs a text: --text FILE (tokenized with the folder's tokenizer.json) or "
-                                "--tokens ids.npy (token ids made with the model's tokenizer)");
+    throw std::invalid_argument(
+        "a model folder needs a text: --text FILE (tokenized with the folder's tokenizer.json) or "
+        "--tokens ids.npy (token ids made with the model's tokenizer)");
   OpenModelText t;
   if (ids_file) {
     // Any window length: the ids are one stream the windows are cut from, not windows already.
@@ -193,7 +200,8 @@ OpenModelText read_model_text(const fs::path& folder, const std::optional<std::s
       t.ids = tokenizer.encode(text, false);
       t.bos = tokenizer.bos_id();
       if (t.bos) t.bos_source = "the tokenizer";
-      t.source = "text " + *text_file + " (" + std::to_string(t.ids.size()) + " tokens; tokenizer: " + tokenizer.description() + ")";
+      t.source = "text " + *text_file + " (" + std::to_string(t.ids.size()) +
+                 " tokens; tokenizer: " + tokenizer.description() + ")";
     } catch (const TokenizerError& e) {
       throw std::invalid_argument(std::string("--text: ") + e.what());
     }
@@ -201,16 +209,18 @@ OpenModelText read_model_text(const fs::path& folder, const std::optional<std::s
       t.bos = config_bos(folder);
       if (t.bos) t.bos_source = "config.json's bos_token_id";
     }
-    if (t.ids.empty()) throw std::invalid_argument("--text: " + *text_file + " tokenizes to nothing (no token to evaluate)");
+    if (t.ids.empty())
+      throw std::invalid_argument("--text: " + *text_file + " tokenizes to nothing (no token to evaluate)");
     for (std::size_t i = 0; i < t.ids.size(); ++i)
       if (t.ids[i] < 0 || t.ids[i] >= vocab)
         throw std::invalid_argument("--text: token " + std::to_string(i) + " of " + *text_file + " has id " +
-                                    std::to_string(t.ids[i]) + ", outside the model's vocabulary [0, " + std::to_string(vocab) +
+                                    std::to_string(t.ids[i]) + ", outside the model's vocabulary [0, " +
+                                    std::to_string(vocab) +
                                     "): the folder's tokenizer.json does not belong to this model");
   }
   if (t.bos && (*t.bos < 0 || *t.bos >= vocab))
-    throw std::invalid_argument("the BOS id " + std::to_string(*t.bos) + " (" + t.bos_source + ") is outside the model's vocabulary [0, " +
-                                std::to_string(vocab) + ")");
+    throw std::invalid_argument("the BOS id " + std::to_string(*t.bos) + " (" + t.bos_source +
+                                ") is outside the model's vocabulary [0, " + std::to_string(vocab) + ")");
   return t;
 }
 
@@ -219,8 +229,9 @@ int model_seq_len(const std::optional<std::string>& flag, int64_t context) {
   if (!flag) return std::min(limit, 256);
   const int T = flag_integer("--seq-len", *flag, 2, std::numeric_limits<int>::max());
   if (T > context)
-    throw std::invalid_argument("--seq-len " + *flag + " is longer than the model's context of " + std::to_string(context) +
-                                " tokens (max_position_embeddings); use at most " + std::to_string(context));
+    throw std::invalid_argument("--seq-len " + *flag + " is longer than the model's context of " +
+                                std::to_string(context) + " tokens (max_position_embeddings); use at most " +
+                                std::to_string(context));
   return T;
 }
 

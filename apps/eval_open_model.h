@@ -58,12 +58,14 @@ int64_t explore_window(const std::optional<std::string>& flag, int64_t windows);
 std::filesystem::path window_attention_path(const std::filesystem::path& eval_json);
 // Each id's text for people: the folder's tokenizer.json decoding the id alone (special tokens kept),
 // else (no tokenizer.json, or one that cannot read the id) the id as decimal text; `note` says which.
-std::vector<std::string> window_token_texts(const std::filesystem::path& folder, const std::vector<int32_t>& ids, std::string& note);
+std::vector<std::string> window_token_texts(const std::filesystem::path& folder, const std::vector<int32_t>& ids,
+                                            std::string& note);
 // Runs `model` (as it is set: no ablation, no hooks) on one window and writes every layer's and head's
 // weights with the window's tokens to `file`, unless layers x heads x T x T is above
 // kMaxWindowAttentionValues. Returns the eval JSON's "explorer" field: the file's name (relative to the
 // JSON's folder), window, seq_len and weights, or a null file and a note saying why none was written.
-nlohmann::json write_explore_attention(Model& model, const std::filesystem::path& folder, const std::vector<int32_t>& window_ids,
-                                       int64_t window, const std::filesystem::path& file);
+nlohmann::json write_explore_attention(Model& model, const std::filesystem::path& folder,
+                                       const std::vector<int32_t>& window_ids, int64_t window,
+                                       const std::filesystem::path& file);
 
 }  // namespace sinklab::apps

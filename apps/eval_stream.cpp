@@ -96,9 +96,11 @@ std::string fixed(double v, int digits) {
 
 std::string markdown_table(const StreamRow& dense, const std::vector<StreamRow>& rows) {
   std::string t =
-      "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored | seconds |\n|---|---|---|---|---|---|---|\n";
+      "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored | seconds "
+      "|\n|---|---|---|---|---|---|---|\n";
   t += "| dense (windows of " + std::to_string(dense.window) + ") | - | " + fixed(dense.loss, 4) + " | " +
-       fixed(std::exp(dense.loss), 3) + " | - | " + std::to_string(dense.scored) + " | " + fixed(dense.seconds, 2) + " |\n";
+       fixed(std::exp(dense.loss), 3) + " | - | " + std::to_string(dense.scored) + " | " + fixed(dense.seconds, 2) +
+       " |\n";
   for (const StreamRow& r : rows)
     t += "| " + std::to_string(r.window) + " | " + std::to_string(r.keep_first) + " | " + fixed(r.loss, 4) + " | " +
          fixed(std::exp(r.loss), 3) + " | " + fixed(r.loss_past_window, 4) + " | " + std::to_string(r.scored) + " | " +
@@ -120,16 +122,21 @@ std::optional<fs::path> draw_figure(const fs::path& json, const std::string& tit
   for (const int w : windows) {
     data += "# W = " + std::to_string(w) + "\n";
     for (const StreamRow& r : rows)
-      if (r.window == w) data += std::to_string(r.keep_first) + " " + format_number(r.loss) + " " + format_number(std::exp(r.loss)) + "\n";
+      if (r.window == w)
+        data +=
+            std::to_string(r.keep_first) + " " + format_number(r.loss) + " " + format_number(std::exp(r.loss)) + "\n";
     data += "\n\n";
   }
   write_report_file(dir / (stem + ".dat"), data);
   std::string body = "  set title " + gnuplot_quote(title) + "\n  set grid\n  set key outside right top\n";
-  body += "  set xtics 1\n  set xlabel \"K: first tokens kept in the cache\"\n  set ylabel \"loss (nats/token)\"\n  set offsets 0.3, 0.3, 0, 0\n";
+  body +=
+      "  set xtics 1\n  set xlabel \"K: first tokens kept in the cache\"\n  set ylabel \"loss (nats/token)\"\n  set "
+      "offsets 0.3, 0.3, 0, 0\n";
   body += "  plot ";
   for (std::size_t i = 0; i < windows.size(); ++i)
-    body += "here." + gnuplot_quote(stem + ".dat") + " index " + std::to_string(i) + " using 1:2 with linespoints pt 7 lw 1.5 title " +
-            gnuplot_quote("W = " + std::to_string(windows[i])) + ", \\\n       ";
+    body += "here." + gnuplot_quote(stem + ".dat") + " index " + std::to_string(i) +
+            " using 1:2 with linespoints pt 7 lw 1.5 title " + gnuplot_quote("W = " + std::to_string(windows[i])) +
+            ", \\\n       ";
   body += format_number(dense.loss) + " with lines dt 2 lw 1.5 lc rgb \"#444444\" title " +
           gnuplot_quote("dense, windows of " + std::to_string(dense.window)) + "\n";
   const fs::path script = dir / (stem + ".gp");
@@ -150,14 +157,16 @@ void check_stream_outputs(const fs::path& out) {
 fs::path default_output(const fs::path& run_dir) {
   std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
   if (fs::is_symlink(run_dir / "eval", ec))
-    throw std::invalid_argument((run_dir / "eval").string() +
-                                " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
+    throw std::invalid_argument(
+        (run_dir / "eval").string() +
+        " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
   return run_dir / "eval" / "stream.json";
 }
 
 // Every pair K < W of --window and --keep-first.
 std::vector<StreamWindow> stream_settings(const StreamFlags& f) {
-  if (!f.windows) throw std::invalid_argument("--stream needs --window W (one or more cache sizes, e.g. --window 32,64)");
+  if (!f.windows)
+    throw std::invalid_argument("--stream needs --window W (one or more cache sizes, e.g. --window 32,64)");
   const std::vector<int> windows = flag_integer_list("--window", *f.windows, 1, 65536);
   const std::vector<int> keeps = flag_integer_list("--keep-first", f.keep_first, 0, 65535);
   std::vector<StreamWindow> settings;
@@ -165,7 +174,8 @@ std::vector<StreamWindow> stream_settings(const StreamFlags& f) {
     for (const int k : keeps)
       if (k < w) settings.push_back({w, k});
   if (settings.empty())
-    throw std::invalid_argument("--keep-first " + f.keep_first + ": every K is >= every window in --window " + *f.windows +
+    throw std::invalid_argument("--keep-first " + f.keep_first + ": every K is >= every window in --window " +
+                                *f.windows +
                                 "; the cache must hold the kept tokens and at least one recent one (K < W)");
   return settings;
 }
@@ -201,7 +211,12 @@ void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, in
   };
   Clock::time_point start = Clock::now();
   const std::vector<double> dense_losses = evaluator.dense_losses();
-  const StreamRow dense{evaluator.trained_context() + 1, 0, mean_loss(dense_losses), evaluator.scored_positions(), 0.0, 0,
+  const StreamRow dense{evaluator.trained_context() + 1,
+                        0,
+                        mean_loss(dense_losses),
+                        evaluator.scored_positions(),
+                        0.0,
+                        0,
                         seconds_since(start)};
   std::vector<StreamRow> rows;
   for (const StreamWindow& s : settings) {
@@ -226,7 +241,8 @@ void evaluate_stream(Model& model, std::span<const int32_t> stream, bool bos, in
 
   std::printf("%s (%s positions, trained context %d, %s; streaming method %s)\n\n%s\nwrote %s\n", subject.title.c_str(),
               subject.positional.c_str(), evaluator.trained_context(), subject.stream_text.c_str(),
-              method == "kv-cache" ? "kv-cache: each token read once, kept keys and values" : "recompute: every window recomputed",
+              method == "kv-cache" ? "kv-cache: each token read once, kept keys and values"
+                                   : "recompute: every window recomputed",
               markdown_table(dense, rows).c_str(), out.string().c_str());
   if (figure) std::printf("figure %s\n", figure->string().c_str());
 }
@@ -245,7 +261,8 @@ void run_stream_eval(const StreamFlags& f) {
   if (!f.out.empty()) check_stream_outputs(f.out);
   const std::unique_ptr<Task> task = make_task(c.task, c.model.residual);
   const bool bos = task_uses_bos(c.task);
-  const int64_t tokens = f.tokens ? flag_integer("--tokens", *f.tokens, 1, 1 << 30) : default_stream_tokens(*task, c.task.seq_len);
+  const int64_t tokens =
+      f.tokens ? flag_integer("--tokens", *f.tokens, 1, 1 << 30) : default_stream_tokens(*task, c.task.seq_len);
   const std::vector<int32_t> stream = naming_flags([&] { return held_out_stream(*task, tokens, bos); });
   if (c.model.positional != Positional::learned)  // learned positions: the evaluator names --window's limit
     model = model_for_length(std::move(model), longest, "--window " + std::to_string(longest));
@@ -253,8 +270,8 @@ void run_stream_eval(const StreamFlags& f) {
 
   const fs::path out = f.out.empty() ? default_output(run_dir) : fs::path(f.out);
   StreamSubject subject;
-  subject.title = "streaming evaluation of " + run_dir.filename().string() + ": " + c.model.attention.normalizer.name + ", " +
-                  std::to_string(tokens) + " validation tokens";
+  subject.title = "streaming evaluation of " + run_dir.filename().string() + ": " + c.model.attention.normalizer.name +
+                  ", " + std::to_string(tokens) + " validation tokens";
   subject.positional = std::string(to_string(c.model.positional));
   subject.stream_text = bos ? "the stream starts with BOS" : "no BOS";
   subject.header = {
@@ -291,8 +308,8 @@ void run_model_stream_eval(const StreamFlags& f) {
 
   const RunConfig& c = m.model->config();
   StreamSubject subject;
-  subject.title = "streaming evaluation of " + fs::weakly_canonical(folder).filename().string() + ": " + m.model_type + ", " +
-                  std::to_string(text.ids.size()) + " text tokens";
+  subject.title = "streaming evaluation of " + fs::weakly_canonical(folder).filename().string() + ": " + m.model_type +
+                  ", " + std::to_string(text.ids.size()) + " text tokens";
   subject.positional = std::string(to_string(c.model.positional));
   // The dense baseline's windows start with the model's own BOS, as the stream does.
   subject.stream_text = text.bos ? "the stream and every dense window start with BOS id " + std::to_string(*text.bos) +

@@ -48,7 +48,8 @@ void add_export_command(CLI::App& app) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "Write a model's weights (names and shapes as in its checkpoint) and resolved config as safetensors or npz");
+      "export",
+      "Write a model's weights (names and shapes as in its checkpoint) and resolved config as safetensors or npz");
   cmd->add_option("SOURCE", flags->source,
                   "A run folder, a checkpoint file inside one, or a config file (its fresh initialization)")
       ->required();
@@ -74,8 +75,9 @@ void add_export_command(CLI::App& app) {
         const fs::path folder = run_folder_of(source) / "export";
         std::error_code ec;  // a link planted in the run folder would send the default output elsewhere
         if (fs::is_symlink(folder, ec))
-          throw std::invalid_argument(folder.string() +
-                                      " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
+          throw std::invalid_argument(
+              folder.string() +
+              " is a symbolic link; the default output goes only into a real folder (remove the link, or give --out)");
         out = folder / ("model" + extension);
       }
     }

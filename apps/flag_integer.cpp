@@ -28,7 +28,8 @@ std::vector<int> flag_integer_list(const std::string& flag, const std::string& t
     try {
       values.push_back(flag_integer(flag, entry, low, high));
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string(e.what()) + (text.find(',') == std::string::npos ? "" : " in the list '" + text + "'"));
+      throw std::invalid_argument(std::string(e.what()) +
+                                  (text.find(',') == std::string::npos ? "" : " in the list '" + text + "'"));
     }
     if (comma == std::string::npos) break;
     from = comma + 1;

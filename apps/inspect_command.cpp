@@ -67,7 +67,8 @@ std::string field_name(const std::string& pointer) {
   while (at <= pointer.size()) {
     const size_t next = std::min(pointer.find('/', at), pointer.size());
     const std::string part = pointer.substr(at, next - at);
-    const bool index = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool index =
+        !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
     name += index ? "[" + part + "]" : (name.empty() ? "" : ".") + part;
     at = next + 1;
   }
@@ -134,10 +135,12 @@ void add_inspect_command(CLI::App& app) {
     bool wide = false;
   };
   auto flags = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Load a trained model (no optimizer, no training) and show its parameters; --eval re-evaluates it");
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Load a trained model (no optimizer, no training) and show its parameters; --eval re-evaluates it");
   cmd->add_option("RUN", flags->run, "A run folder, or a checkpoint file inside one")->required();
   cmd->add_flag("--eval", flags->eval, "Evaluate on the task's fixed evaluation set with sink statistics");
-  cmd->add_flag("--wide", flags->wide, "With --eval: every defined column of the head table (default: those that fit 120 characters)");
+  cmd->add_flag("--wide", flags->wide,
+                "With --eval: every defined column of the head table (default: those that fit 120 characters)");
   cmd->callback([flags] {
     const std::unique_ptr<Model> model = load_model(flags->run);
     const RunConfig& c = model->config();

@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   sinklab::apps::g_command_line.assign(argv, argv + argc);
   CLI::App app{"sinklab: train tiny transformers and measure where attention sinks form"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", sinklab::apps::version_text, "Print the version, the CPU and its kernel path, then exit");
+  app.set_version_flag("--version", sinklab::apps::version_text,
+                       "Print the version, the CPU and its kernel path, then exit");
   for (const auto& command : sinklab::apps::commands()) command.add(app);
   // An empty value is never meaningful (`--out ""` would otherwise mean "the default folder").
   const CLI::Validator non_empty([](const std::string& v) { return v.empty() ? "is empty" : std::string(); }, "");

@@ -94,7 +94,8 @@ ProbeSource run_source(const ProbeArgs& a, const ProbeSettings& settings, const 
   const fs::path dir(a.run);
   if (!fs::is_directory(dir)) throw std::invalid_argument(a.run + ": no such run folder");
   if (!fs::exists(dir / "config.yaml"))
-    throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
+    throw std::invalid_argument(a.run + ": " + (dir / "config.yaml").string() +
+                                " is missing, so this is not a sinklab run folder");
   if (fs::exists(out) && fs::equivalent(out, dir))
     throw std::invalid_argument("--out: " + a.out + " is the run folder; the probe writes elsewhere");
   const RunConfig config = load_run_config(dir / "config.yaml", {}, std::nullopt);
@@ -136,7 +137,8 @@ void run_probe(const ProbeArgs& a) {
     throw std::invalid_argument(sources == 0 ? "probe: give a RUN_DIR, --gpt2 MODEL.safetensors, or --synthetic"
                                              : "probe: give only one of RUN_DIR, --gpt2 and --synthetic");
   if (a.gpt2.empty() != a.tokens.empty())
-    throw std::invalid_argument(a.gpt2.empty() ? "probe: --tokens goes with --gpt2" : "probe: --gpt2 needs --tokens IDS.npy");
+    throw std::invalid_argument(a.gpt2.empty() ? "probe: --tokens goes with --gpt2"
+                                               : "probe: --gpt2 needs --tokens IDS.npy");
   if (a.heads != 0 && a.gpt2.empty()) throw std::invalid_argument("probe: --heads goes with --gpt2");
   if (a.heads < 0) throw std::invalid_argument("probe: --heads must be positive, got " + std::to_string(a.heads));
   const fs::path out(a.out);
@@ -155,15 +157,16 @@ void run_probe(const ProbeArgs& a) {
                                            : probe_model(*src.windows, settings, lengths, std::cerr);
   context.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_probe_outputs(results, settings, context, out, a.gnuplot, std::cerr);
-  std::printf("probes of %s: %lld rows, %.1f s; %s\n", context.model_name.c_str(), static_cast<long long>(results.rows_seen),
-              context.seconds, (out / "probes.md").c_str());
+  std::printf("probes of %s: %lld rows, %.1f s; %s\n", context.model_name.c_str(),
+              static_cast<long long>(results.rows_seen), context.seconds, (out / "probes.md").c_str());
   if (results.violations() > 0) {
     const ViolationRecord& v = results.first_violations.front();
-    std::fprintf(stderr,
-                 "sinklab: probe: %lld invariant violations (listed in %s); the first: %s at layer %d, head %d, window %d, "
-                 "row %d (L %d, N %d): %g vs bound %g\n",
-                 static_cast<long long>(results.violations()), (out / "probes.md").c_str(), v.what.c_str(), v.layer, v.head,
-                 v.window, v.row, v.L, v.N, v.value, v.bound);
+    std::fprintf(
+        stderr,
+        "sinklab: probe: %lld invariant violations (listed in %s); the first: %s at layer %d, head %d, window %d, "
+        "row %d (L %d, N %d): %g vs bound %g\n",
+        static_cast<long long>(results.violations()), (out / "probes.md").c_str(), v.what.c_str(), v.layer, v.head,
+        v.window, v.row, v.L, v.N, v.value, v.bound);
     throw CLI::RuntimeError(kProbeExitViolation);
   }
 }
@@ -189,14 +192,17 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--N", a->flags.n_values, "Top-set sizes of distance_vs_N (and separability, N <= 64); default "
                                             "1,2,4,5,8,10,16,20,32,64,100");
   cmd->add_option("--windows", a->flags.windows, "Validation windows (the evaluation set's first W), default 4");
-  cmd->add_option("--vectors", a->flags.vectors, "x_k: value (the head's v_k, default) or hidden (the attention input)");
+  cmd->add_option("--vectors", a->flags.vectors,
+                  "x_k: value (the head's v_k, default) or hidden (the attention input)");
   cmd->add_option("--distance", a->flags.distance, "P3 tests r1 (d_true, default) or r2 (d_r2)");
   cmd->add_option("--expectation", a->flags.expectation, "P3 tests against main (E_main, default) or mc (E_mc)");
   cmd->add_option("--mc-samples", a->flags.mc_samples, "Random subsets per row of E_mc, default 64");
   cmd->add_option("--ks-alpha", a->flags.ks_alpha, "KS level of P3's critical N, default 0.01");
-  cmd->add_option("--T", a->flags.temperatures, "P5 temperatures: lo:hi:count (log-spaced) or a list; default 1e-3:1e2:26");
+  cmd->add_option("--T", a->flags.temperatures,
+                  "P5 temperatures: lo:hi:count (log-spaced) or a list; default 1e-3:1e2:26");
   cmd->add_option("--eps", a->flags.eps, "P5 finite-difference steps, default 1e-3,1e-1,10");
-  cmd->add_option("--threads", a->flags.threads, "OpenMP threads (0 = the run's, default; --gpt2: 0 = OpenMP's default)");
+  cmd->add_option("--threads", a->flags.threads,
+                  "OpenMP threads (0 = the run's, default; --gpt2: 0 = OpenMP's default)");
   cmd->add_option("--seed", a->flags.seed, "Seed of P5's directions, E_mc's subsets and --synthetic rows, default 0");
   cmd->add_option("--checkpoint", a->checkpoint, "Weights to use instead of RUN/checkpoint.bin");
   cmd->add_option("--gnuplot", a->gnuplot, "The gnuplot program (default: gnuplot on $PATH)");

@@ -28,14 +28,19 @@ void add_report_command(CLI::App& app) {
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("report", "Regenerate tables, plots and index.html for a run or sweep directory");
   cmd->add_option("DIR", flags->dir,
-                  "A run directory (summary.json), a sweep directory (sweep.json), or the eval-<folder>.json of `sinklab eval MODEL_DIR`")
+                  "A run directory (summary.json), a sweep directory (sweep.json), or the eval-<folder>.json of "
+                  "`sinklab eval MODEL_DIR`")
       ->required();
-  cmd->add_option("--out", flags->out, "Output directory (default: DIR/report; for an eval JSON <stem>-report beside it)");
+  cmd->add_option("--out", flags->out,
+                  "Output directory (default: DIR/report; for an eval JSON <stem>-report beside it)");
   cmd->add_option("--gnuplot", flags->gnuplot, "gnuplot program to render the figures with")->capture_default_str();
-  cmd->add_option("--seed", flags->seed,
-                  "Draw the attention maps and BOS-vs-step curves of this seed's runs (default: each variant's lowest seed)")
+  cmd->add_option(
+         "--seed", flags->seed,
+         "Draw the attention maps and BOS-vs-step curves of this seed's runs (default: each variant's lowest seed)")
       ->check(CLI::Validator(
-          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : v + " is not a seed (a whole number >= 0)"; },
+          [](const std::string& v) {
+            return v.find('-') == std::string::npos ? std::string() : v + " is not a seed (a whole number >= 0)";
+          },
           "SEED"));
   cmd->add_flag("--no-render", flags->no_render, "Write figure data and gnuplot scripts without rendering");
   cmd->callback([flags] {

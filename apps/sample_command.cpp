@@ -68,7 +68,8 @@ void run_sample(const SampleFlags& f) {
   const fs::path dir(f.run);
   if (!fs::is_directory(dir)) throw std::invalid_argument(f.run + ": no such run folder");
   if (!fs::exists(dir / "config.yaml"))
-    throw std::invalid_argument(f.run + ": " + (dir / "config.yaml").string() + " is missing, so this is not a sinklab run folder");
+    throw std::invalid_argument(f.run + ": " + (dir / "config.yaml").string() +
+                                " is missing, so this is not a sinklab run folder");
   // No memory check: sampling holds one model and one window, not training batches.
   const RunConfig config = load_run_config(dir / "config.yaml", {}, std::nullopt);
   if (config.task.name != "text_lm")

@@ -109,9 +109,11 @@ void run_schedule(const ScheduleArgs& a) {
     std::printf("estimates: %.3g s per multiply-add of a step (fitted on the %d finished runs in %s) x step cost x "
                 "train.max_steps (an upper bound: a stop rule may end a run earlier)\n",
                 model.seconds_per_unit, model.runs, fit_dir.string().c_str());
-  std::printf("order: longest expected first (step cost x max_steps), as compare --mpi hands runs out; one worker = one "
-              "rank training one run on one core; rank 0 only coordinates\n\n");
-  std::printf("| ranks | workers | total run time | ideal = total / workers | makespan | makespan / ideal | longest run |\n");
+  std::printf(
+      "order: longest expected first (step cost x max_steps), as compare --mpi hands runs out; one worker = one "
+      "rank training one run on one core; rank 0 only coordinates\n\n");
+  std::printf(
+      "| ranks | workers | total run time | ideal = total / workers | makespan | makespan / ideal | longest run |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|\n");
   const std::vector<std::size_t> order = sweep::longest_first(costs);
   for (const int ranks : a.ranks) {
@@ -133,8 +135,9 @@ void add_schedule_command(CLI::App& app) {
   cmd->add_option("--times", args->times,
                   "The sweep's output folder: its finished runs give measured times (summary.json wall_seconds)")
       ->required();
-  cmd->add_option("--fit", args->fit,
-                  "A sweep output folder whose finished runs fit the time per step of the other runs (default: --times)");
+  cmd->add_option(
+      "--fit", args->fit,
+      "A sweep output folder whose finished runs fit the time per step of the other runs (default: --times)");
   cmd->add_option("--ranks", args->ranks, "MPI ranks to simulate (rank 0 coordinates, the others train)")
       ->delimiter(',')
       ->check(CLI::Range(2, 1 << 20));

@@ -65,8 +65,8 @@ void report_end(const TrainedRun& run, const TrainArgs& a) {
   }
   switch (outcome_of(summary)) {
     case RunOutcome::interrupted:
-      std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: %s\n", static_cast<long long>(summary.steps),
-                   sinklab_command({"train", "--resume", dir.string()}).c_str());
+      std::fprintf(stderr, "sinklab: interrupted at step %lld; continue with: %s\n",
+                   static_cast<long long>(summary.steps), sinklab_command({"train", "--resume", dir.string()}).c_str());
       throw CLI::RuntimeError(128 + interrupt_signal());
     case RunOutcome::diverged:
       std::fprintf(stderr, "sinklab: diverged: %s; summary with null metrics in %s\n", summary.non_finite.c_str(),
@@ -92,7 +92,8 @@ void run_train(const TrainArgs& a) {
   if (a.mpi) {
 #ifdef SINKLAB_HAVE_MPI
     const cluster::MpiSession session;  // finalized when this returns or throws (unless a rank was lost)
-    const std::optional<TrainedRun> run = cluster::train_on_ranks(request, session.rank(), session.size(), a.peer_timeout);
+    const std::optional<TrainedRun> run =
+        cluster::train_on_ranks(request, session.rank(), session.size(), a.peer_timeout);
     if (run) report_end(*run, a);
     return;
 #else
@@ -110,7 +111,8 @@ void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train one model from a YAML config and measure its attention sinks");
   cmd->add_option("config", args->request.config, "YAML config file (see docs/config.md); not needed with --resume");
-  cmd->add_option("--set", args->request.sets, "Override a config key: --set model.attention.normalizer=relu (repeatable)");
+  cmd->add_option("--set", args->request.sets,
+                  "Override a config key: --set model.attention.normalizer=relu (repeatable)");
   cmd->add_option("--name", args->request.name,
                   "Run name (default: the config's name, then each --set/--threads that changes the file's "
                   "value, e.g. 1x1_softmax-normalizer=relu)");
@@ -127,7 +129,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--skip-finished", args->request.skip_finished,
                 "When --out (or --resume's folder) holds a finished run of this same config, say so and exit 0 "
                 "instead of refusing (scripts that rerun a list of trainings)");
-  cmd->add_flag("--wide", args->wide, "Print every defined column of the final head table (default: those that fit 120 characters)");
+  cmd->add_flag("--wide", args->wide,
+                "Print every defined column of the final head table (default: those that fit 120 characters)");
   CLI::Option* mpi = cmd->add_flag("--mpi", args->mpi,
                                    "Under mpirun: one run whose train.batch_shards are spread over the ranks, "
                                    "bit-identical to one process; rank 0 writes the run folder (docs/cluster.md)");

@@ -14,7 +14,9 @@ bool looks_like_flag(const std::string& arg) {
   return arg.size() > 1 && arg[0] == '-' && std::isdigit(static_cast<unsigned char>(arg[1])) == 0 && arg[1] != '.';
 }
 
-std::string without_dashes(const std::string& name) { return name.substr(std::min(name.find_first_not_of('-'), name.size())); }
+std::string without_dashes(const std::string& name) {
+  return name.substr(std::min(name.find_first_not_of('-'), name.size()));
+}
 
 // Every flag `app` takes, as typed: --long and -s.
 std::vector<std::string> flags_of(const CLI::App& app) {

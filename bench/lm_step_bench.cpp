@@ -53,8 +53,8 @@ void time_steps(benchmark::State& state, const sinklab::RunConfig& config) {
   // two, not the five of train_step_bench.
   for (int i = 0; i < 2; ++i) trainer.train_step(step++, false);
   for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++, false));
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(sinklab::bench::training_step_flops(config) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(sinklab::bench::training_step_flops(config) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
   state.counters["arena_MB"] = static_cast<double>(trainer.graph().arena().high_water() * sizeof(float)) / 1e6;
   state.counters["tokens"] = static_cast<double>(config.train.batch_size) * config.task.seq_len;
 }
@@ -69,9 +69,10 @@ void lm_step(benchmark::State& state, const std::string& config) {
 void lm_step_t_sweep(benchmark::State& state) {
   if (corpus_missing(state)) return;
   const auto T = static_cast<int>(state.range(0));
-  time_steps(state,
-             load(kKjvChar, {"task.seq_len=" + std::to_string(T), "train.batch_size=" + std::to_string(kTokensPerStep / T)},
-                  static_cast<int>(state.range(1))));
+  time_steps(
+      state,
+      load(kKjvChar, {"task.seq_len=" + std::to_string(T), "train.batch_size=" + std::to_string(kTokensPerStep / T)},
+           static_cast<int>(state.range(1))));
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ void run(benchmark::State& state, const std::string& name, Pass pass, Path path,
     }
     benchmark::ClobberMemory();
   }
-  state.counters["rows/s"] = benchmark::Counter(static_cast<double>(blocks) * T, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(blocks) * T, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace

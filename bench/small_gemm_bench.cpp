@@ -39,7 +39,8 @@ libxsmm_smmfunction dispatch(int M, int N, int K, float beta, bool transpose_a_r
 
 struct Blocks {
   int T, D;
-  std::vector<float> a, b, w, out, scratch;  // a, b: [blocks, T, D]; w: causal [blocks, T, T]; out: [blocks, T, max(T, D)]
+  std::vector<float> a, b, w, out,
+      scratch;  // a, b: [blocks, T, D]; w: causal [blocks, T, T]; out: [blocks, T, max(T, D)]
   Blocks(int T_, int D_) : T(T_), D(D_) {
     const size_t td = static_cast<size_t>(T) * D, tt = static_cast<size_t>(T) * T;
     a.resize(kBlocks * td), b.resize(kBlocks * td), w.resize(kBlocks * tt), out.resize(kBlocks * (tt + td));

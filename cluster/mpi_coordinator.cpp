@@ -87,7 +87,8 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
                      std::ostream& out, std::ostream& err) {
   Workers workers(ranks);
   if (workers.count() < 1)
-    throw sweep::SweepError("--mpi needs at least 2 ranks (rank 0 plans, the others train): mpirun -np 3 sinklab compare ... --mpi");
+    throw sweep::SweepError(
+        "--mpi needs at least 2 ranks (rank 0 plans, the others train): mpirun -np 3 sinklab compare ... --mpi");
   sweep::CompareOptions per_rank = options;
   per_rank.jobs = 1;  // the memory check: each worker rank trains one run at a time on its own node
   const sweep::PlannedSweep plan = sweep::plan_sweep(per_rank, out);
@@ -163,8 +164,8 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
       if (!workers.stopped(rank) && Clock::now() - heard[static_cast<std::size_t>(rank)] > timeout)
         lose(rank, "was silent for " + std::to_string(cluster.worker_timeout_seconds) + " s (dead or hung)");
     if (workers.all_stopped())
-      throw sweep::SweepError("every worker rank was lost or gone, " + std::to_string(finished) + " of " + std::to_string(total) +
-                              " runs finished; run the same command again to resume");
+      throw sweep::SweepError("every worker rank was lost or gone, " + std::to_string(finished) + " of " +
+                              std::to_string(total) + " runs finished; run the same command again to resume");
     hand_out();
     std::optional<Message> message;
     try {
@@ -201,7 +202,8 @@ int coordinate_sweep(const sweep::CompareOptions& options, const ClusterOptions&
       } catch (const PeerSilent&) {  // counted below as a folder that did not arrive
       }
       try {
-        if (!packed) throw std::runtime_error("it did not arrive within " + std::to_string(cluster.worker_timeout_seconds) + " s");
+        if (!packed)
+          throw std::runtime_error("it did not arrive within " + std::to_string(cluster.worker_timeout_seconds) + " s");
         install_run_folder(*packed, dir);
       } catch (const std::exception& e) {
         if (failure.empty()) failure = std::string("its run folder could not be written on rank 0: ") + e.what();

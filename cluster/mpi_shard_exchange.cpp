@@ -81,7 +81,8 @@ void MpiShardExchange::receive_running_sum(std::span<float> gradient, std::span<
   for_each_chunk(gradient.size(), [&](size_t at, int count) {
     MPI_Irecv(gradient.data() + at, count, MPI_FLOAT, rank_ - 1, kGradientTag, MPI_COMM_WORLD, next_request());
   });
-  MPI_Irecv(numbers.data(), static_cast<int>(numbers.size()), MPI_DOUBLE, rank_ - 1, kNumbersTag, MPI_COMM_WORLD, next_request());
+  MPI_Irecv(numbers.data(), static_cast<int>(numbers.size()), MPI_DOUBLE, rank_ - 1, kNumbersTag, MPI_COMM_WORLD,
+            next_request());
   wait("the gradient sum of rank", rank_ - 1);
 }
 
@@ -89,7 +90,8 @@ void MpiShardExchange::send_running_sum(std::span<const float> gradient, std::sp
   for_each_chunk(gradient.size(), [&](size_t at, int count) {
     MPI_Isend(gradient.data() + at, count, MPI_FLOAT, rank_ + 1, kGradientTag, MPI_COMM_WORLD, next_request());
   });
-  MPI_Isend(numbers.data(), static_cast<int>(numbers.size()), MPI_DOUBLE, rank_ + 1, kNumbersTag, MPI_COMM_WORLD, next_request());
+  MPI_Isend(numbers.data(), static_cast<int>(numbers.size()), MPI_DOUBLE, rank_ + 1, kNumbersTag, MPI_COMM_WORLD,
+            next_request());
   wait("the gradient sum to be taken by rank", rank_ + 1);
 }
 

@@ -45,7 +45,8 @@ TrainedRun lead(TrainRequest request, MpiShardExchange& exchange) {
                                   std::to_string(ranks) + ", or a multiple of it that divides train.batch_size " +
                                   std::to_string(config.train.batch_size) + ")");
     const std::string yaml = to_yaml(config);
-    const std::string bytes = checkpoint.empty() ? std::string() : read_regular_file(checkpoint, kMaxCheckpointBytes, "checkpoint");
+    const std::string bytes =
+        checkpoint.empty() ? std::string() : read_regular_file(checkpoint, kMaxCheckpointBytes, "checkpoint");
     for (int r = 1; r < ranks; ++r)
       if (!send_message_within(r, Tag::train_config, yaml, kRankZeroSendMilliseconds) ||
           !send_message_within(r, Tag::train_checkpoint, bytes, kRankZeroSendMilliseconds))

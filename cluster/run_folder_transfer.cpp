@@ -59,7 +59,8 @@ bool skipped_file(const fs::path& relative) {
 
 // A packed path must stay inside the run folder: relative, no "." / ".." / empty components.
 fs::path checked_relative_path(std::string_view text) {
-  if (text.empty() || text.front() == '/') throw RunFolderTransferError("packed run folder has a bad path '" + std::string(text) + "'");
+  if (text.empty() || text.front() == '/')
+    throw RunFolderTransferError("packed run folder has a bad path '" + std::string(text) + "'");
   const fs::path path{std::string(text)};
   for (const auto& part : path) {
     const std::string p = part.string();
@@ -115,7 +116,8 @@ void install_run_folder(const std::string& packed, const fs::path& final_dir) {
   try {
     for (std::uint32_t i = 0; i < count; ++i) {
       const auto path_bytes = reader.get<std::uint32_t>();
-      if (path_bytes > kMaxPathBytes) throw RunFolderTransferError("packed run folder has a path of " + std::to_string(path_bytes) + " bytes");
+      if (path_bytes > kMaxPathBytes)
+        throw RunFolderTransferError("packed run folder has a path of " + std::to_string(path_bytes) + " bytes");
       const fs::path relative = checked_relative_path(reader.take(path_bytes, "a path"));
       const auto size = reader.get<std::uint64_t>();
       const std::string_view bytes = reader.take(size, "a file");

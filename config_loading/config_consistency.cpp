@@ -129,11 +129,12 @@ void check_task(const RunConfig& c, const KeyLocations& where) {
                                        "); set model.input_projection: true or make them equal");
   }
   if (s.input == TaskInput::tokens && m.vocab_size != s.input_dim) {
-    throw where.error_at_first_set({"model.vocab_size", width},
-                                   "the embedding needs one row per token id: model.vocab_size must equal " +
-                                       (s.width_text.empty() ? width + " (" + str(s.input_dim) + ")"
-                                                             : str(s.input_dim) + " (" + width + ": " + s.width_text + ")") +
-                                       ", got " + str(m.vocab_size));
+    throw where.error_at_first_set(
+        {"model.vocab_size", width},
+        "the embedding needs one row per token id: model.vocab_size must equal " +
+            (s.width_text.empty() ? width + " (" + str(s.input_dim) + ")"
+                                  : str(s.input_dim) + " (" + width + ": " + s.width_text + ")") +
+            ", got " + str(m.vocab_size));
   }
   if (!m.output_head && m.d_model != s.output_dim) {
     throw where.error_at_first_set({"model.output_head", "model.d_model", width},
@@ -207,8 +208,9 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
   check_optimizer(config, where);
   if (config.train.batch_size % config.train.batch_shards != 0) {
     throw where.error_at_first_set({"train.batch_shards", "train.batch_size"},
-                                   "train.batch_shards (" + str(config.train.batch_shards) + ") must divide train.batch_size (" +
-                                       str(config.train.batch_size) + ") into equal shards");
+                                   "train.batch_shards (" + str(config.train.batch_shards) +
+                                       ") must divide train.batch_size (" + str(config.train.batch_size) +
+                                       ") into equal shards");
   }
   if (config.analysis.eval_attention_samples > config.task.eval_samples) {
     throw where.error_at_first_set({"analysis.eval_attention_samples", "task.eval_samples"},
@@ -222,9 +224,10 @@ void check_consistency(const RunConfig& config, const KeyLocations& where, const
                                        ") must be at most task.eval_samples (" + str(config.task.eval_samples) + ")");
   }
   if (config.analysis.snapshot_limit == 1) {
-    throw where.error_at_first_set({"analysis.snapshot_limit"},
-                                   "analysis.snapshot_limit is 1: thinning keeps every second snapshot, so it must be 0 "
-                                   "(never thin) or at least 2");
+    throw where.error_at_first_set(
+        {"analysis.snapshot_limit"},
+        "analysis.snapshot_limit is 1: thinning keeps every second snapshot, so it must be 0 "
+        "(never thin) or at least 2");
   }
 }
 

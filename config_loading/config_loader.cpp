@@ -122,8 +122,9 @@ class Loader {
   YAML::Node parse_document(const std::string& text) {
     // yaml-cpp reads a file whose lines end in a bare CR as one comment-like line: "empty".
     if (text.find('\r') != std::string::npos && text.find('\n') == std::string::npos)
-      throw ConfigError(where_.source(), 0, "",
-                        "the lines end in a bare carriage return (CR, old Mac style); save the file with LF line endings");
+      throw ConfigError(
+          where_.source(), 0, "",
+          "the lines end in a bare carriage return (CR, old Mac style); save the file with LF line endings");
     if (const auto line = second_yaml_document_line(text))
       throw ConfigError(where_.source(), *line, "", "a second YAML document starts here; a config is one document");
     YAML::Node root;
@@ -183,8 +184,10 @@ class Loader {
     // A section set to nothing would silently fall back to its defaults (a relu config training softmax
     // after `--set model.attention.normalizer=`): refused like a field set to nothing.
     if (const SectionSpec* section = find_section(key); section && (!value.IsDefined() || value.IsNull()))
-      throw ConfigError(origin, 0, key, "expected " + std::string(section->shorthand.empty() ? "a map of keys" : "a value or a map of keys") +
-                                            ", got nothing (null)");
+      throw ConfigError(origin, 0, key,
+                        "expected " +
+                            std::string(section->shorthand.empty() ? "a map of keys" : "a value or a map of keys") +
+                            ", got nothing (null)");
 
     YAML::Node node = root;
     path.clear();
@@ -291,7 +294,9 @@ RunConfig load_run_config(const std::filesystem::path& file, const std::vector<s
     // The reader's message starts with "config file <path>: ", which ConfigError says already.
     const std::string reason = e.what();
     const std::string prefix = "config file " + source + ": ";
-    throw ConfigError(source, 0, "", "cannot read the config file: " + (reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason));
+    throw ConfigError(
+        source, 0, "",
+        "cannot read the config file: " + (reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason));
   }
   return parse_run_config(text, source, overrides, vocab, available_memory_bytes);
 }

@@ -241,8 +241,9 @@ std::vector<FieldSpec> build_fields() {
                                "fc2(act(fc1 x) * up x), a gated MLP (SwiGLU with mlp_activation: silu)")));
   t.push_back(bool_field("model.bias", [](RunConfig& c) -> bool& { return c.model.bias; },
                          "biases in all Linear layers"));
-  t.push_back(later(enum_field<BiasSwitch>("model.mlp_bias", [](RunConfig& c) -> BiasSwitch& { return c.model.mlp_bias; },
-                                           "biases of the MLP's layers: as model.bias, or on / off")));
+  t.push_back(later(enum_field<BiasSwitch>(
+      "model.mlp_bias", [](RunConfig& c) -> BiasSwitch& { return c.model.mlp_bias; },
+      "biases of the MLP's layers: as model.bias, or on / off")));
   t.push_back(later(enum_field<BiasSwitch>("model.output_head_bias",
                                            [](RunConfig& c) -> BiasSwitch& { return c.model.output_head_bias; },
                                            "bias of the untied output head: as model.bias, or on / off")));
@@ -277,9 +278,9 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(later(number_field("model.rope.high_freq_factor",
                                  [](RunConfig& c) -> double& { return c.model.rope.high_freq_factor; }, B::above(0),
                                  "scaling: llama3 (greater than low_freq_factor)")));
-  t.push_back(later(int_field("model.rope.original_max_positions",
-                              [](RunConfig& c) -> int& { return c.model.rope.original_max_positions; },
-                              B::at_least(1).up_to(1 << 30), "scaling: llama3, the context the frequencies were trained for")));
+  t.push_back(later(int_field(
+      "model.rope.original_max_positions", [](RunConfig& c) -> int& { return c.model.rope.original_max_positions; },
+      B::at_least(1).up_to(1 << 30), "scaling: llama3, the context the frequencies were trained for")));
   t.push_back(enum_field<InputKind>("model.input", [](RunConfig& c) -> InputKind& { return c.model.input; },
                                     "vectors: the task's vectors go straight in (their width must equal "
                                     "d_model unless input_projection); tokens: an embedding (needs vocab_size)"));
@@ -372,12 +373,12 @@ std::vector<FieldSpec> build_fields() {
 
   t.push_back(int_field("train.batch_size", [](RunConfig& c) -> int& { return c.train.batch_size; },
                         B::at_least(1).up_to(kMaxBatch), "fresh samples per step"));
-  auto shards = int_field("train.batch_shards", [](RunConfig& c) -> int& { return c.train.batch_shards; },
-                          B::at_least(1).up_to(kMaxBatch),
-                          "the batch as this many equal shards, each its own forward and backward, their gradients summed in "
-                          "shard order and the loss averaged over shards: less memory per pass, and what `sinklab train --mpi` "
-                          "spreads over its ranks (a run over R ranks is bit-identical to one process with the same shards); "
-                          "must divide batch_size");
+  auto shards = int_field(
+      "train.batch_shards", [](RunConfig& c) -> int& { return c.train.batch_shards; }, B::at_least(1).up_to(kMaxBatch),
+      "the batch as this many equal shards, each its own forward and backward, their gradients summed in "
+      "shard order and the loss averaged over shards: less memory per pass, and what `sinklab train --mpi` "
+      "spreads over its ranks (a run over R ranks is bit-identical to one process with the same shards); "
+      "must divide batch_size");
   shards.omit_at_default = true;  // runs trained before the key existed keep their hashes
   t.push_back(shards);
   t.push_back(int_field("train.max_steps", [](RunConfig& c) -> int& { return c.train.max_steps; }, B::at_least(1),
@@ -389,8 +390,10 @@ std::vector<FieldSpec> build_fields() {
                            "0 = off"));
   t.push_back(number_field("train.stop_loss", [](RunConfig& c) -> double& { return c.train.stop_loss; },
                            B::at_least(0), "stop when the training loss is below this; 0 = off"));
-  t.push_back(int_field("train.eval_every", [](RunConfig& c) -> int& { return c.train.eval_every; },
-                        B::at_least(0), "steps between evaluations on the fixed set, whether or not log_every logs the step (it then does); 0 = only at the end"));
+  t.push_back(int_field(
+      "train.eval_every", [](RunConfig& c) -> int& { return c.train.eval_every; }, B::at_least(0),
+      "steps between evaluations on the fixed set, whether or not log_every logs the step (it then does); 0 = only at "
+      "the end"));
   t.push_back(int_field("train.log_every", [](RunConfig& c) -> int& { return c.train.log_every; }, B::at_least(1),
                         "steps between metrics.jsonl lines and progress updates (an evaluating step has a line too, "
                         "and so has the run's last step, max_steps - 1 or the step a stop rule ended it at); from 50 "
@@ -398,10 +401,10 @@ std::vector<FieldSpec> build_fields() {
                         "has ~50 points"));
   t.push_back(int_field("train.checkpoint_every", [](RunConfig& c) -> int& { return c.train.checkpoint_every; },
                         B::at_least(0), "steps between checkpoints; 0 = by wall time only (train.checkpoint_seconds)"));
-  t.push_back(number_field("train.checkpoint_seconds", [](RunConfig& c) -> double& { return c.train.checkpoint_seconds; },
-                           B::at_least(0),
-                           "also checkpoint when this much wall time passed since the last checkpoint, so a killed run "
-                           "loses at most about this much training; 0 = off"));
+  t.push_back(number_field(
+      "train.checkpoint_seconds", [](RunConfig& c) -> double& { return c.train.checkpoint_seconds; }, B::at_least(0),
+      "also checkpoint when this much wall time passed since the last checkpoint, so a killed run "
+      "loses at most about this much training; 0 = off"));
 
   t.push_back(number_field("analysis.sink_eps", [](RunConfig& c) -> double& { return c.analysis.sink_eps; },
                            B::open(0, 1), "threshold eps of the Sink_k^eps statistic"));
@@ -412,18 +415,20 @@ std::vector<FieldSpec> build_fields() {
                 "evaluation inputs used for attention maps and sink statistics");
   attention_samples.allowed = "1 .. task.eval_samples";
   t.push_back(attention_samples);
-  t.push_back(int_field("analysis.snapshot_every", [](RunConfig& c) -> int& { return c.analysis.snapshot_every; },
-                        B::at_least(0),
-                        "steps between attention snapshots at the start of a run (every head's mean map over "
-                        "analysis.snapshot_samples evaluation inputs and input 0's map, kept in attention_snapshots.npz "
-                        "with one more at the final step); doubles whenever analysis.snapshot_limit are kept; 0 = none"));
+  t.push_back(int_field(
+      "analysis.snapshot_every", [](RunConfig& c) -> int& { return c.analysis.snapshot_every; }, B::at_least(0),
+      "steps between attention snapshots at the start of a run (every head's mean map over "
+      "analysis.snapshot_samples evaluation inputs and input 0's map, kept in attention_snapshots.npz "
+      "with one more at the final step); doubles whenever analysis.snapshot_limit are kept; 0 = none"));
   t.push_back(int_field("analysis.snapshot_limit", [](RunConfig& c) -> int& { return c.analysis.snapshot_limit; },
                         B::at_least(0).up_to(100000),
                         "when a run holds this many attention snapshots, every second one is dropped and the interval "
                         "doubles, so a run of any length keeps between half of it and all of it; 0 = never thin"));
-  auto snapshot_samples = int_field("analysis.snapshot_samples", [](RunConfig& c) -> int& { return c.analysis.snapshot_samples; },
-                                    B::at_least(1).up_to(kMaxEvalSamples),
-                                    "evaluation inputs averaged into each attention snapshot's mean map (unset: 128, or train.batch_size or task.eval_samples when smaller)");
+  auto snapshot_samples = int_field(
+      "analysis.snapshot_samples", [](RunConfig& c) -> int& { return c.analysis.snapshot_samples; },
+      B::at_least(1).up_to(kMaxEvalSamples),
+      "evaluation inputs averaged into each attention snapshot's mean map (unset: 128, or train.batch_size or "
+      "task.eval_samples when smaller)");
   snapshot_samples.allowed = "1 .. task.eval_samples";
   t.push_back(snapshot_samples);
   return t;
@@ -454,7 +459,8 @@ const std::vector<FieldSpec>& config_fields() {
     // A plug-in option named like a generic key (a task option `seq_len`) would be shadowed silently.
     for (std::size_t i = 0; i < built.size(); ++i)
       for (std::size_t j = i + 1; j < built.size(); ++j)
-        if (built[i].path == built[j].path) throw std::logic_error("config key " + built[i].path + " is declared twice");
+        if (built[i].path == built[j].path)
+          throw std::logic_error("config key " + built[i].path + " is declared twice");
     return built;
   }();
   return fields;

@@ -181,13 +181,13 @@ void check_memory(const RunConfig& c, const KeyLocations& where, std::optional<d
   }
   std::string drivers;
   for (const auto& text : shown) drivers += (drivers.empty() ? "" : ", ") + text;
-  const std::string message = "estimated memory " + format_bytes(e.total()) + " exceeds the " +
-                              format_bytes(*available_bytes) + " available (MemAvailable, or the cgroup's limit when lower): " + drivers +
-                              " (per-step activations " + format_bytes(e.activations) + ", evaluation set " +
-                              format_bytes(e.eval_set) + ", parameters and optimizer state " +
-                              format_bytes(e.parameters) + ", attention maps " + format_bytes(e.attention_maps) +
-                              ", " + std::to_string(static_cast<long long>(snapshot_count(c))) + " attention snapshots " +
-                              format_bytes(e.snapshots) + ")";
+  const std::string message =
+      "estimated memory " + format_bytes(e.total()) + " exceeds the " + format_bytes(*available_bytes) +
+      " available (MemAvailable, or the cgroup's limit when lower): " + drivers + " (per-step activations " +
+      format_bytes(e.activations) + ", evaluation set " + format_bytes(e.eval_set) +
+      ", parameters and optimizer state " + format_bytes(e.parameters) + ", attention maps " +
+      format_bytes(e.attention_maps) + ", " + std::to_string(static_cast<long long>(snapshot_count(c))) +
+      " attention snapshots " + format_bytes(e.snapshots) + ")";
   throw where.error_at_first_set(keys, message);
 }
 

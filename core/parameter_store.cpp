@@ -50,7 +50,8 @@ Tensor ParameterStore::tensor(const std::string& name) const { return tensor(id_
 
 std::span<float> ParameterStore::moment(int k) {
   require_finalized("moment");
-  while (static_cast<int>(moments_.size()) <= k) moments_.push_back(std::make_unique<float[]>(std::max<size_t>(total_, 1)));
+  while (static_cast<int>(moments_.size()) <= k)
+    moments_.push_back(std::make_unique<float[]>(std::max<size_t>(total_, 1)));
   return {moments_[static_cast<size_t>(k)].get(), total_};
 }
 

@@ -5,7 +5,8 @@
 namespace sinklab {
 
 Shape::Shape(std::initializer_list<int64_t> d) {
-  if (d.size() > kMaxRank) throw std::invalid_argument("Shape: rank " + std::to_string(d.size()) + " exceeds " + std::to_string(kMaxRank));
+  if (d.size() > kMaxRank)
+    throw std::invalid_argument("Shape: rank " + std::to_string(d.size()) + " exceeds " + std::to_string(kMaxRank));
   for (int64_t v : d) {
     if (v < 0) throw std::invalid_argument("Shape: negative dimension");
     dims[static_cast<size_t>(rank++)] = v;
@@ -44,7 +45,8 @@ Strides contiguous_strides(const Shape& shape) {
 int normalize_axis(int axis, int rank, const char* what) {
   const int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
-    throw std::invalid_argument(std::string(what) + ": axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    throw std::invalid_argument(std::string(what) + ": axis " + std::to_string(axis) + " out of range for rank " +
+                                std::to_string(rank));
   return a;
 }
 

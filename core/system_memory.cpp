@@ -44,12 +44,14 @@ std::optional<double> cgroup_memory_headroom(const std::filesystem::path& proc_s
     if (controllers.empty()) keep(headroom(cgroup_root / path, "memory.max", "memory.current"));
     std::istringstream list(controllers);
     for (std::string c; std::getline(list, c, ',');)
-      if (c == "memory") keep(headroom(cgroup_root / "memory" / path, "memory.limit_in_bytes", "memory.usage_in_bytes"));
+      if (c == "memory")
+        keep(headroom(cgroup_root / "memory" / path, "memory.limit_in_bytes", "memory.usage_in_bytes"));
   }
   return least;
 }
 
-std::optional<double> available_memory(const std::filesystem::path& meminfo, const std::filesystem::path& proc_self_cgroup,
+std::optional<double> available_memory(const std::filesystem::path& meminfo,
+                                       const std::filesystem::path& proc_self_cgroup,
                                        const std::filesystem::path& cgroup_root) {
   std::optional<double> available;
   std::ifstream in(meminfo);

@@ -19,7 +19,8 @@ double expected_markov_entropy(const BigramChain& chain, int seq_len) {
   for (size_t c = 1; c < ids; ++c)
     if (!chain.is_trigger(static_cast<int32_t>(c))) first_total += chain.marginal(static_cast<int32_t>(c));
   for (size_t c = 1; c < ids; ++c)
-    if (!chain.is_trigger(static_cast<int32_t>(c))) law[c] = chain.marginal(static_cast<int32_t>(c)) / first_total;  // (BOS, c)
+    if (!chain.is_trigger(static_cast<int32_t>(c)))
+      law[c] = chain.marginal(static_cast<int32_t>(c)) / first_total;  // (BOS, c)
   double weighted = 0.0, weight = 0.0;
   for (int t = 1; t <= seq_len - 2; ++t) {
     std::fill(next.begin(), next.end(), 0.0);
@@ -88,7 +89,8 @@ TaskRegistration bigram_backcopy_task_registration() {
            OptionSpec::integer("triggers", 3, Bound::at_least(1).up_to(255),
                                "how many of the corpus's most frequent bytes are triggers (ties: smaller byte first)")},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {
-            return std::make_unique<BigramBackcopyTask>(s.seq_len, load_text_corpus(s.options.path("corpus"), "task.corpus"),
+            return std::make_unique<BigramBackcopyTask>(s.seq_len,
+                                                        load_text_corpus(s.options.path("corpus"), "task.corpus"),
                                                         static_cast<int>(s.options.integer("triggers")));
           }};
 }

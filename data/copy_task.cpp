@@ -7,7 +7,8 @@
 
 namespace sinklab {
 
-CopyTask::CopyTask(int seq_len, int vocab_size, int offset) : seq_len_(seq_len), vocab_size_(vocab_size), offset_(offset) {
+CopyTask::CopyTask(int seq_len, int vocab_size, int offset)
+    : seq_len_(seq_len), vocab_size_(vocab_size), offset_(offset) {
   if (vocab_size_ < 2) throw TaskError("copy task: vocab_size must be >= 2 (BOS and one content token), got " +
                                        std::to_string(vocab_size_), {"task.vocab_size"});
   if (offset_ < 1 || offset_ + 1 >= seq_len_)

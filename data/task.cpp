@@ -42,7 +42,9 @@ BatchView BatchBuffers::view() {
 
 ConstBatchView BatchBuffers::view(int first, int) const {
   const auto positions = static_cast<std::size_t>(first) * static_cast<std::size_t>(shape.seq_len);
-  const auto offset = [&](const auto& v, std::size_t width) { return v.empty() ? nullptr : v.data() + positions * width; };
+  const auto offset = [&](const auto& v, std::size_t width) {
+    return v.empty() ? nullptr : v.data() + positions * width;
+  };
   return {offset(inputs, static_cast<std::size_t>(shape.input_dim)), offset(input_ids, 1),
           offset(targets, static_cast<std::size_t>(shape.output_dim)), offset(target_ids, 1), roles.data() + positions};
 }

@@ -216,10 +216,11 @@ TaskRegistration text_lm_task_registration() {
   return {"text_lm",
           "next-token language modelling on a text file, by character or word (token ids, next-token cross-entropy)",
           {corpus_option(),
-           OptionSpec::choice("tokenizer", {"char", "word"}, "char",
-                              "char: BOS + the corpus's distinct bytes (model.vocab_size = their number + 1; vocab_size is "
-                              "not read); word: lowercased [a-z]+ or one other non-space byte; ids BOS, unknown word, "
-                              "then the vocab_size - 2 most frequent tokens of the training part"),
+           OptionSpec::choice(
+               "tokenizer", {"char", "word"}, "char",
+               "char: BOS + the corpus's distinct bytes (model.vocab_size = their number + 1; vocab_size is "
+               "not read); word: lowercased [a-z]+ or one other non-space byte; ids BOS, unknown word, "
+               "then the vocab_size - 2 most frequent tokens of the training part"),
            vocab_size_option(),
            OptionSpec::number("val_fraction", 0.05, Bound::open(0.0, 1.0),
                               "the last val_fraction of the corpus's bytes is the validation part (the evaluation "
@@ -236,7 +237,8 @@ TaskRegistration text_lm_task_registration() {
                                "0 = the whole training part; else training windows come from its first "
                                "train_tokens tokens only (the evaluation set is unchanged)")},
           [](const TaskSettings& s) -> std::unique_ptr<Task> {
-            const auto tokenizer = s.options.choice_index("tokenizer") == 0 ? TextTokenizer::character : TextTokenizer::word;
+            const auto tokenizer =
+                s.options.choice_index("tokenizer") == 0 ? TextTokenizer::character : TextTokenizer::word;
             TextLmWindows windows;
             windows.bos = s.options.flag("bos");
             windows.fixed_token_position = static_cast<int>(s.options.integer("fixed_token_position"));

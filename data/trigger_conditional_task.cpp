@@ -28,7 +28,8 @@ TriggerConditionalTask::TriggerConditionalTask(const TriggerTaskSettings& s, boo
       eval_trigger_(s.eval_trigger),
       residual_target_(s.target == TargetKind::automatic ? residual_model : s.target == TargetKind::residual),
       bos_(s.bos) {
-  require(dim_ >= 4, "dim must be >= 4 (BOS flag, trigger flag, content, ordinary flag), got " + str(dim_), {"task.dim"});
+  require(dim_ >= 4, "dim must be >= 4 (BOS flag, trigger flag, content, ordinary flag), got " + str(dim_),
+          {"task.dim"});
   require(seq_len_ >= 3, "seq_len must be >= 3, got " + str(seq_len_), {"task.seq_len"});
   const int last = seq_len_ - 1;
   require(trigger_min_ >= 1 && trigger_min_ <= trigger_max_ && trigger_max_ <= last,
@@ -71,7 +72,8 @@ void TriggerConditionalTask::sample(int batch, Rng& rng, Split split, BatchView 
       seeds[static_cast<size_t>(s)] = rng.next();
     }
     const int groups = (chunk + kLanes - 1) / kLanes;
-    [[maybe_unused]] const bool parallel = groups > 1 && static_cast<int64_t>(chunk) * static_cast<int64_t>(rows) >= kernels::kParallelMinElements;
+    [[maybe_unused]] const bool parallel =
+        groups > 1 && static_cast<int64_t>(chunk) * static_cast<int64_t>(rows) >= kernels::kParallelMinElements;
 #pragma omp parallel for schedule(static) if (parallel)
     for (int g = 0; g < groups; ++g) {
       const int g0 = c0 + g * kLanes;

@@ -14,7 +14,9 @@ bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a') : c; }
 
 // A token that is one punctuation byte (not a run of letters).
-bool is_punctuation(std::string_view token) { return token.size() == 1 && !is_letter(static_cast<unsigned char>(token[0])); }
+bool is_punctuation(std::string_view token) {
+  return token.size() == 1 && !is_letter(static_cast<unsigned char>(token[0]));
+}
 
 }  // namespace
 

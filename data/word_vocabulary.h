@@ -19,7 +19,9 @@ class WordTokens {
   explicit WordTokens(std::string_view text);
 
   std::size_t size() const { return tokens_.size(); }
-  std::string_view token(std::size_t i) const { return std::string_view(lowered_).substr(tokens_[i].begin, tokens_[i].length); }
+  std::string_view token(std::size_t i) const {
+    return std::string_view(lowered_).substr(tokens_[i].begin, tokens_[i].length);
+  }
   // Where token i starts in the text (for cutting the text at a byte position on a token boundary).
   std::size_t begin(std::size_t i) const { return tokens_[i].begin; }
 

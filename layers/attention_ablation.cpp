@@ -107,7 +107,8 @@ void fill_masked_bos_virtual_mass(const AttentionAblation& ablation, int layer, 
         std::copy_n(scores + row * T + 1, i, s_row + lead);
         std::copy_n(probs + row * T + 1, i, p_row + lead);
         const RowSpec spec{static_cast<int>(i), static_cast<int>(i + lead), static_cast<int>(T), static_cast<int>(h)};
-        virtual_mass[row] = (slot_logits ? slot_weights[row] : 0.0f) + normalizer.virtual_mass(s_row, p_row, spec, params);
+        virtual_mass[row] =
+            (slot_logits ? slot_weights[row] : 0.0f) + normalizer.virtual_mass(s_row, p_row, spec, params);
       }
   }
 }

@@ -136,7 +136,8 @@ void backward_slot_rows(const Node& n) {
 
 void check_scores(const Tensor& scores) {
   if (scores.rank() != 4 || scores.dim(2) != scores.dim(3) || !scores.is_contiguous())
-    throw std::invalid_argument("attention_weights: scores must be contiguous [H, B, T, T], got " + scores.shape().str());
+    throw std::invalid_argument("attention_weights: scores must be contiguous [H, B, T, T], got " +
+                                scores.shape().str());
 }
 
 void check_head_params(const Normalizer& normalizer, const Tensor& head_params, int64_t H) {

@@ -76,7 +76,8 @@ void fused_block_attention_backward(const Node& n) {
     const float* p = saved.kept + l.weights_offset + hb * l.block_floats;
     const float* dout = o.grad() + at;
     float* thread = saved.kept + l.scratch_offset + omp_get_thread_num() * l.per_thread;
-    if (want_v) fused::accumulate_weights_transposed_times_rows(p, dout, Ti, Di, 1.0f, v.grad() + at, fresh_v);  // dV = P^T dO
+    if (want_v)
+      fused::accumulate_weights_transposed_times_rows(p, dout, Ti, Di, 1.0f, v.grad() + at, fresh_v);  // dV = P^T dO
     if (!want_scores) continue;
     float* dp = thread + l.dp_in_thread;
     float* ds = thread + l.ds_in_thread;
@@ -84,9 +85,11 @@ void fused_block_attention_backward(const Node& n) {
     std::fill_n(ds, T * T, 0.0f);                                            // backward_block adds
     norm.backward_block(s, p, dp, ds, Ti, h, P > 0 ? params.data() + h * P : nullptr,
                         want_params ? dparams + hb * P : nullptr, thread + l.rows_in_thread);
-    if (want_q) fused::accumulate_weights_times_rows(ds, k.data() + at, Ti, Di, scale, q.grad() + at, fresh_q);  // dQ = s dS K
+    if (want_q)
+      fused::accumulate_weights_times_rows(ds, k.data() + at, Ti, Di, scale, q.grad() + at, fresh_q);  // dQ = s dS K
     if (want_k)
-      fused::accumulate_weights_transposed_times_rows(ds, q.data() + at, Ti, Di, scale, k.grad() + at, fresh_k);  // dK = s dS^T Q
+      fused::accumulate_weights_transposed_times_rows(ds, q.data() + at, Ti, Di, scale, k.grad() + at,
+                                                      fresh_k);  // dK = s dS^T Q
   }
   if (want_params)
     for (int64_t hb = 0; hb < blocks; ++hb)

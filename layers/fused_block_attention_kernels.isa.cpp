@@ -128,7 +128,8 @@ void causal_row_dots(const float* a, const float* b, int T, int D, float mult, f
 }
 
 // w [T, T], x [T, D], out [T, D]
-void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out, bool overwrite) {
+void accumulate_weights_times_rows(const float* w, const float* x, int T, int D, float mult, float* out,
+                                   bool overwrite) {
   for (int i0 = 0; i0 < T; i0 += kRows) {
     const int rows = std::min(kRows, T - i0);
     const int keys = i0 + rows;  // the group's last row sees keys 0 .. i0 + rows - 1

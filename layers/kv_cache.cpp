@@ -29,8 +29,8 @@ void KvCache::commit() {
 
 void KvCache::evict(int64_t first, int64_t count) {
   if (first < 0 || count < 0 || first + count > size_)
-    throw std::out_of_range("KV cache: evicting tokens [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                            ") of " + std::to_string(size_));
+    throw std::out_of_range("KV cache: evicting tokens [" + std::to_string(first) + ", " +
+                            std::to_string(first + count) + ") of " + std::to_string(size_));
   const int64_t moved = size_ - first - count;
   for (auto* blocks : {&keys_, &values_})
     for (std::vector<float>& layer : *blocks)

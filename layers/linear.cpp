@@ -34,7 +34,8 @@ void Linear::initialize_own(Rng& rng) {
 
 Tensor Linear::forward(Graph& g, const Tensor& x) const {
   if (x.dim(-1) != in_)
-    throw std::invalid_argument(prefix() + ": expected input width " + std::to_string(in_) + ", got " + x.shape().str());
+    throw std::invalid_argument(prefix() + ": expected input width " + std::to_string(in_) + ", got " +
+                                x.shape().str());
   Tensor y = matmul(g, x, param(weight_).transpose(0, 1));
   return bias_ >= 0 ? add(g, y, param(bias_)) : y;
 }

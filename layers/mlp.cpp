@@ -5,8 +5,8 @@
 
 namespace sinklab {
 
-Mlp::Mlp(ParameterStore& store, std::string prefix, int width, int hidden, Activation activation, bool bias, InitSpec init,
-         bool gated)
+Mlp::Mlp(ParameterStore& store, std::string prefix, int width, int hidden, Activation activation, bool bias,
+         InitSpec init, bool gated)
     : Module(store, std::move(prefix)),
       activation_(activation),
       fc1_(store, child_prefix("fc1"), width, hidden, bias, init),

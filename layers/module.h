@@ -26,7 +26,9 @@ class Module {
 
  protected:
   std::string child_prefix(const std::string& local) const { return prefix_.empty() ? local : prefix_ + "." + local; }
-  ParameterStore::Id declare(const std::string& local, const Shape& shape) { return store_.declare(child_prefix(local), shape); }
+  ParameterStore::Id declare(const std::string& local, const Shape& shape) {
+    return store_.declare(child_prefix(local), shape);
+  }
   Tensor param(ParameterStore::Id id) const { return store_.tensor(id); }
   void add_child(Module& child) { children_.push_back(&child); }
   // This module's own parameters (not its children's); called after the store is finalized.

@@ -38,8 +38,8 @@ Tensor project_heads(Graph& g, const Tensor& rows, const Linear& w, int64_t H, i
 
 }  // namespace
 
-MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init,
-                                       int layer_index, const AttentionObservers* observers,
+MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec,
+                                       InitSpec init, int layer_index, const AttentionObservers* observers,
                                        const AttentionAblation* ablation, const ActivationHookSlot* hooks,
                                        const KvCacheSlot* kv_cache)
     : Module(store, std::move(prefix)),
@@ -82,13 +82,16 @@ MultiHeadAttention::MultiHeadAttention(ParameterStore& store, std::string prefix
   add_child(w_v_);
   add_child(w_o_);
   if (spec.config.qk_norm) {
-    q_norm_ = std::make_unique<NormLayer>(store, child_prefix("q_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
-    k_norm_ = std::make_unique<NormLayer>(store, child_prefix("k_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
+    q_norm_ =
+        std::make_unique<NormLayer>(store, child_prefix("q_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
+    k_norm_ =
+        std::make_unique<NormLayer>(store, child_prefix("k_norm"), NormKind::rms_norm, spec.head_dim, spec.norm_eps);
     add_child(*q_norm_);
     add_child(*k_norm_);
   }
   tiled_form_ = normalizer_->tiled_form();
-  if (normalizer_->params_per_head() > 0) normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
+  if (normalizer_->params_per_head() > 0)
+    normalizer_params_ = declare(std::string(normalizer_->param_name()), {spec.heads, normalizer_->params_per_head()});
   if (normalizer_->output_gate() != OutputGate::none) {
     const int gates = spec.heads * (normalizer_->output_gate() == OutputGate::elementwise ? spec.head_dim : 1);
     gate_ = std::make_unique<Linear>(store, child_prefix("gate"), spec.d_model, gates, spec.bias, init);
@@ -148,8 +151,8 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
                               scale_, *normalizer_, head_params)
             .reshape({H, B * T, D});
   else if (uses_tiled_path(T))
-    o = tiled_attention(g, q.is_contiguous() ? q : contiguous(g, q), k.is_contiguous() ? k : contiguous(g, k), v, scale_,
-                        *tiled_form_, head_params)
+    o = tiled_attention(g, q.is_contiguous() ? q : contiguous(g, q), k.is_contiguous() ? k : contiguous(g, k), v,
+                        scale_, *tiled_form_, head_params)
             .reshape({H, B * T, D});
   else
     o = attend_materialized(g, rows, q, k, v, gate, gate_width);
@@ -166,7 +169,8 @@ Tensor MultiHeadAttention::forward(Graph& g, const Tensor& x) const {
 
 std::string MultiHeadAttention::kv_cache_refusal() const {
   if (normalizer_->name() != "softmax")
-    return prefix() + " normalizes with " + std::string(normalizer_->name()) + "; the KV-cache path is softmax attention";
+    return prefix() + " normalizes with " + std::string(normalizer_->name()) +
+           "; the KV-cache path is softmax attention";
   if (gate_) return prefix() + " has an output gate, which the KV-cache path does not apply";
   if (key_bias_) return prefix() + " has a key-bias token, which the KV-cache path does not read";
   return "";
@@ -177,7 +181,8 @@ std::string MultiHeadAttention::kv_cache_refusal() const {
 Tensor MultiHeadAttention::forward_cached(Graph& g, const Tensor& x, KvCache& cache) const {
   if (const std::string why = kv_cache_refusal(); !why.empty()) throw std::logic_error(why);
   if (g.grad_enabled()) throw std::logic_error(prefix() + ": decoding from a KV cache needs a pass with gradients off");
-  if (x.dim(0) != 1) throw std::invalid_argument(prefix() + ": a KV cache decodes one sequence, got batch " + std::to_string(x.dim(0)));
+  if (x.dim(0) != 1)
+    throw std::invalid_argument(prefix() + ": a KV cache decodes one sequence, got batch " + std::to_string(x.dim(0)));
   const int64_t T = x.dim(1), C = x.dim(2), H = spec_.heads, D = spec_.head_dim, K = kv_heads_;
   const int64_t first = cache.size(), N = first + T;
   if (cache.appending() != T || cache.kv_heads() != K || cache.head_dim() != D)
@@ -212,7 +217,8 @@ Tensor MultiHeadAttention::forward_cached(Graph& g, const Tensor& x, KvCache& ca
   }
   Tensor o = g.new_tensor({H, T, D}, false);
   const CachedAttentionShape shape{H, K, T, N, D, first, spec_.config.window, scale_};
-  cached_softmax_attention(shape, q.data(), keys.data(), values.data(), g.scratch(static_cast<size_t>(H * N)), o.data());
+  cached_softmax_attention(shape, q.data(), keys.data(), values.data(), g.scratch(static_cast<size_t>(H * N)),
+                           o.data());
   const Tensor w_o_heads = w_o_.weight().reshape({C, H, D}).permute({1, 2, 0});  // [H, D, C]
   Tensor out = matmul_sum_over_batch(g, o, w_o_heads);                          // [T, C]
   if (w_o_.bias().defined()) out = add(g, out, w_o_.bias());
@@ -268,7 +274,8 @@ Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, con
     if (gate_) {
       float* mean_gate = g.scratch(static_cast<size_t>(H * B * T));
       fill_mean_gate(gate.data(), H, B * T, gate_width, mean_gate);
-      for (int64_t row = 0; row < H * B * T; ++row) virtual_mass[row] = 1.0f - mean_gate[row] * (1.0f - virtual_mass[row]);
+      for (int64_t row = 0; row < H * B * T; ++row)
+        virtual_mass[row] = 1.0f - mean_gate[row] * (1.0f - virtual_mass[row]);
       view.gate = mean_gate;
     }
     view.virtual_mass = virtual_mass;

@@ -65,8 +65,8 @@ class MultiHeadAttention : public Module {
   static constexpr int64_t kFusedMaxSeqLen = 64;
 
   // `ablation` and `hooks` (the model's, may be null) are read on every forward pass.
-  MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init, int layer_index,
-                     const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
+  MultiHeadAttention(ParameterStore& store, std::string prefix, const AttentionSpec& spec, InitSpec init,
+                     int layer_index, const AttentionObservers* observers, const AttentionAblation* ablation = nullptr,
                      const ActivationHookSlot* hooks = nullptr, const KvCacheSlot* kv_cache = nullptr);
   // x [B, T, d_model] -> [B, T, d_model]. With the model's KV cache set (layers/kv_cache.h): x [1, T, C]
   // holds the T tokens after the cached ones, which are appended to the cache and read with them.

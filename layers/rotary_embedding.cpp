@@ -148,7 +148,8 @@ std::vector<float> rope_inverse_frequencies(const RopeConfig& rope, int64_t rota
         f = static_cast<float>(f / rope.factor);
         continue;
       }
-      const double smooth = (original / wavelength - rope.low_freq_factor) / (rope.high_freq_factor - rope.low_freq_factor);
+      const double smooth =
+          (original / wavelength - rope.low_freq_factor) / (rope.high_freq_factor - rope.low_freq_factor);
       f = static_cast<float>((1 - smooth) * f / rope.factor + smooth * f);
     }
   }

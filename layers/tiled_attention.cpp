@@ -39,7 +39,9 @@ BlockShape block_shape(const Tensor& q, AttentionTiles tiles) {
   return {static_cast<int>(q.dim(2)), static_cast<int>(q.dim(3)), tiles.query_rows, tiles.key_cols};
 }
 
-bool worth_threads(const Tensor& q) { return q.dim(0) * q.dim(1) * q.dim(2) * q.dim(2) >= kernels::kParallelMinElements; }
+bool worth_threads(const Tensor& q) {
+  return q.dim(0) * q.dim(1) * q.dim(2) * q.dim(2) >= kernels::kParallelMinElements;
+}
 
 // q, k, v, o: [H, B, T, D]; lse: [H, B, T]
 void tiled_attention_backward(const Node& n) {
@@ -60,11 +62,11 @@ void tiled_attention_backward(const Node& n) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(saved.threads) if (saved.threads > 1)
   for (int64_t hb = 0; hb < blocks; ++hb) {
     const int64_t at = hb * TD;
-    tiled::backward_block(q.data() + at, k.data() + at, v.data() + at, o.data() + at, o.grad() + at, lse + hb * T,
-                          dq ? dq + at : nullptr, dk ? dk + at : nullptr, dv ? dv + at : nullptr,
-                          want_head ? dhead + hb : nullptr, shape,
-                          math_of_head(RowMath{saved.form, saved.logit_scale}, params.defined() ? params.data() : nullptr, hb / B),
-                          scratch + omp_get_thread_num() * per_thread);
+    tiled::backward_block(
+        q.data() + at, k.data() + at, v.data() + at, o.data() + at, o.grad() + at, lse + hb * T, dq ? dq + at : nullptr,
+        dk ? dk + at : nullptr, dv ? dv + at : nullptr, want_head ? dhead + hb : nullptr, shape,
+        math_of_head(RowMath{saved.form, saved.logit_scale}, params.defined() ? params.data() : nullptr, hb / B),
+        scratch + omp_get_thread_num() * per_thread);
   }
   if (want_head)
     for (int64_t hb = 0; hb < blocks; ++hb) params.grad()[hb / B] += dhead[hb];
@@ -80,7 +82,8 @@ void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tiled
     throw std::invalid_argument("tiled_attention: tiles must be 1..1024 query rows x 1.." +
                                 std::to_string(tiled::kTileCols) + " keys");
   const bool wants_params = form.learns_head_param();
-  if (wants_params != head_params.defined() || (wants_params && (head_params.numel() != q.dim(0) || !head_params.is_contiguous())))
+  if (wants_params != head_params.defined() ||
+      (wants_params && (head_params.numel() != q.dim(0) || !head_params.is_contiguous())))
     throw std::invalid_argument("tiled_attention: a head-slot or log-keys softmax needs contiguous [" +
                                 std::to_string(q.dim(0)) + ", 1] head parameters, other rows none");
 }
@@ -109,7 +112,8 @@ Tensor tiled_attention(Graph& g, const Tensor& q, const Tensor& k, const Tensor&
     const int64_t at = hb * TD;
     tiled::forward_query_tile(q.data() + at, k.data() + at, v.data() + at, o.data() + at, lse + hb * T,
                               static_cast<int>(tile * tiles.query_rows), shape,
-                              math_of_head(math, head_params.defined() ? head_params.data() : nullptr, hb / B), scratch + omp_get_thread_num() * per_thread);
+                              math_of_head(math, head_params.defined() ? head_params.data() : nullptr, hb / B),
+                              scratch + omp_get_thread_num() * per_thread);
   }
 
   if (track) {
@@ -118,8 +122,8 @@ Tensor tiled_attention(Graph& g, const Tensor& q, const Tensor& k, const Tensor&
     n.op = "tiled_attention";
     n.inputs = {q, k, v, head_params};
     n.output = o;
-    n.set_payload(TiledAttentionSaved{form, logit_scale, static_cast<int16_t>(tiles.query_rows), static_cast<int16_t>(tiles.key_cols),
-                                      static_cast<int16_t>(threads), kept});
+    n.set_payload(TiledAttentionSaved{form, logit_scale, static_cast<int16_t>(tiles.query_rows),
+                                      static_cast<int16_t>(tiles.key_cols), static_cast<int16_t>(threads), kept});
     g.record(n);
   }
   return o;

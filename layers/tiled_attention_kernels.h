@@ -42,8 +42,8 @@ void forward_query_tile(const float* q, const float* k, const float* v, float* o
                         const BlockShape& shape, const RowMath& math, float* scratch);
 
 // The gradients of one block, accumulated: dq, dk, dv [T, D] (each may be null: not wanted) and, for
-// rows with a learned head parameter, dhead [1] (d/d slot_logit or d/d head_scale; may be null). q, k, v, o, dout: [T, D]; lse: [T] as
-// forward wrote it.
+// rows with a learned head parameter, dhead [1] (d/d slot_logit or d/d head_scale; may be null). q, k, v, o, dout: [T,
+// D]; lse: [T] as forward wrote it.
 void backward_block(const float* q, const float* k, const float* v, const float* o, const float* dout,
                     const float* lse, float* dq, float* dk, float* dv, float* dhead, const BlockShape& shape,
                     const RowMath& math, float* scratch);

@@ -279,7 +279,8 @@ void forward_query_tile(const float* q, const float* k, const float* v, float* o
     if (softmax)
       online_softmax_tile(w.s, R, i0, j0, C, D, w);
     else
-      with_map(math.form.map, [&](auto map) { elementwise_tile<decltype(map)::value>(w.s, R, i0, j0, C, shape, math.form); });
+      with_map(math.form.map,
+               [&](auto map) { elementwise_tile<decltype(map)::value>(w.s, R, i0, j0, C, shape, math.form); });
     accumulate_tile_times_rows(w.s, R, C, v + int64_t{j0} * D, D, w.acc);
   }
   for (int r = 0; r < R; ++r) {

@@ -28,7 +28,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   const int d = config.d_model;
   if (config.input == InputKind::tokens) {
     if (config.vocab_size <= 0) throw std::invalid_argument("model.vocab_size must be > 0 for token input");
-    embedding_ = std::make_unique<Embedding>(store, "embedding", config.vocab_size, d, static_cast<float>(config.init_std));
+    embedding_ =
+        std::make_unique<Embedding>(store, "embedding", config.vocab_size, d, static_cast<float>(config.init_std));
     add_child(*embedding_);
   } else if (config.input_projection) {
     input_projection_ = std::make_unique<Linear>(store, "input_proj", shape.input_dim, d, config.bias, init);
@@ -44,7 +45,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
     for (int t = 0; t < shape.max_seq_len; ++t)
       for (int j = 0; j < d; ++j) {
         const double freq = std::pow(10000.0, -2.0 * (j / 2) / d);
-        sinusoid_[static_cast<size_t>(t * d + j)] = static_cast<float>(j % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
+        sinusoid_[static_cast<size_t>(t * d + j)] =
+            static_cast<float>(j % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
       }
   }
   BlockSpec block;
@@ -66,8 +68,8 @@ Transformer::Transformer(ParameterStore& store, const ModelConfig& config, const
   block.residual = config.residual;
   block.parallel_residual = config.parallel_residual;
   for (int l = 0; l < config.layers; ++l) {
-    blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l, &observers_,
-                                                     &ablation_, &hooks_, &kv_cache_));
+    blocks_.push_back(std::make_unique<TransformerBlock>(store, "blocks." + std::to_string(l), block, init, l,
+                                                         &observers_, &ablation_, &hooks_, &kv_cache_));
     add_child(*blocks_.back());
   }
   if (config.norm != NormKind::none) {
@@ -95,7 +97,8 @@ void Transformer::set_ablation(AttentionAblation ablation) {
   for (const HeadRef& h : ablation.heads())
     if (h.layer < 0 || h.layer >= layers() || h.head < 0 || h.head >= config_.heads)
       throw std::invalid_argument("ablation: " + head_label(h) + " is not a head of this model (" +
-                                  std::to_string(layers()) + " layer(s) x " + std::to_string(config_.heads) + " head(s))");
+                                  std::to_string(layers()) + " layer(s) x " + std::to_string(config_.heads) +
+                                  " head(s))");
   ablation_ = std::move(ablation);
 }
 
@@ -107,7 +110,8 @@ void Transformer::initialize_own(Rng& rng) {
 
 Tensor Transformer::forward(Graph& g, const Tensor& x) const {
   if (x.rank() != 3 || x.dim(2) != shape_.input_dim)
-    throw std::invalid_argument("model input must be [B, T, " + std::to_string(shape_.input_dim) + "], got " + x.shape().str());
+    throw std::invalid_argument("model input must be [B, T, " + std::to_string(shape_.input_dim) + "], got " +
+                                x.shape().str());
   return body(g, input_projection_ ? input_projection_->forward(g, x) : x);
 }
 
@@ -150,7 +154,8 @@ Tensor Transformer::with_positions(Graph& g, Tensor h) const {
   if (kv_cache_.cache) kv_cache_.cache->begin_append(T);
   if (pos_embedding_ >= 0) h = add(g, h, param(pos_embedding_).slice(0, config_.position_offset + first, T));
   if (!sinusoid_.empty())
-    h = add(g, h, Tensor(const_cast<float*>(sinusoid_.data()) + first * config_.d_model, nullptr, Shape{T, config_.d_model}));
+    h = add(g, h,
+            Tensor(const_cast<float*>(sinusoid_.data()) + first * config_.d_model, nullptr, Shape{T, config_.d_model}));
   if (hooks_.active()) {
     if (g.grad_enabled()) throw std::logic_error("activation hooks need a pass with gradients off");
     // A hook may edit blocks.0.resid_pre in place: never the caller's own input.

@@ -11,9 +11,9 @@ TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, co
     : Module(store, std::move(prefix)),
       spec_(spec),
       hooks_(hooks),
-      ln1_(spec.norm != NormKind::none
-               ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm, spec.attention.d_model, spec.norm_eps)
-               : nullptr),
+      ln1_(spec.norm != NormKind::none ? std::make_unique<NormLayer>(store, child_prefix("ln1"), spec.norm,
+                                                                     spec.attention.d_model, spec.norm_eps)
+                                       : nullptr),
       attn_(store, child_prefix("attn"), spec.attention, init, layer_index, observers, ablation, hooks, kv_cache) {
   if (ln1_) add_child(*ln1_);
   add_child(attn_);
@@ -22,8 +22,8 @@ TransformerBlock::TransformerBlock(ParameterStore& store, std::string prefix, co
       ln2_ = std::make_unique<NormLayer>(store, child_prefix("ln2"), spec.norm, spec.attention.d_model, spec.norm_eps);
       add_child(*ln2_);
     }
-    mlp_ = std::make_unique<Mlp>(store, child_prefix("mlp"), spec.attention.d_model, spec.mlp_hidden, spec.mlp_activation,
-                                 spec.mlp_bias, init, spec.mlp_gated);
+    mlp_ = std::make_unique<Mlp>(store, child_prefix("mlp"), spec.attention.d_model, spec.mlp_hidden,
+                                 spec.mlp_activation, spec.mlp_bias, init, spec.mlp_gated);
     add_child(*mlp_);
   }
 }

@@ -1,9 +1,9 @@
 #pragma once
 // One pre-norm block: x <- x + Attn(N1(x)); x <- x + MLP(N2(x)), or with parallel_residual
-// x <- x + Attn(N1(x)) + MLP(N2(x)) (resid_mid is then x + Attn(N1(x)), as a hook sees it). Hooks (core/observe/activation_hooks.h)
-// see <prefix>.resid_pre, .ln1.out, .resid_mid, .ln2.out, .mlp.out and .resid_post [B, T, C] where the
-// block has them (resid_mid only with an MLP), besides the attention's own. Norms and MLP switch off by config,
-// and the residual too (the paper's single-layer model returns Attn(x) itself), so the paper's
+// x <- x + Attn(N1(x)) + MLP(N2(x)) (resid_mid is then x + Attn(N1(x)), as a hook sees it). Hooks
+// (core/observe/activation_hooks.h) see <prefix>.resid_pre, .ln1.out, .resid_mid, .ln2.out, .mlp.out and .resid_post
+// [B, T, C] where the block has them (resid_mid only with an MLP), besides the attention's own. Norms and MLP switch
+// off by config, and the residual too (the paper's single-layer model returns Attn(x) itself), so the paper's
 // attention-only stack is a configuration, not a special class.
 #include <memory>
 

@@ -28,15 +28,16 @@ void require(bool ok, const std::string& key, const std::string& detail) {
 // The normalizer's resolved options (declared defaults for unset keys).
 PluginOptions normalizer_options(const NormalizerConfig& n) {
   const NormalizerRegistration* registration = normalizer_registry().find(n.name);
-  if (!registration) throw ConstructionError("model.attention.normalizer.name", "unknown normalizer " + in_quotes(n.name));
+  if (!registration)
+    throw ConstructionError("model.attention.normalizer.name", "unknown normalizer " + in_quotes(n.name));
   return PluginOptions(registration->options, n.options);
 }
 
 void check_normalizer(const NormalizerConfig& n, ConstructionKind kind) {
   const std::string_view wanted = to_string(kind);
   require(n.name == wanted, "model.attention.normalizer.name",
-          "the " + std::string(wanted) + " construction needs normalizer " + std::string(wanted) + ", the base config has " +
-              in_quotes(n.name));
+          "the " + std::string(wanted) + " construction needs normalizer " + std::string(wanted) +
+              ", the base config has " + in_quotes(n.name));
   const PluginOptions options = normalizer_options(n);
   if (kind == ConstructionKind::softmax) {
     require(options.number("temperature") == 1.0, "model.attention.normalizer.temperature",
@@ -69,7 +70,8 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
   require(trigger_task->has_bos(), "task.bos", "the constructions park weight on BOS: needs true");
   const int dim = task->shape().input_dim;
   require(m.input == InputKind::vectors, "model.input", "the construction reads the task's vectors: needs vectors");
-  require(!m.input_projection, "model.input_projection", "the construction reads the task's vectors as they are: needs false");
+  require(!m.input_projection, "model.input_projection",
+          "the construction reads the task's vectors as they are: needs false");
   require(m.d_model == dim, "model.d_model", "needs d_model = task.dim (" + str(dim) + "), got " + str(m.d_model));
   require(m.head_dim.mode == HeadDimMode::full, "model.head_dim",
           "the construction's head is d_model wide: needs full, got " +
@@ -77,7 +79,8 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
   require(m.norm == NormKind::none, "model.norm", "needs none, got " + std::string(to_string(m.norm)));
   require(m.mlp_hidden == 0, "model.mlp_hidden", "needs 0 (no MLP), got " + str(m.mlp_hidden));
   require(!m.bias, "model.bias", "the construction has no biases: needs false");
-  require(m.positional == Positional::none, "model.positional", "needs none, got " + std::string(to_string(m.positional)));
+  require(m.positional == Positional::none, "model.positional",
+          "needs none, got " + std::string(to_string(m.positional)));
   require(!m.output_head, "model.output_head", "the head's output is the model's output: needs false");
   require(m.attention.scale == ScaleKind::none, "model.attention.scale",
           "the construction's logits are unscaled: needs none, got " + std::string(to_string(m.attention.scale)));
@@ -86,8 +89,9 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind) {
   require(m.residual || m.layers == 1, "model.residual",
           "with layers > 1 the head's output has to reach the model's output through the residual stream: needs true");
   require(trigger_task->residual_target() == m.residual, "task.target",
-          m.residual ? "a residual model returns x + the head's output: needs residual (or auto), got mean"
-                     : "a model without the residual stream returns the head's output: needs mean (or auto), got residual");
+          m.residual
+              ? "a residual model returns x + the head's output: needs residual (or auto), got mean"
+              : "a model without the residual stream returns the head's output: needs mean (or auto), got residual");
 }
 
 void check_construction_params(ConstructionKind kind, const ConstructionParams& p) {
@@ -99,7 +103,8 @@ void check_construction_params(ConstructionKind kind, const ConstructionParams& 
             "must be a number > 0 whose inverse is a float32 too, got " + number_text(p.c));
 }
 
-std::unique_ptr<Model> build_construction(const RunConfig& config, ConstructionKind kind, const ConstructionParams& params) {
+std::unique_ptr<Model> build_construction(const RunConfig& config, ConstructionKind kind,
+                                          const ConstructionParams& params) {
   check_construction_base(config, kind);
   check_construction_params(kind, params);
   std::unique_ptr<Model> model = build_model(config);

@@ -60,6 +60,7 @@ void check_construction_base(const RunConfig& config, ConstructionKind kind);
 void check_construction_params(ConstructionKind kind, const ConstructionParams& params);
 
 // The model of `config` with the construction's weights (both checks above first).
-std::unique_ptr<Model> build_construction(const RunConfig& config, ConstructionKind kind, const ConstructionParams& params);
+std::unique_ptr<Model> build_construction(const RunConfig& config, ConstructionKind kind,
+                                          const ConstructionParams& params);
 
 }  // namespace sinklab

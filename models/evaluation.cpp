@@ -84,7 +84,8 @@ EvalMetrics evaluate_model(Graph& g, Transformer& model, const TaskObjective& ob
     if (shape.loss == TaskLoss::mse) {
       sq_sum += loss * static_cast<double>(static_cast<int64_t>(count) * shape.seq_len * shape.output_dim);
       if (!(s.max_abs_error <= max_err)) max_err = s.max_abs_error;  // unlike std::max, keeps a NaN
-      if (row_errors && !s.output.is_contiguous()) throw std::logic_error("evaluate_model: the model output is not contiguous");
+      if (row_errors && !s.output.is_contiguous())
+        throw std::logic_error("evaluate_model: the model output is not contiguous");
       if (row_errors)
         add_row_errors(s.output.data(), v.targets, v.roles, count, shape.seq_len, shape.output_dim, row_max, no_op_max,
                        active_max);

@@ -55,7 +55,8 @@ void add_extreme_token_numbers(RunSummary& summary) {
   if (std::isfinite(r.eval.sink_rate_slot)) summary.sink_rate_slot = r.eval.sink_rate_slot;
   // Over the layers where the ratio is defined; NaN (null) when it is in none (a median |h| of 0).
   for (const LayerExtremes& l : r.eval.layers)
-    if (!summary.massive_ratio_max || std::isnan(*summary.massive_ratio_max) || l.massive_ratio > *summary.massive_ratio_max)
+    if (!summary.massive_ratio_max || std::isnan(*summary.massive_ratio_max) ||
+        l.massive_ratio > *summary.massive_ratio_max)
       summary.massive_ratio_max = l.massive_ratio;
 }
 

@@ -37,8 +37,8 @@ class ScopedMeter final : public ActivationHooks {
 
 }  // namespace
 
-ExtremeTokenStats measure_extreme_tokens(Graph& g, Transformer& model, const TaskObjective& objective, const EvalSet& set,
-                                         int samples, int chunk, double eps, bool key_bias_slot) {
+ExtremeTokenStats measure_extreme_tokens(Graph& g, Transformer& model, const TaskObjective& objective,
+                                         const EvalSet& set, int samples, int chunk, double eps, bool key_bias_slot) {
   samples = std::min(samples, set.size());
   if (samples < 1) throw std::invalid_argument("extreme-token statistics need at least one evaluation input");
   ExtremeTokenMeter meter(model.layers(), model.heads(), eps, key_bias_slot);
@@ -80,8 +80,8 @@ std::vector<int32_t> gu_protocol_windows(std::span<const int32_t> train_ids, int
                                          uint64_t seed) {
   const int from_corpus = with_bos ? seq_len - 1 : seq_len;
   if (seq_len < 2 || windows < 1 || static_cast<int64_t>(train_ids.size()) < from_corpus)
-    throw std::invalid_argument("Gu's protocol needs windows of " + std::to_string(seq_len) + " tokens from a training part of " +
-                                std::to_string(train_ids.size()) + " tokens");
+    throw std::invalid_argument("Gu's protocol needs windows of " + std::to_string(seq_len) +
+                                " tokens from a training part of " + std::to_string(train_ids.size()) + " tokens");
   Rng rng(seed);
   std::vector<int32_t> ids;
   ids.reserve(static_cast<size_t>(windows) * static_cast<size_t>(seq_len));
@@ -96,7 +96,8 @@ std::vector<int32_t> gu_protocol_windows(std::span<const int32_t> train_ids, int
 }
 
 int gu_protocol_length(const RunConfig& config, int max_seq_len) {
-  const bool length_bound = config.model.positional == Positional::learned || config.model.positional == Positional::sinusoidal;
+  const bool length_bound =
+      config.model.positional == Positional::learned || config.model.positional == Positional::sinusoidal;
   return length_bound ? std::min(kGuSeqLen, max_seq_len) : kGuSeqLen;
 }
 
@@ -105,7 +106,8 @@ ExtremeTokenReport measure_extreme_token_report(Graph& g, Transformer& model, co
   const double eps = config.analysis.sink_eps;
   const bool slot = config.model.attention.key_bias;
   const int samples = std::max(1, config.analysis.eval_attention_samples);
-  ExtremeTokenReport r{measure_extreme_tokens(g, model, objective, set, samples, 250, eps, slot), std::nullopt, std::nullopt};
+  ExtremeTokenReport r{measure_extreme_tokens(g, model, objective, set, samples, 250, eps, slot), std::nullopt,
+                       std::nullopt};
   if (const auto* text = dynamic_cast<const TextLmTask*>(&task)) {
     const int T = gu_protocol_length(config, max_seq_len);
     const std::span<const int32_t> train = text->corpus_ids().first(text->train_tokens());

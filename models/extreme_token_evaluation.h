@@ -24,8 +24,8 @@ inline constexpr uint64_t kGuSeed = 0x6775;  // fixed: every run and every step 
 
 // The statistics of the first `samples` inputs of `set` (at least one), in chunks of at most `chunk`.
 // Gradients off; the graph is reset after each chunk.
-ExtremeTokenStats measure_extreme_tokens(Graph& g, Transformer& model, const TaskObjective& objective, const EvalSet& set,
-                                         int samples, int chunk, double eps, bool key_bias_slot);
+ExtremeTokenStats measure_extreme_tokens(Graph& g, Transformer& model, const TaskObjective& objective,
+                                         const EvalSet& set, int samples, int chunk, double eps, bool key_bias_slot);
 
 // The same on token windows ids [windows, T] (row-major).
 ExtremeTokenStats measure_extreme_tokens(Graph& g, Transformer& model, std::span<const int32_t> ids, int64_t windows,

@@ -60,7 +60,9 @@ Sizes read_sizes(const SafetensorsReader& r) {
   s.hidden = c_fc[1];
   constexpr int64_t kLimit = 1 << 24;  // the sizes must fit the model config's int fields and limits
   for (const int64_t v : {s.vocab, s.width, s.positions, s.hidden})
-    if (v > kLimit) fail(r.path(), "a size of " + std::to_string(v) + " is larger than sinklab builds (" + std::to_string(kLimit) + ")");
+    if (v > kLimit)
+      fail(r.path(),
+           "a size of " + std::to_string(v) + " is larger than sinklab builds (" + std::to_string(kLimit) + ")");
   return s;
 }
 
@@ -127,7 +129,8 @@ int gpt2_heads_for_width(int d_model) {
   }
 }
 
-RunConfig gpt2_run_config(int d_model, int n_layer, int n_head, int mlp_hidden, int n_positions, int vocab, int threads) {
+RunConfig gpt2_run_config(int d_model, int n_layer, int n_head, int mlp_hidden, int n_positions, int vocab,
+                          int threads) {
   RunConfig c;
   c.name = "gpt2";
   c.threads = threads;
@@ -161,7 +164,8 @@ Gpt2Model load_gpt2(const std::filesystem::path& path, const Gpt2Options& option
   if (options.heads > 0) {
     if (json.present && json.heads > 0 && json.heads != options.heads)
       throw Gpt2Error("GPT-2 weights " + path.string() + ": " + std::to_string(options.heads) +
-                      " heads were asked for, but the config.json beside them says n_head " + std::to_string(json.heads));
+                      " heads were asked for, but the config.json beside them says n_head " +
+                      std::to_string(json.heads));
     out.n_head = options.heads;
     out.heads_from = "the heads option";
   } else if (json.heads > 0) {

@@ -48,7 +48,8 @@ MassiveMode parse_massive_mode(const std::string& text) {
 std::string_view massive_mode_name(MassiveMode mode) { return mode == MassiveMode::set_zero ? "set_zero" : "set_mean"; }
 
 MassiveIntervention plan_massive_intervention(Graph& g, Transformer& model, const TaskObjective& objective,
-                                              const EvalSet& set, MassiveMode mode, int layer, int position, int top_k) {
+                                              const EvalSet& set, MassiveMode mode, int layer, int position,
+                                              int top_k) {
   if (layer < 0 || layer >= model.layers())
     throw std::invalid_argument("--massive-layer " + std::to_string(layer) + ": the model has layers 0.." +
                                 std::to_string(model.layers() - 1));
@@ -74,14 +75,17 @@ MassiveIntervention plan_massive_intervention(Graph& g, Transformer& model, cons
     }
     model.set_hooks(previous);
   }
-  if (recorder.inputs_ == 0) throw std::invalid_argument("--massive: layer " + std::to_string(layer) + " has no residual stream to change");
+  if (recorder.inputs_ == 0)
+    throw std::invalid_argument("--massive: layer " + std::to_string(layer) + " has no residual stream to change");
   const int channels = static_cast<int>(recorder.sum_.size());
   if (top_k < 1 || top_k > channels)
-    throw std::invalid_argument("--massive-top-k " + std::to_string(top_k) + ": expected 1.." + std::to_string(channels));
+    throw std::invalid_argument("--massive-top-k " + std::to_string(top_k) + ": expected 1.." +
+                                std::to_string(channels));
   std::vector<int> order(static_cast<size_t>(channels));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return recorder.abs_sum_[static_cast<size_t>(a)] > recorder.abs_sum_[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return recorder.abs_sum_[static_cast<size_t>(a)] > recorder.abs_sum_[static_cast<size_t>(b)];
+  });
   MassiveIntervention plan;
   plan.mode = mode;
   plan.layer = layer;
@@ -105,7 +109,8 @@ void MassiveActivationHooks::on_activation(std::string_view name, const Tensor& 
   const int64_t B = value.dim(0);
   for (int64_t b = 0; b < B; ++b)
     for (size_t k = 0; k < plan_.channels.size(); ++k)
-      value.data()[b * value.stride(0) + plan_.position * value.stride(1) + plan_.channels[k] * value.stride(2)] = plan_.values[k];
+      value.data()[b * value.stride(0) + plan_.position * value.stride(1) + plan_.channels[k] * value.stride(2)] =
+          plan_.values[k];
 }
 
 }  // namespace sinklab

@@ -31,8 +31,9 @@ double next_token_loss(const float* logits, int classes, int32_t target) {
 const TextLmTask& text_lm(const Task& task) {
   const auto* lm = dynamic_cast<const TextLmTask*>(&task);
   if (!lm)
-    throw std::invalid_argument("streaming evaluation needs a text_lm run (a language model on a text); this run's task is " +
-                                std::string(task.name()));
+    throw std::invalid_argument(
+        "streaming evaluation needs a text_lm run (a language model on a text); this run's task is " +
+        std::string(task.name()));
   return *lm;
 }
 
@@ -43,10 +44,12 @@ std::vector<int32_t> held_out_stream(const Task& task, int64_t tokens, bool bos)
   const std::span<const int32_t> validation = lm.corpus_ids().subspan(lm.train_tokens());
   const int64_t needed = bos ? 1 : 2;  // one prediction at least
   if (tokens < needed)
-    throw StreamSettingError("tokens", "a stream of " + std::to_string(tokens) + " token(s) leaves nothing to score: give at least " +
-                                           std::to_string(needed) + (bos ? " (after BOS)" : " (the run's windows have no BOS)"));
+    throw StreamSettingError(
+        "tokens", "a stream of " + std::to_string(tokens) + " token(s) leaves nothing to score: give at least " +
+                      std::to_string(needed) + (bos ? " (after BOS)" : " (the run's windows have no BOS)"));
   if (tokens > static_cast<int64_t>(validation.size()))
-    throw StreamSettingError("tokens", std::to_string(tokens) + " tokens is more than the validation part of task.corpus holds (" +
+    throw StreamSettingError("tokens", std::to_string(tokens) +
+                                           " tokens is more than the validation part of task.corpus holds (" +
                                            std::to_string(validation.size()) + " tokens)");
   std::vector<int32_t> stream;
   stream.reserve(static_cast<std::size_t>(tokens) + 1);
@@ -78,22 +81,28 @@ void StreamingEvaluator::check_window(StreamWindow s) const {
   const std::string w = std::to_string(s.window), k = std::to_string(s.keep_first);
   if (s.keep_first < 0) throw StreamSettingError("keep_first", "the kept tokens K = " + k + " must be >= 0");
   if (s.keep_first >= s.window)
-    throw StreamSettingError("keep_first", "K = " + k + " kept tokens need a window W > K (the cache holds them and at least one recent token), got W = " + w);
+    throw StreamSettingError(
+        "keep_first",
+        "K = " + k +
+            " kept tokens need a window W > K (the cache holds them and at least one recent token), got W = " + w);
   if (model_.config().model.positional == Positional::learned && s.window > trained_context_)
-    throw StreamSettingError("window", "window " + w + " is longer than the " + std::to_string(trained_context_) +
-                                           " tokens this model was trained to predict from (learned positions, task.seq_len " +
-                                           std::to_string(trained_context_ + 1) +
-                                           ": training scores positions 0 .. seq_len - 2); use a window of at most " +
-                                           std::to_string(trained_context_));
+    throw StreamSettingError("window",
+                             "window " + w + " is longer than the " + std::to_string(trained_context_) +
+                                 " tokens this model was trained to predict from (learned positions, task.seq_len " +
+                                 std::to_string(trained_context_ + 1) +
+                                 ": training scores positions 0 .. seq_len - 2); use a window of at most " +
+                                 std::to_string(trained_context_));
   if (s.window > model_.shape().max_seq_len)
-    throw StreamSettingError("window", "window " + w + " is longer than the model's " + std::to_string(model_.shape().max_seq_len) +
+    throw StreamSettingError("window", "window " + w + " is longer than the model's " +
+                                           std::to_string(model_.shape().max_seq_len) +
                                            " positions; build the model at that length first");
 }
 
 void StreamingEvaluator::score_prefix(int64_t prefix, std::vector<double>& losses) {
   const float* logits = forward(stream_.data(), 1, prefix);
   for (int64_t t = 0; t < prefix; ++t)
-    losses[static_cast<std::size_t>(t)] = next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
+    losses[static_cast<std::size_t>(t)] =
+        next_token_loss(logits + t * classes_, classes_, stream_[static_cast<std::size_t>(t + 1)]);
 }
 
 const float* StreamingEvaluator::forward(const int32_t* ids, int64_t windows, int64_t length) {

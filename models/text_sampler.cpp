@@ -43,13 +43,16 @@ std::vector<int32_t> model_window(std::span<const int32_t> text, int context) {
   return window;
 }
 
-std::vector<int32_t> sample_tokens(const Model& model, std::span<const int32_t> prompt, const SamplingSettings& settings) {
+std::vector<int32_t> sample_tokens(const Model& model, std::span<const int32_t> prompt,
+                                   const SamplingSettings& settings) {
   const RunConfig& c = model.config();
-  if (c.model.input != InputKind::tokens) throw std::invalid_argument("sampling needs a model that reads tokens (model.input: tokens)");
+  if (c.model.input != InputKind::tokens)
+    throw std::invalid_argument("sampling needs a model that reads tokens (model.input: tokens)");
   if (!std::isfinite(settings.temperature) || settings.temperature < 0.0)
     throw std::invalid_argument("the temperature must be a finite number >= 0 (0 = greedy), got " +
                                 std::to_string(settings.temperature));
-  if (settings.tokens < 0) throw std::invalid_argument("the number of tokens must be >= 0, got " + std::to_string(settings.tokens));
+  if (settings.tokens < 0)
+    throw std::invalid_argument("the number of tokens must be >= 0, got " + std::to_string(settings.tokens));
   const int max_context = model.shape().max_seq_len;
   const int context = settings.context == 0 ? max_context : settings.context;
   if (context < 2 || context > max_context)

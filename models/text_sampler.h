@@ -25,7 +25,8 @@ struct SamplingSettings {
 // The ids that follow `prompt` (ids without BOS, may be empty). Throws std::invalid_argument for a
 // model that does not read tokens, an id outside its vocabulary, a negative or non-finite temperature, or
 // a context outside 2 .. max_seq_len.
-std::vector<int32_t> sample_tokens(const Model& model, std::span<const int32_t> prompt, const SamplingSettings& settings);
+std::vector<int32_t> sample_tokens(const Model& model, std::span<const int32_t> prompt,
+                                   const SamplingSettings& settings);
 
 // The window the model reads to predict the token after `text` (ids without BOS): BOS, then the last
 // context - 1 ids of `text`.

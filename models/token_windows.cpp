@@ -17,8 +17,8 @@ TokenWindows read_token_windows(const std::filesystem::path& path, int vocab, in
   t.length = array.shape.back();
   if (t.windows < 1 || t.length < 1) fail("holds no tokens");
   if (t.length > max_length)
-    fail("windows of " + std::to_string(t.length) + " tokens are longer than the model's " + std::to_string(max_length) +
-         " positions; cut them (e.g. ids[:, :" + std::to_string(max_length) + "])");
+    fail("windows of " + std::to_string(t.length) + " tokens are longer than the model's " +
+         std::to_string(max_length) + " positions; cut them (e.g. ids[:, :" + std::to_string(max_length) + "])");
   t.ids.resize(array.data.size());
   for (size_t i = 0; i < array.data.size(); ++i) {
     const int64_t id = array.data[i];

@@ -51,11 +51,12 @@ std::vector<NamedTensor> evaluation_tensors(Model& model, int samples) {
   const auto task = make_task(c.task, c.model.residual);
   const TaskShape& shape = task->shape();
   if (shape.input != TaskInput::vectors || shape.loss != TaskLoss::mse)
-    throw std::invalid_argument("evaluation outputs are exported for tasks with vector inputs and an MSE target only (task " +
-                                c.task.name + " has token inputs or classes)");
+    throw std::invalid_argument(
+        "evaluation outputs are exported for tasks with vector inputs and an MSE target only (task " + c.task.name +
+        " has token inputs or classes)");
   if (samples < 1 || samples > c.task.eval_samples)
-    throw std::invalid_argument("evaluation samples: " + std::to_string(samples) + " is outside 1 .. task.eval_samples (" +
-                                std::to_string(c.task.eval_samples) + ")");
+    throw std::invalid_argument("evaluation samples: " + std::to_string(samples) +
+                                " is outside 1 .. task.eval_samples (" + std::to_string(c.task.eval_samples) + ")");
   set_thread_count(c.threads);  // the run's thread count: the bits of its own evaluation
   const EvalSet set(*task, c.task);
   const ConstBatchView v = set.view(0, samples);
@@ -93,10 +94,11 @@ void load_initial_weights(Model& model, const std::filesystem::path& file) {
   ParameterStore& params = model.parameters();
   for (const ParameterInfo& p : params.parameters()) {
     const auto found = by_name.find(p.name);
-    if (found == by_name.end()) throw SafetensorsError(where + "parameter " + p.name + ": the model has it, the file does not");
+    if (found == by_name.end())
+      throw SafetensorsError(where + "parameter " + p.name + ": the model has it, the file does not");
     if (found->second->shape != dims_of(p.shape))
-      throw SafetensorsError(where + "parameter " + p.name + ": the file has shape " + shape_text(found->second->shape) +
-                             ", the model " + shape_text(dims_of(p.shape)));
+      throw SafetensorsError(where + "parameter " + p.name + ": the file has shape " +
+                             shape_text(found->second->shape) + ", the model " + shape_text(dims_of(p.shape)));
   }
   for (const NamedTensor& t : content.tensors)
     if (!params.contains(t.name))

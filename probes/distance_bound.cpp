@@ -64,7 +64,8 @@ void TopSetScan::grow_to(int N) {
     for (int i = 0; i < dim_; ++i) s_[static_cast<std::size_t>(i)] += cm[i];
     if (size_ < track_up_to_) {
       x_max_ = std::max(x_max_, euclidean_norm(x_ + static_cast<std::size_t>(m) * dim_, dim_));
-      for (int k = 0; k < n_; ++k) best_[static_cast<std::size_t>(k)] = std::max(best_[static_cast<std::size_t>(k)], pair_distance(k, m));
+      for (int k = 0; k < n_; ++k)
+        best_[static_cast<std::size_t>(k)] = std::max(best_[static_cast<std::size_t>(k)], pair_distance(k, m));
     }
   }
 }

@@ -35,7 +35,8 @@ ExpectationBounds expected_distance_bounds(const double* c, const double* total,
   const double p = static_cast<double>(N) / (n - 1);
   double sum_sq = 0.0, total_sq = 0.0;  // sum_m ||c_m||^2, ||C||^2
   for (int k = 0; k < n; ++k)
-    for (int i = 0; i < dim; ++i) sum_sq += c[static_cast<std::size_t>(k) * dim + i] * c[static_cast<std::size_t>(k) * dim + i];
+    for (int i = 0; i < dim; ++i)
+      sum_sq += c[static_cast<std::size_t>(k) * dim + i] * c[static_cast<std::size_t>(k) * dim + i];
   for (int i = 0; i < dim; ++i) total_sq += total[i] * total[i];
   ExpectationBounds e;
   for (int k = 0; k < n; ++k) {
@@ -61,8 +62,10 @@ ExpectationBounds expected_distance_bounds(const double* c, const double* total,
   return e;
 }
 
-double expected_distance_mc(const double* c, int n, int dim, int N, int samples, uint64_t seed, MonteCarloScratch& scratch) {
-  if (N < 1 || N >= n || samples < 1) throw std::invalid_argument("expected_distance_mc: need 1 <= N < n and samples >= 1");
+double expected_distance_mc(const double* c, int n, int dim, int N, int samples, uint64_t seed,
+                            MonteCarloScratch& scratch) {
+  if (N < 1 || N >= n || samples < 1)
+    throw std::invalid_argument("expected_distance_mc: need 1 <= N < n and samples >= 1");
   Rng rng(seed);
   int* index = scratch.index_.data();
   uint8_t* mark = scratch.mark_.data();

@@ -22,14 +22,18 @@ ExpectationBounds expected_distance_bounds(const double* c, const double* total,
 // Buffers for the Monte Carlo estimate, allocated once per thread.
 class MonteCarloScratch {
  public:
-  MonteCarloScratch(int max_n, int dim) : index_(static_cast<std::size_t>(max_n)), mark_(static_cast<std::size_t>(max_n)), s_(static_cast<std::size_t>(dim)) {}
+  MonteCarloScratch(int max_n, int dim)
+      : index_(static_cast<std::size_t>(max_n)),
+        mark_(static_cast<std::size_t>(max_n)),
+        s_(static_cast<std::size_t>(dim)) {}
   std::vector<int> index_;
   std::vector<uint8_t> mark_;
   std::vector<double> s_;
 };
 
 // The mean of the distance over `samples` uniform N-subsets drawn from a generator seeded with `seed`.
-double expected_distance_mc(const double* c, int n, int dim, int N, int samples, uint64_t seed, MonteCarloScratch& scratch);
+double expected_distance_mc(const double* c, int n, int dim, int N, int samples, uint64_t seed,
+                            MonteCarloScratch& scratch);
 
 // The exact mean over all C(n, N) subsets (tests; n <= 20).
 double expected_distance_exact(const double* c, int n, int dim, int N);

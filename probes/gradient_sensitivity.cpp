@@ -19,7 +19,8 @@ void tempered_softmax(const double* l, const double* v, double eps, int n, doubl
   for (int k = 0; k < n; ++k) out[k] /= sum;
 }
 
-double gradient_sensitivity(const double* l, const double* v, const double* p0, int n, double T, double eps, double* p1) {
+double gradient_sensitivity(const double* l, const double* v, const double* p0, int n, double T, double eps,
+                            double* p1) {
   tempered_softmax(l, v, eps, n, T, p1);
   double sq = 0.0;
   for (int k = 0; k < n; ++k) sq += (p1[k] - p0[k]) * (p1[k] - p0[k]);

@@ -9,6 +9,7 @@ namespace sinklab::probes {
 void tempered_softmax(const double* l, const double* v, double eps, int n, double T, double* out);
 
 // g from the unperturbed softmax p0 = softmax(l/T) (computed once per T) and scratch p1 [n].
-double gradient_sensitivity(const double* l, const double* v, const double* p0, int n, double T, double eps, double* p1);
+double gradient_sensitivity(const double* l, const double* v, const double* p0, int n, double T, double eps,
+                            double* p1);
 
 }  // namespace sinklab::probes

@@ -31,7 +31,8 @@ double ks_exact_p(int n, int m, double d) {
   std::vector<double> paths(static_cast<std::size_t>(m) + 1, 0.0);
   const auto inside = [&](int64_t i, int64_t j) { return std::llabs(i * m - j * n) < h; };
   paths[0] = 1.0;
-  for (int j = 1; j <= m; ++j) paths[static_cast<std::size_t>(j)] = inside(0, j) ? paths[static_cast<std::size_t>(j) - 1] : 0.0;
+  for (int j = 1; j <= m; ++j)
+    paths[static_cast<std::size_t>(j)] = inside(0, j) ? paths[static_cast<std::size_t>(j) - 1] : 0.0;
   for (int i = 1; i <= n; ++i) {
     paths[0] = inside(i, 0) ? paths[0] : 0.0;
     for (int j = 1; j <= m; ++j) {

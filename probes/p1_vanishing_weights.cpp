@@ -80,16 +80,19 @@ ProbeSection write(const ProbeOutput& o) {
   const std::vector<double> last_bin_max = write_csv(o);
   ProbeSection section;
   section.files = {"vanishing.csv"};
-  section.figures = {{"vanishing", gnuplot_header(o.figures / "vanishing.png",
-                                                  "P1: median n max a and n min a per n-bin (" + o.context.model_name + ")") +
-                                       "set logscale xy\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'n x attention weight (median per bin)'\nplot " + o.csv("vanishing.csv") +
-                                       " using 3:6 smooth unique with linespoints title 'n max a (mean over heads)', " +
-                                       o.csv("vanishing.csv") + " using 3:7 smooth unique with linespoints title 'n min a'\n"}};
+  section.figures = {
+      {"vanishing", gnuplot_header(o.figures / "vanishing.png",
+                                   "P1: median n max a and n min a per n-bin (" + o.context.model_name + ")") +
+                        "set logscale xy\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'n x attention weight "
+                        "(median per bin)'\nplot " +
+                        o.csv("vanishing.csv") +
+                        " using 3:6 smooth unique with linespoints title 'n max a (mean over heads)', " +
+                        o.csv("vanishing.csv") + " using 3:7 smooth unique with linespoints title 'n min a'\n"}};
   std::ostringstream claims, invariants;
-  claims << "| P1 vanishing | C1/L <= a <= C2/L | " << r.violations_vanishing << " violations in " << r.checks_vanishing << " rows"
-         << (o.context.rows.softmax ? "" : " (not applicable: not plain softmax)") << "; median n max a "
-         << num(median(last_bin_max)) << " in the last n-bin | L = " << r.max_len << ", T = T_model, " << o.context.model_name
-         << " |\n";
+  claims << "| P1 vanishing | C1/L <= a <= C2/L | " << r.violations_vanishing << " violations in " << r.checks_vanishing
+         << " rows" << (o.context.rows.softmax ? "" : " (not applicable: not plain softmax)") << "; median n max a "
+         << num(median(last_bin_max)) << " in the last n-bin | L = " << r.max_len << ", T = T_model, "
+         << o.context.model_name << " |\n";
   invariants << "| P1 e^{-2 Delta/T}/n <= a_k <= e^{2 Delta/T}/n | "
              << (o.context.rows.softmax ? std::to_string(r.checks_vanishing)
                                         : std::string("not applicable (") + o.context.rows.config.name + ")")

@@ -24,9 +24,10 @@ void on_entry(const ProbeEntry& entry, ProbeCounters&) {
   ++acc.rows;
   if (entry.e.distance_file) acc.d_max += entry.terms.d_max;
   if (!entry.e.monte_carlo || !row.sampled) return;
-  const uint64_t seed = mix(mix(mix(mix(mix(row.settings.seed, 2), static_cast<uint64_t>(row.layer)), static_cast<uint64_t>(row.head)),
-                                static_cast<uint64_t>(row.window)),
-                            static_cast<uint64_t>(row.t) * 65536u + static_cast<uint64_t>(entry.e.N));
+  const uint64_t seed =
+      mix(mix(mix(mix(mix(row.settings.seed, 2), static_cast<uint64_t>(row.layer)), static_cast<uint64_t>(row.head)),
+              static_cast<uint64_t>(row.window)),
+          static_cast<uint64_t>(row.t) * 65536u + static_cast<uint64_t>(entry.e.N));
   acc.e_mc += expected_distance_mc(entry.scan.c(), row.n, row.dim, entry.e.N, row.settings.mc_samples, seed, row.ws.mc);
   ++acc.mc_rows;
 }
@@ -82,16 +83,22 @@ Distances write_csvs(const ProbeOutput& o) {
 
 std::vector<std::pair<std::string, std::string>> figures(const ProbeOutput& o) {
   const std::string vectors = o.vectors();
-  return {{"distance_vs_L", gnuplot_header(o.figures / "distance_vs_L.png", "P2: distance vs L at N = 5, " + vectors + " vectors") +
-                                "set xlabel 'L'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset logscale y\nplot " + o.csv("distance_vs_L.csv") +
-                                " using 3:5 smooth unique with linespoints title 'd_true', '' using 3:8 smooth unique with "
-                                "linespoints title 'E_main', '' using 3:9 smooth unique with linespoints title 'E_up', '' using "
-                                "3:7 smooth unique with linespoints title 'd_max'\n"},
-          {"distance_vs_N", gnuplot_header(o.figures / "distance_vs_N.png", "P2: distance vs N at L = " + std::to_string(o.r.max_len)) +
-                                "set xlabel 'N'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset logscale xy\nplot " + o.csv("distance_vs_N.csv") +
-                                " using 4:5 smooth unique with linespoints title 'd_true', '' using 4:8 smooth unique with "
-                                "linespoints title 'E_main', '' using 4:10 smooth unique with linespoints title 'E_mc', '' using "
-                                "4:7 smooth unique with linespoints title 'd_max'\n"}};
+  return {{"distance_vs_L",
+           gnuplot_header(o.figures / "distance_vs_L.png", "P2: distance vs L at N = 5, " + vectors + " vectors") +
+               "set xlabel 'L'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset "
+               "logscale y\nplot " +
+               o.csv("distance_vs_L.csv") +
+               " using 3:5 smooth unique with linespoints title 'd_true', '' using 3:8 smooth unique with "
+               "linespoints title 'E_main', '' using 3:9 smooth unique with linespoints title 'E_up', '' using "
+               "3:7 smooth unique with linespoints title 'd_max'\n"},
+          {"distance_vs_N",
+           gnuplot_header(o.figures / "distance_vs_N.png", "P2: distance vs N at L = " + std::to_string(o.r.max_len)) +
+               "set xlabel 'N'\nset ylabel 'distance between selected and unselected tokens (mean over heads)'\nset "
+               "logscale xy\nplot " +
+               o.csv("distance_vs_N.csv") +
+               " using 4:5 smooth unique with linespoints title 'd_true', '' using 4:8 smooth unique with "
+               "linespoints title 'E_main', '' using 4:10 smooth unique with linespoints title 'E_mc', '' using "
+               "4:7 smooth unique with linespoints title 'd_max'\n"}};
 }
 
 std::string claims(const ProbeOutput& o, const Distances& d) {
@@ -101,12 +108,13 @@ std::string claims(const ProbeOutput& o, const Distances& d) {
   const auto d_true_of = [](const HeadMeans& h) { return h.d_true; };
   const auto d_max_of = [](const HeadMeans& h) { return h.d_max; };
   std::ostringstream md;
-  md << "| P2 distance vs L | ~linear in L | d_true (mean over heads) = " << num(fit.intercept) << " + " << num(fit.slope)
-     << " L, R^2 " << num(fit.r2) << " (spec gate: R^2 >= 0.9) | N = 5, L = " << (d.fit_l.empty() ? 0 : d.fit_l.front()) << ".."
-     << max_len << ", " << vectors << ", " << o.context.model_name << " |\n";
-  md << "| P2 distance vs N | plateau past N = 20 | d_true N=20: " << num(d.n_mean(20, d_true_of)) << ", N=64: "
-     << num(d.n_mean(64, d_true_of)) << ", N=100: " << num(d.n_mean(100, d_true_of)) << " | L = " << max_len << ", " << vectors
-     << " |\n";
+  md << "| P2 distance vs L | ~linear in L | d_true (mean over heads) = " << num(fit.intercept) << " + "
+     << num(fit.slope) << " L, R^2 " << num(fit.r2)
+     << " (spec gate: R^2 >= 0.9) | N = 5, L = " << (d.fit_l.empty() ? 0 : d.fit_l.front()) << ".." << max_len << ", "
+     << vectors << ", " << o.context.model_name << " |\n";
+  md << "| P2 distance vs N | plateau past N = 20 | d_true N=20: " << num(d.n_mean(20, d_true_of))
+     << ", N=64: " << num(d.n_mean(64, d_true_of)) << ", N=100: " << num(d.n_mean(100, d_true_of))
+     << " | L = " << max_len << ", " << vectors << " |\n";
   md << "| P2 bound | tightens as N -> 100 | d_max/d_true N=5: " << num(d.n_mean(5, d_max_of) / d.n_mean(5, d_true_of))
      << ", N=20: " << num(d.n_mean(20, d_max_of) / d.n_mean(20, d_true_of)) << ", N=100: "
      << num(d.n_mean(100, d_max_of) / d.n_mean(100, d_true_of)) << " | L = " << max_len << ", " << vectors << " |\n";
@@ -121,8 +129,13 @@ ProbeSection write(const ProbeOutput& o) {
 }  // namespace
 
 ProbeRegistration selection_distance_probe() {
-  return {"P2", "distance", "d_true, d_r2 and d_max of the top-N set against a random selection's E (distance_vs_L/N.csv)",
-          nullptr, nullptr, on_entry, write};
+  return {"P2",
+          "distance",
+          "d_true, d_r2 and d_max of the top-N set against a random selection's E (distance_vs_L/N.csv)",
+          nullptr,
+          nullptr,
+          on_entry,
+          write};
 }
 
 }  // namespace sinklab::probes

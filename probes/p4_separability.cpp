@@ -33,7 +33,8 @@ void on_entry(const ProbeEntry& entry, ProbeCounters& counts) {
   if (!entry.e.separability) return;
   const ProbeRow& row = entry.row;
   if (first_separability_entry(entry.plan, entry.e)) unit_vectors(row);
-  const Separability sep = separability(row.ws.unit_c.data(), row.n, row.dim, row.ws.order.data(), entry.e.N, row.ws.s.data());
+  const Separability sep =
+      separability(row.ws.unit_c.data(), row.n, row.dim, row.ws.order.data(), entry.e.N, row.ws.s.data());
   entry.sums.separability += sep.ratio;
   ++entry.sums.separability_rows;
   if (!(entry.e.N == 1 && sep.radius > 0)) return;  // r NaN or 0: nothing to check
@@ -52,7 +53,8 @@ void write_csv(const ProbeOutput& o) {
     const NEntry& entry = r.plans.back().entries[e];
     if (!entry.separability) continue;
     for (const HeadMeans& h : head_means(r, static_cast<int>(r.plans.size()) - 1, static_cast<int>(e)))
-      csv << h.layer << ',' << h.head << ',' << r.max_len << ',' << entry.N << ',' << num(h.separability) << ',' << h.rows << '\n';
+      csv << h.layer << ',' << h.head << ',' << r.max_len << ',' << entry.N << ',' << num(h.separability) << ','
+          << h.rows << '\n';
   }
   write_file_atomically(o.out / "separability.csv", csv.str());
 }
@@ -65,14 +67,17 @@ ProbeSection write(const ProbeOutput& o) {
     if (n >= 16) plateau.push_back(v);
   const auto at = [&](int N) { return num(separability_median_at(medians, N)); };
   std::ostringstream claims, invariants;
-  claims << "| P4 separability | falls to N ~ 16, plateau 0.70-0.85 | median over heads N=1: " << at(1) << ", N=4: " << at(4)
-         << ", N=16: " << at(16) << ", mean of N >= 16: " << num(mean_of(plateau)) << " | L = " << o.r.max_len
-         << ", unit-normalized " << o.vectors() << " |\n";
-  invariants << "| separability 1 at N = 1 (r > 0) | " << o.r.checks_separability << " | " << o.r.violations_separability << " |\n";
-  const std::string figure = gnuplot_header(o.figures / "separability.png", "P4: N_s / N per head at L = " + std::to_string(o.r.max_len)) +
-                             "set xlabel 'N'\nset ylabel 'N_s / N (separable fraction)'\nset logscale x\nset yrange [0:1.05]\nplot " + o.csv("separability.csv") +
-                             " using 4:5 with points pt 7 ps 0.6 title 'heads', '' using 4:5 smooth unique with lines lw 2 "
-                             "title 'mean', 0.7 dt 2 title 'paper 0.70-0.85', 0.85 dt 2 notitle\n";
+  claims << "| P4 separability | falls to N ~ 16, plateau 0.70-0.85 | median over heads N=1: " << at(1)
+         << ", N=4: " << at(4) << ", N=16: " << at(16) << ", mean of N >= 16: " << num(mean_of(plateau))
+         << " | L = " << o.r.max_len << ", unit-normalized " << o.vectors() << " |\n";
+  invariants << "| separability 1 at N = 1 (r > 0) | " << o.r.checks_separability << " | "
+             << o.r.violations_separability << " |\n";
+  const std::string figure =
+      gnuplot_header(o.figures / "separability.png", "P4: N_s / N per head at L = " + std::to_string(o.r.max_len)) +
+      "set xlabel 'N'\nset ylabel 'N_s / N (separable fraction)'\nset logscale x\nset yrange [0:1.05]\nplot " +
+      o.csv("separability.csv") +
+      " using 4:5 with points pt 7 ps 0.6 title 'heads', '' using 4:5 smooth unique with lines lw 2 "
+      "title 'mean', 0.7 dt 2 title 'paper 0.70-0.85', 0.85 dt 2 notitle\n";
   return {{"separability.csv"}, {{"separability", figure}}, claims.str(), invariants.str()};
 }
 
@@ -98,8 +103,13 @@ double separability_median_at(const std::vector<std::pair<int, double>>& medians
 }
 
 ProbeRegistration separability_probe() {
-  return {"P4", "separability", "N_s / N: how much of the top-N set is separable, on unit-normalized vectors (separability.csv)",
-          nullptr, nullptr, on_entry, write};
+  return {"P4",
+          "separability",
+          "N_s / N: how much of the top-N set is separable, on unit-normalized vectors (separability.csv)",
+          nullptr,
+          nullptr,
+          on_entry,
+          write};
 }
 
 }  // namespace sinklab::probes

@@ -38,15 +38,18 @@ void raw_logits(const ProbeRow& row) {
   }
   mean /= n;
   double var = 0.0;
-  for (int k = 0; k < n; ++k) var += (ws.logits[static_cast<std::size_t>(k)] - mean) * (ws.logits[static_cast<std::size_t>(k)] - mean);
+  for (int k = 0; k < n; ++k)
+    var += (ws.logits[static_cast<std::size_t>(k)] - mean) * (ws.logits[static_cast<std::size_t>(k)] - mean);
   row.results.logit_std[row.index] = static_cast<float>(std::sqrt(var / n));
 }
 
 // ws.direction [n]: a unit vector seeded by (seed, layer, head, window, t).
 void random_direction(const ProbeRow& row) {
   ProbeWorkspace& ws = row.ws;
-  Rng rng(mix(mix(mix(mix(mix(row.settings.seed, 5), static_cast<uint64_t>(row.layer)), static_cast<uint64_t>(row.head)),
-                  static_cast<uint64_t>(row.window)), static_cast<uint64_t>(row.t)));
+  Rng rng(
+      mix(mix(mix(mix(mix(row.settings.seed, 5), static_cast<uint64_t>(row.layer)), static_cast<uint64_t>(row.head)),
+              static_cast<uint64_t>(row.window)),
+          static_cast<uint64_t>(row.t)));
   double v_norm = 0.0;
   for (int k = 0; k < row.n; ++k) {
     ws.direction[static_cast<std::size_t>(k)] = rng.normal();
@@ -112,8 +115,8 @@ std::vector<std::vector<double>> write_csv(const ProbeOutput& o, double sigma_l)
       double top = NAN;
       for (const double g : per_head) top = std::isnan(top) ? g : std::max(top, g);
       g_max[ti][ei] = top;
-      csv << num(T) << ',' << num(s.eps[ei]) << ',' << num(top) << ',' << num(median(per_head)) << ',' << num(1 / (2 * T)) << ','
-          << num(std::min(1 / (4 * T), std::sqrt(2.0))) << ',' << num(sigma_l) << '\n';
+      csv << num(T) << ',' << num(s.eps[ei]) << ',' << num(top) << ',' << num(median(per_head)) << ','
+          << num(1 / (2 * T)) << ',' << num(std::min(1 / (4 * T), std::sqrt(2.0))) << ',' << num(sigma_l) << '\n';
     }
   write_file_atomically(o.out / "gradient.csv", csv.str());
   return g_max;
@@ -123,7 +126,9 @@ std::string figure(const ProbeOutput& o) {
   std::string eps_list;
   for (const double e : o.s.eps) eps_list += (eps_list.empty() ? "" : " ") + num(e);
   return gnuplot_header(o.figures / "gradient.png", "P5: max over heads of the mean g vs T") +
-         "set logscale xy\nset xlabel 'T'\nset ylabel 'g = |N(l + eps v) - N(l)| / eps (max over heads of the mean)'\nset key top right\nplot for [e in '" + eps_list + "'] " + o.csv("gradient.csv") +
+         "set logscale xy\nset xlabel 'T'\nset ylabel 'g = |N(l + eps v) - N(l)| / eps (max over heads of the "
+         "mean)'\nset key top right\nplot for [e in '" +
+         eps_list + "'] " + o.csv("gradient.csv") +
          " using 1:($2 == e ? $3 : 1/0) with linespoints title 'eps '.e, '' using 1:5 with lines dt 2 title "
          "'1/(2T)', '' using 1:6 with lines dt 3 title 'min(1/(4T), sqrt 2)'\n";
 }
@@ -162,8 +167,13 @@ ProbeSection write(const ProbeOutput& o) {
 }  // namespace
 
 ProbeRegistration temperature_gradient_probe() {
-  return {"P5", "gradient", "g = |N((l + eps v)/T) - N(l/T)| / eps of the model's row map vs the temperature T (gradient.csv)",
-          setup, on_row, nullptr, write};
+  return {"P5",
+          "gradient",
+          "g = |N((l + eps v)/T) - N(l/T)| / eps of the model's row map vs the temperature T (gradient.csv)",
+          setup,
+          on_row,
+          nullptr,
+          write};
 }
 
 }  // namespace sinklab::probes

@@ -15,16 +15,22 @@ ProbeSection write(const ProbeOutput& o) {
   if (p16 > 0 && p16 < 1) heads_99 = static_cast<int>(std::ceil(std::log(0.01) / std::log(1 - p16)));
   if (p16 >= 1) heads_99 = 1;
   std::ostringstream md;
-  md << "| P6 coverage | p 0.8, H 3 -> 0.992 | p = " << num(p16) << " -> H = " << (heads_99 ? std::to_string(heads_99) : "n/a")
-     << " heads for 99%; 3 heads cover " << num(1 - std::pow(1 - p16, 3)) << " | N = 16, L = " << o.r.max_len << " |\n";
+  md << "| P6 coverage | p 0.8, H 3 -> 0.992 | p = " << num(p16)
+     << " -> H = " << (heads_99 ? std::to_string(heads_99) : "n/a") << " heads for 99%; 3 heads cover "
+     << num(1 - std::pow(1 - p16, 3)) << " | N = 16, L = " << o.r.max_len << " |\n";
   return {{}, {}, md.str(), ""};
 }
 
 }  // namespace
 
 ProbeRegistration head_coverage_probe() {
-  return {"P6", "coverage", "1 - (1 - p)^H: how many heads cover the selection, p = median N_s / N at N = 16 (probes.md)",
-          nullptr, nullptr, nullptr, write};
+  return {"P6",
+          "coverage",
+          "1 - (1 - p)^H: how many heads cover the selection, p = median N_s / N at N = 16 (probes.md)",
+          nullptr,
+          nullptr,
+          nullptr,
+          write};
 }
 
 }  // namespace sinklab::probes

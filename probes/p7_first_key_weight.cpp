@@ -77,9 +77,13 @@ ProbeSection write(const ProbeOutput& o) {
          << num(median(first)) << ", effective keys exp(H)/n " << num(median(share)) << " | L = " << o.r.max_len << ", "
          << o.context.model_name << " |\n";
   const std::string figure =
-      gnuplot_header(o.figures / "sink.png", "P7: first-key weight and effective keys per n-bin (" + o.context.model_name + ")") +
-      "set logscale x\nset key center right\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'a_0 (first-key weight), exp(H)/n (effective keys / n)'\nset yrange [0:1.05]\nplot " + o.csv("sink.csv") +
-      " using 3:6 smooth unique with linespoints title 'a_0 (mean over heads)', '' using 3:7 smooth unique with linespoints "
+      gnuplot_header(o.figures / "sink.png",
+                     "P7: first-key weight and effective keys per n-bin (" + o.context.model_name + ")") +
+      "set logscale x\nset key center right\nset xlabel 'n (visible keys, bin start)'\nset ylabel 'a_0 (first-key "
+      "weight), exp(H)/n (effective keys / n)'\nset yrange [0:1.05]\nplot " +
+      o.csv("sink.csv") +
+      " using 3:6 smooth unique with linespoints title 'a_0 (mean over heads)', '' using 3:7 smooth unique with "
+      "linespoints "
       "title 'exp(H)/n'\n";
   return {{"sink.csv"}, {{"sink", figure}}, claims.str(), ""};
 }
@@ -87,8 +91,13 @@ ProbeSection write(const ProbeOutput& o) {
 }  // namespace
 
 ProbeRegistration first_key_weight_probe() {
-  return {"P7", "sink", "the first key's weight a_0 and the effective keys exp(H)/n per n-bin: sink or vanishing (sink.csv)",
-          setup, on_row, nullptr, write};
+  return {"P7",
+          "sink",
+          "the first key's weight a_0 and the effective keys exp(H)/n per n-bin: sink or vanishing (sink.csv)",
+          setup,
+          on_row,
+          nullptr,
+          write};
 }
 
 }  // namespace sinklab::probes

@@ -50,7 +50,8 @@ void ProbeCollector::on_attention(const AttentionView& view) {
   if (!view.queries || !view.keys || !view.values || !view.inputs)
     throw std::logic_error("probe: attention did not hand over q, k, v (wants_qkv)");
   if (view.batch != 1) throw std::logic_error("probe: one window per forward pass");
-  if (view.seq_len != results_.plans[static_cast<std::size_t>(plan_)].L) throw std::logic_error("probe: pass length mismatch");
+  if (view.seq_len != results_.plans[static_cast<std::size_t>(plan_)].L)
+    throw std::logic_error("probe: pass length mismatch");
   const int dim = static_cast<int>(settings_.vectors == VectorKind::value ? view.head_dim : view.model_dim);
   int threads = 1;
 #ifdef SINKLAB_HAVE_OPENMP
@@ -58,7 +59,8 @@ void ProbeCollector::on_attention(const AttentionView& view) {
 #endif
   // Buffers once per thread (the first pass), sized for the longest length.
   while (static_cast<int>(workspaces_.size()) < threads)
-    workspaces_.push_back(std::make_unique<ProbeWorkspace>(results_.max_len, dim, static_cast<int>(view.head_dim), sensitivity_));
+    workspaces_.push_back(
+        std::make_unique<ProbeWorkspace>(results_.max_len, dim, static_cast<int>(view.head_dim), sensitivity_));
   const int heads = static_cast<int>(view.heads);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int h = 0; h < heads; ++h) {
@@ -75,9 +77,11 @@ void ProbeCollector::on_attention(const AttentionView& view) {
 int ProbeCollector::load_vectors(const AttentionView& view, int head, ProbeWorkspace& ws) const {
   const LengthPlan& plan = results_.plans[static_cast<std::size_t>(plan_)];
   const int L = plan.L, dim = ws.dim, D = static_cast<int>(view.head_dim);
-  const float* source = settings_.vectors == VectorKind::value ? view.values + static_cast<int64_t>(head) * L * D : view.inputs;
+  const float* source =
+      settings_.vectors == VectorKind::value ? view.values + static_cast<int64_t>(head) * L * D : view.inputs;
   for (int k = 0; k < L; ++k) {
-    for (int i = 0; i < dim; ++i) ws.x[static_cast<std::size_t>(k) * dim + i] = source[static_cast<int64_t>(k) * dim + i];
+    for (int i = 0; i < dim; ++i)
+      ws.x[static_cast<std::size_t>(k) * dim + i] = source[static_cast<int64_t>(k) * dim + i];
     ws.x_norm[static_cast<std::size_t>(k)] = euclidean_norm(&ws.x[static_cast<std::size_t>(k) * dim], dim);
   }
   const int track_up_to = distance_file_n(plan);
@@ -118,7 +122,8 @@ void ProbeCollector::scan_entries(const ProbeRow& row, int track_up_to, ProbeCou
     ws.scan.grow_to(e.N);
     const DistanceTerms d = ws.scan.terms(e.distance_file);
     const ExpectationBounds eb = expected_distance_bounds(ws.scan.c(), ws.scan.total(), n, ws.dim, e.N);
-    DistanceSums& sums = results_.sums[static_cast<std::size_t>(plan_)][results_.sums_index(static_cast<int>(ei), row.layer, row.head, row.window)];
+    DistanceSums& sums = results_.sums[static_cast<std::size_t>(plan_)]
+                                      [results_.sums_index(static_cast<int>(ei), row.layer, row.head, row.window)];
     if (e.distance_file && row.sums_to_one) {
       ++counts.checks_d_max;
       if (d.d_true > d.d_max * (1.0 + 1e-6) + 1e-9) {

@@ -21,11 +21,12 @@ std::string header(const ProbeOutput& o) {
   const ProbeSettings& s = o.s;
   std::ostringstream md;
   md << "# Normalization-limit probes: " << o.context.model_name << "\n\n";
-  md << "Model `" << o.context.model_name << "`, normalizer `" << o.context.rows.config.name << "`, " << r.layers << " layers x "
-     << r.heads << " heads, vectors `" << o.vectors() << "`, " << r.windows << " windows, L in {";
+  md << "Model `" << o.context.model_name << "`, normalizer `" << o.context.rows.config.name << "`, " << r.layers
+     << " layers x " << r.heads << " heads, vectors `" << o.vectors() << "`, " << r.windows << " windows, L in {";
   for (std::size_t p = 0; p < r.plans.size(); ++p) md << (p ? ", " : "") << r.plans[p].L;
-  md << "}, KS alpha " << num(s.ks_alpha) << ", distance " << (s.distance == DistanceKind::r1 ? "r1 (d_true)" : "r2 (d_r2)")
-     << ", expectation " << (s.expectation == ExpectationKind::main ? "E_main" : "E_mc") << ", E_mc from " << s.mc_samples
+  md << "}, KS alpha " << num(s.ks_alpha) << ", distance "
+     << (s.distance == DistanceKind::r1 ? "r1 (d_true)" : "r2 (d_r2)") << ", expectation "
+     << (s.expectation == ExpectationKind::main ? "E_main" : "E_mc") << ", E_mc from " << s.mc_samples
      << " subsets on one row in " << sample_stride(r.max_len) << " (t + 1 divisible by it; at L = " << r.max_len
      << "), P5 on the same rows. Wall time " << num(o.context.seconds) << " s.\n\n";
   if (!o.context.command.empty()) md << "Command: `" << o.context.command << "`\n\n";
@@ -42,27 +43,29 @@ std::string probes_md(const ProbeOutput& o, const std::vector<ProbeSection>& sec
   for (const ProbeSection& s : sections) md << s.claims;
   md << "\n## Invariants (checked on every row)\n\n| invariant | checked | violations |\n|---|---|---|\n";
   // The shared top-N scan's own bound (probe_collector.h), then each probe's.
-  md << "| d_true <= d_max (rows summing to 1, distance-file N) | " << r.checks_d_max << " | " << r.violations_d_max << " |\n";
+  md << "| d_true <= d_max (rows summing to 1, distance-file N) | " << r.checks_d_max << " | " << r.violations_d_max
+     << " |\n";
   for (const ProbeSection& s : sections) md << s.invariants;
   md << "\n";
   if (!r.first_violations.empty()) {
     md << "First violations:\n\n";
     for (const ViolationRecord& v : r.first_violations)
-      md << "- " << v.what << ": layer " << v.layer << ", head " << v.head << ", window " << v.window << ", row " << v.row
-         << ", L " << v.L << ", N " << v.N << ": " << num(v.value) << " vs bound " << num(v.bound) << "\n";
+      md << "- " << v.what << ": layer " << v.layer << ", head " << v.head << ", window " << v.window << ", row "
+         << v.row << ", L " << v.L << ", N " << v.N << ": " << num(v.value) << " vs bound " << num(v.bound) << "\n";
     md << "\n";
   }
   md << "Files: ";
   for (const ProbeSection& s : sections)
     for (const std::string& f : s.files) md << f << ", ";
-  md << "figures/*.gp" << (rendered ? " and their PNGs" : " (gnuplot not found: render with `gnuplot figures/*.gp`)") << ".\n";
+  md << "figures/*.gp" << (rendered ? " and their PNGs" : " (gnuplot not found: render with `gnuplot figures/*.gp`)")
+     << ".\n";
   return md.str();
 }
 
 }  // namespace
 
-void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const ProbeContext& context, const fs::path& out,
-                         const std::string& gnuplot, std::ostream& log) {
+void write_probe_outputs(const ProbeResults& r, const ProbeSettings& s, const ProbeContext& context,
+                         const fs::path& out, const std::string& gnuplot, std::ostream& log) {
   check_output_path(out, OutputKind::folder, "--out");
   check_output_path(out / "figures", OutputKind::folder, "--out", out);  // never a link to somewhere else
   fs::create_directories(out / "figures");

@@ -50,7 +50,9 @@ struct ProbeCounters {
   int64_t violations_d_max = 0, violations_vanishing = 0, violations_separability = 0, violations_gradient = 0;
   int64_t rows_seen = 0;
 
-  int64_t violations() const { return violations_d_max + violations_vanishing + violations_separability + violations_gradient; }
+  int64_t violations() const {
+    return violations_d_max + violations_vanishing + violations_separability + violations_gradient;
+  }
   void add(const ProbeCounters& o) {
     checks_d_max += o.checks_d_max;
     checks_vanishing += o.checks_vanishing;

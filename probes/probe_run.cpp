@@ -40,7 +40,8 @@ void causal_softmax(const std::vector<float>& q, const std::vector<float>& k, in
       for (int s = 0; s <= t; ++s) {
         double l = 0.0;
         for (int i = 0; i < D; ++i)
-          l += static_cast<double>(q[(static_cast<std::size_t>(h) * L + t) * D + i]) * k[(static_cast<std::size_t>(h) * L + s) * D + i];
+          l += static_cast<double>(q[(static_cast<std::size_t>(h) * L + t) * D + i]) *
+               k[(static_cast<std::size_t>(h) * L + s) * D + i];
         row[static_cast<std::size_t>(s)] = static_cast<double>(static_cast<float>(l) * scale);
       }
       softmax.forward_row_f64(row.data(), probs.data(), RowSpec{t, t + 1, L, h}, nullptr, nullptr);
@@ -57,7 +58,8 @@ ProbeResults probe_model(const ProbeWindows& source, const ProbeSettings& settin
   if (lengths.empty() || lengths.back() > source.length)
     throw std::invalid_argument("probe: the longest length exceeds the windows");
   Model& model = *source.model;
-  ProbeCollector collector(settings, lengths, model.transformer().layers(), model.transformer().heads(), row_kind_of(model));
+  ProbeCollector collector(settings, lengths, model.transformer().layers(), model.transformer().heads(),
+                           row_kind_of(model));
   const auto registration = model.transformer().observers().observe(collector);
   Graph g;
   const NoGradGuard no_grad(g);
@@ -78,8 +80,8 @@ ProbeResults probe_model(const ProbeWindows& source, const ProbeSettings& settin
   return collector.results();
 }
 
-ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<int>& lengths, const SyntheticShape& shape,
-                             std::ostream& progress) {
+ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<int>& lengths,
+                             const SyntheticShape& shape, std::ostream& progress) {
   if (lengths.empty()) throw std::invalid_argument("probe: no lengths");
   const int max_len = lengths.back(), H = shape.heads, D = shape.head_dim, C = shape.model_dim;
   ProbeCollector collector(settings, lengths, shape.layers, H, RowKind{});

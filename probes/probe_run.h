@@ -19,7 +19,7 @@ ProbeResults probe_model(const ProbeWindows& source, const ProbeSettings& settin
 struct SyntheticShape {
   int layers = 2, heads = 4, head_dim = 16, model_dim = 32;
 };
-ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<int>& lengths, const SyntheticShape& shape,
-                             std::ostream& progress);
+ProbeResults probe_synthetic(const ProbeSettings& settings, const std::vector<int>& lengths,
+                             const SyntheticShape& shape, std::ostream& progress);
 
 }  // namespace sinklab::probes

@@ -21,7 +21,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
   throw std::invalid_argument(flag + ": expected " + expected + ", got '" + text + "'");
 }
 
-long long whole(const std::string& flag, const std::string& part, const std::string& expected, const std::string& text) {
+long long whole(const std::string& flag, const std::string& part, const std::string& expected,
+                const std::string& text) {
   std::size_t used = 0;
   long long v = 0;
   try {
@@ -93,7 +94,8 @@ std::vector<double> parse_positive_list(const std::string& flag, const std::stri
     if (lo <= 0 || hi <= lo || count < 2 || count > 10000) bad(flag, expected, text);
     std::vector<double> out;
     for (long long i = 0; i < count; ++i)
-      out.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * static_cast<double>(i) / static_cast<double>(count - 1)));
+      out.push_back(std::exp(std::log(lo) +
+                             (std::log(hi) - std::log(lo)) * static_cast<double>(i) / static_cast<double>(count - 1)));
     return out;
   }
   std::vector<double> out;
@@ -127,7 +129,8 @@ ProbeSettings parse_probe_settings(const ProbeFlagTexts& f) {
   const long long windows = whole("--windows", f.windows, "one whole number in 1 .. 4096", f.windows);
   if (windows < 1 || windows > 4096) bad("--windows", "one whole number in 1 .. 4096", f.windows);
   s.windows = static_cast<int>(windows);
-  s.vectors = choice<VectorKind>("--vectors", f.vectors, {{"value", VectorKind::value}, {"hidden", VectorKind::hidden}});
+  s.vectors =
+      choice<VectorKind>("--vectors", f.vectors, {{"value", VectorKind::value}, {"hidden", VectorKind::hidden}});
   s.distance = choice<DistanceKind>("--distance", f.distance, {{"r1", DistanceKind::r1}, {"r2", DistanceKind::r2}});
   s.expectation = choice<ExpectationKind>("--expectation", f.expectation,
                                           {{"main", ExpectationKind::main}, {"mc", ExpectationKind::mc}});

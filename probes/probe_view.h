@@ -54,7 +54,9 @@ struct ProbeOutput {
   std::filesystem::path out;      // the output folder
   std::filesystem::path figures;  // absolute: out/figures
   // 'absolute path of out/name', quoted for a gnuplot script
-  std::string csv(const std::string& name) const { return "'" + (std::filesystem::absolute(out) / name).string() + "'"; }
+  std::string csv(const std::string& name) const {
+    return "'" + (std::filesystem::absolute(out) / name).string() + "'";
+  }
   const char* vectors() const { return s.vectors == VectorKind::value ? "value" : "hidden"; }
 };
 

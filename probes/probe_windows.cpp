@@ -17,7 +17,8 @@ RowKind row_kind_of(const Model& model) {
   const NormalizerRowFacts facts = registration ? registration->row_facts : NormalizerRowFacts{};
   k.softmax = facts.softmax_of_scaled_logits && !a.key_bias;  // a key-bias slot adds a column
   if (facts.temperature_option.empty()) return k;
-  if (const OptionValue* t = a.normalizer.options.find(facts.temperature_option); t && std::holds_alternative<double>(*t))
+  if (const OptionValue* t = a.normalizer.options.find(facts.temperature_option);
+      t && std::holds_alternative<double>(*t))
     k.temperature = std::get<double>(*t);
   return k;
 }

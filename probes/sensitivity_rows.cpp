@@ -43,7 +43,8 @@ double SensitivityRows::bound(int n, double T, double eps, const double* params)
   const double simplex = std::sqrt(2.0) / eps;
   switch (lipschitz_) {
     case Lipschitz::softmax: return std::min(1.0 / (2.0 * T), simplex);
-    case Lipschitz::log_keys_softmax: return std::min(std::fabs(params[0]) * std::log(static_cast<double>(n)) / (2.0 * T), simplex);
+    case Lipschitz::log_keys_softmax:
+      return std::min(std::fabs(params[0]) * std::log(static_cast<double>(n)) / (2.0 * T), simplex);
     case Lipschitz::projection: return std::min(1.0 / T, simplex);
     case Lipschitz::simplex: return simplex;
     case Lipschitz::none: return std::numeric_limits<double>::infinity();
@@ -54,7 +55,8 @@ double SensitivityRows::bound(int n, double T, double eps, const double* params)
 std::string SensitivityRows::bound_text() const {
   switch (lipschitz_) {
     case Lipschitz::softmax: return "P5 g <= 1/(2T) and g <= sqrt(2)/eps";
-    case Lipschitz::log_keys_softmax: return "P5 g <= abs(s_h) ln(n)/(2T) and g <= sqrt(2)/eps (" + name_ + ")";  // no pipes: a table cell
+    case Lipschitz::log_keys_softmax:
+      return "P5 g <= abs(s_h) ln(n)/(2T) and g <= sqrt(2)/eps (" + name_ + ")";  // no pipes: a table cell
     case Lipschitz::projection: return "P5 g <= 1/T and g <= sqrt(2)/eps (" + name_ + ")";
     case Lipschitz::simplex: return "P5 g <= sqrt(2)/eps (" + name_ + ")";
     case Lipschitz::none: return "P5 bounds: none known for " + name_;

@@ -34,8 +34,9 @@ bool write_bos_band_figure(const std::filesystem::path& fig_dir, const std::stri
       }
   if (heads.empty()) return false;
   std::string data = "# " + title + "\n# per (layer, head) one block: step mean min max n   (" +
-                     (rows.no_op ? "bos_mass_nontrigger_mean" : "bos_mass_mean") + " on the step's training batch over the " +
-                     std::to_string(seeds.size()) + " seeds' logs; n = seeds that logged the step)\n";
+                     (rows.no_op ? "bos_mass_nontrigger_mean" : "bos_mass_mean") +
+                     " on the step's training batch over the " + std::to_string(seeds.size()) +
+                     " seeds' logs; n = seeds that logged the step)\n";
   std::string plots;
   int block = 0;
   for (const auto& [key, steps] : heads) {
@@ -56,7 +57,8 @@ bool write_bos_band_figure(const std::filesystem::path& fig_dir, const std::stri
              gnuplot_quote(head_label(key.first, key.second) + " mean (band: min-max over seeds)");
   }
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
-  body += "  set xlabel \"step\"\n  set ylabel " + gnuplot_quote("BOS mass on " + rows.name) + "\n  set yrange [0:1.05]\n";
+  body +=
+      "  set xlabel \"step\"\n  set ylabel " + gnuplot_quote("BOS mass on " + rows.name) + "\n  set yrange [0:1.05]\n";
   body += "  set key outside right top\n  set grid\n  plot " + plots + "\n";
   write_report_file(fig_dir / (name + ".dat"), data);
   write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, 900, 480, body));

@@ -66,7 +66,8 @@ std::string format_mean_ci(const MeanCi& ci, NumberStyle style, std::string_view
 std::string format_bootstrap_ci(const BootstrapMeanCi& ci, NumberStyle style) {
   if (ci.n == 0) return "-";
   if (!ci.defined()) return format_number(ci.mean, style) + " (n=1)";
-  return format_number(ci.mean, style) + " [" + format_number(ci.lower, style) + ", " + format_number(ci.upper, style) + "]";
+  return format_number(ci.mean, style) + " [" + format_number(ci.lower, style) + ", " + format_number(ci.upper, style) +
+         "]";
 }
 
 }  // namespace sinklab

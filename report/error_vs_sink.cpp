@@ -34,8 +34,8 @@ struct Range {
 };
 
 std::string fit_text(const LogLogFit& fit) {
-  return fit.points >= 3 ? "slope " + sig(fit.slope) + " +- " + sig(fit.slope_standard_error, 2) + " (standard error), " +
-                               std::to_string(fit.points) + " runs"
+  return fit.points >= 3 ? "slope " + sig(fit.slope) + " +- " + sig(fit.slope_standard_error, 2) +
+                               " (standard error), " + std::to_string(fit.points) + " runs"
                          : "fewer than 3 runs with both quantities > 0";
 }
 
@@ -77,8 +77,9 @@ LogLogFit fit_log_log(const std::vector<ErrorSinkPoint>& points, double ErrorSin
 
 std::string error_vs_sink_markdown(const std::vector<ErrorSinkPoint>& trained,
                                    const std::vector<ErrorSinkPoint>& constructions) {
-  std::string md = "| stop threshold | runs | stopped | mean eta | mean eta_nt | mean 1 - BOS_min | (1 - BOS_min) / eta | "
-                   "(1 - BOS_min) / eta_nt | 1 - BOS_min <= 2 eta |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "| stop threshold | runs | stopped | mean eta | mean eta_nt | mean 1 - BOS_min | (1 - BOS_min) / eta | "
+      "(1 - BOS_min) / eta_nt | 1 - BOS_min <= 2 eta |\n|---|---|---|---|---|---|---|---|---|\n";
   std::map<double, std::vector<const ErrorSinkPoint*>, std::greater<>> by_threshold;
   for (const auto& p : trained) by_threshold[p.setting].push_back(&p);
   for (const auto& [threshold, group] : by_threshold) {
@@ -97,9 +98,9 @@ std::string error_vs_sink_markdown(const std::vector<ErrorSinkPoint>& trained,
       ratio_no_op.add(p->sink_gap / p->eta_no_op);
     }
     const auto mean = [&](double sum) { return finite ? sig(sum / finite) : std::string("-"); };
-    md += "| " + sig(threshold) + " | " + std::to_string(group.size()) + " | " + std::to_string(stopped) + " | " + mean(eta) +
-          " | " + mean(eta_no_op) + " | " + mean(gap) + " | " + ratio.text() + " | " + ratio_no_op.text() + " | " +
-          std::to_string(within) + "/" + std::to_string(finite) + " |\n";
+    md += "| " + sig(threshold) + " | " + std::to_string(group.size()) + " | " + std::to_string(stopped) + " | " +
+          mean(eta) + " | " + mean(eta_no_op) + " | " + mean(gap) + " | " + ratio.text() + " | " + ratio_no_op.text() +
+          " | " + std::to_string(within) + "/" + std::to_string(finite) + " |\n";
   }
   if (!constructions.empty()) {
     md += "\n| construction beta | eta | eta_nt | 1 - BOS_min | (1 - BOS_min) / eta |\n|---|---|---|---|---|\n";
@@ -107,8 +108,9 @@ std::string error_vs_sink_markdown(const std::vector<ErrorSinkPoint>& trained,
       md += "| " + sig(p.setting) + " | " + sig(p.eta, 4) + " | " + sig(p.eta_no_op, 4) + " | " + sig(p.sink_gap, 4) +
             " | " + sig(p.sink_gap / p.eta, 5) + " |\n";
   }
-  md += "\nLog-log fit of 1 - BOS_min over the trained runs: on eta " + fit_text(fit_log_log(trained, &ErrorSinkPoint::eta)) +
-        "; on eta_nt " + fit_text(fit_log_log(trained, &ErrorSinkPoint::eta_no_op)) + ".\n";
+  md += "\nLog-log fit of 1 - BOS_min over the trained runs: on eta " +
+        fit_text(fit_log_log(trained, &ErrorSinkPoint::eta)) + "; on eta_nt " +
+        fit_text(fit_log_log(trained, &ErrorSinkPoint::eta_no_op)) + ".\n";
   return md;
 }
 
@@ -133,7 +135,8 @@ void write_error_vs_sink(const std::filesystem::path& dir, const std::vector<Err
   for (const int group : {0, 1, 2}) {
     std::string data = "# eta eta_nt 1-BOS_min: " + std::string(groups[group]) + "\n";
     for (const auto& p : group == 2 ? constructions : trained) {
-      if (!on_log_axes(p.eta, p.sink_gap) || !on_log_axes(p.eta_no_op, p.sink_gap) || (group < 2 && p.stopped != (group == 0)))
+      if (!on_log_axes(p.eta, p.sink_gap) || !on_log_axes(p.eta_no_op, p.sink_gap) ||
+          (group < 2 && p.stopped != (group == 0)))
         continue;
       data += format_number(p.eta) + " " + format_number(p.eta_no_op) + " " + format_number(p.sink_gap) + "\n";
       ++counts[group];

@@ -38,8 +38,9 @@ LogLogFit fit_log_log(const std::vector<ErrorSinkPoint>& points, double ErrorSin
 std::string error_vs_sink_markdown(const std::vector<ErrorSinkPoint>& trained,
                                    const std::vector<ErrorSinkPoint>& constructions);
 
-// <dir>/error_vs_sink.{csv,md,gp} and error_vs_sink_{stopped,capped,construction}.dat: every point, the tables, and a log-log figure (two panels: against
-// eta and against eta_no_op) of the trained runs, the construction's curve and the bound gap = 2 eta. Files are written whole (temp file, rename).
+// <dir>/error_vs_sink.{csv,md,gp} and error_vs_sink_{stopped,capped,construction}.dat: every point, the tables, and a
+// log-log figure (two panels: against eta and against eta_no_op) of the trained runs, the construction's curve and the
+// bound gap = 2 eta. Files are written whole (temp file, rename).
 void write_error_vs_sink(const std::filesystem::path& dir, const std::vector<ErrorSinkPoint>& trained,
                          const std::vector<ErrorSinkPoint>& constructions);
 

@@ -113,7 +113,8 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
     std::error_code ec;
     for (const auto& out : outputs)
       if (std::filesystem::exists(partial_of(out), ec)) std::filesystem::rename(partial_of(out), out, ec);
-    if (std::filesystem::file_size(log_path, ec) == 0 && !ec) std::filesystem::remove(log_path, ec);  // keep only useful logs
+    if (std::filesystem::file_size(log_path, ec) == 0 && !ec)
+      std::filesystem::remove(log_path, ec);  // keep only useful logs
     ++rendered_;
     return true;
   }

@@ -82,7 +82,9 @@ bool write_onset_figure(const std::filesystem::path& fig_dir, const std::string&
   }
   if (!any) return false;
   // gnuplot cannot plot an empty block
-  const auto block = [](const std::string& text) { return text.find('\n') + 1 == text.size() ? text + "nan nan\n" : text; };
+  const auto block = [](const std::string& text) {
+    return text.find('\n') + 1 == text.size() ? text + "nan nan\n" : text;
+  };
   const std::string data = "# " + title + "\n" + block(half) + "\n\n" + block(most);
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
   body += "  set ylabel \"onset step\"\n  set yrange [0:*]\n" + labels;
@@ -94,15 +96,17 @@ bool write_onset_figure(const std::filesystem::path& fig_dir, const std::string&
   body += "       here." + gnuplot_quote(name + ".dat") +
           " index 1 using 1:2 with points pt 7 ps 0.8 lc rgb \"#c0392b\" title \"BOS mass stays >= 0.9 from\"\n";
   write_report_file(fig_dir / (name + ".dat"), data);
-  write_report_file(fig_dir / (name + ".gp"),
-                    gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(runs.variants.size()) + 250), 480, body));
+  write_report_file(
+      fig_dir / (name + ".gp"),
+      gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(runs.variants.size()) + 250), 480, body));
   return true;
 }
 
 Table onset_table(const ReportRuns& runs) {
   Table t;
   t.title = "Sink onset steps (over seeds and heads)";
-  t.header = {"variant", "reached 0.5", "median step (0.5)", "steps (0.5)", "reached 0.9", "median step (0.9)", "steps (0.9)"};
+  t.header = {"variant",     "reached 0.5",       "median step (0.5)", "steps (0.5)",
+              "reached 0.9", "median step (0.9)", "steps (0.9)"};
   for (const std::string& variant : runs.variants) {
     const Onsets o = onsets_of(runs, variant);
     if (o.pairs == 0) continue;
@@ -111,10 +115,11 @@ Table onset_table(const ReportRuns& runs) {
     push_onset_cells(row, o.most, o.pairs);
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Onset: the first logged training step from which a head's BOS mass on the no-op rows of the logged "
-                    "batches stays >= 0.5 (>= 0.9) to the end of training. reached: (seed, head) pairs with an onset out of "
-                    "all pairs of the runs that did not diverge; a pair without one never stayed above the threshold "
-                    "(or its run was written before onsets were recorded).");
+  t.notes.push_back(
+      "Onset: the first logged training step from which a head's BOS mass on the no-op rows of the logged "
+      "batches stays >= 0.5 (>= 0.9) to the end of training. reached: (seed, head) pairs with an onset out of "
+      "all pairs of the runs that did not diverge; a pair without one never stayed above the threshold "
+      "(or its run was written before onsets were recorded).");
   return t;
 }
 

@@ -59,9 +59,10 @@ TaskMeasures measures_with_metrics(const ReportRun& run, const std::vector<Metri
 }
 
 std::string loss_caption(LossKind kind) {
-  return kind == LossKind::mse ? "Training loss (MSE) per logged step (log scale); points: evaluation MSE where it ran."
-                               : "Training loss (next-token cross-entropy, nats on the left axis, bits on the right) per "
-                                 "logged step; points: evaluation loss where it ran.";
+  return kind == LossKind::mse
+             ? "Training loss (MSE) per logged step (log scale); points: evaluation MSE where it ran."
+             : "Training loss (next-token cross-entropy, nats on the left axis, bits on the right) per "
+               "logged step; points: evaluation loss where it ran.";
 }
 
 // The first logged step whose loss or gradient norm is non-finite; the summary's step count when the
@@ -94,7 +95,8 @@ template <typename Has>
 const ReportRun* chosen_run(const ReportRuns& runs, const std::string& variant, std::optional<uint64_t> seed, Has has) {
   const ReportRun* best = nullptr;
   for (const auto& r : runs.runs)
-    if (r.variant == variant && r.usable() && (!seed || r.seed == *seed) && (!best || r.seed < best->seed) && has(r)) best = &r;
+    if (r.variant == variant && r.usable() && (!seed || r.seed == *seed) && (!best || r.seed < best->seed) && has(r))
+      best = &r;
   return best;
 }
 
@@ -107,10 +109,11 @@ void check_seed_present(const ReportRuns& runs, std::optional<uint64_t> seed, co
   for (const auto& r : runs.runs) {
     if (r.seed == *seed) return;
     const std::string text = std::to_string(r.seed);
-    if ((", " + present + ", ").find(", " + text + ", ") == std::string::npos) present += (present.empty() ? "" : ", ") + text;
+    if ((", " + present + ", ").find(", " + text + ", ") == std::string::npos)
+      present += (present.empty() ? "" : ", ") + text;
   }
-  throw ReportError("--seed " + std::to_string(*seed) + ": no run in " + dir.string() + " has this seed (seeds there: " +
-                    (present.empty() ? std::string("none") : present) + ")");
+  throw ReportError("--seed " + std::to_string(*seed) + ": no run in " + dir.string() +
+                    " has this seed (seeds there: " + (present.empty() ? std::string("none") : present) + ")");
 }
 
 std::string percent_text(double ratio) {
@@ -126,7 +129,9 @@ class ReportBuilder {
         options_(options), runs_(std::move(runs)), variants_(summarize_variants(runs_)) {
     std::error_code ec;  // a link planted in the folder would send the default report elsewhere
     if (options.output_dir.empty() && std::filesystem::is_symlink(out_, ec))
-      throw ReportError(out_.string() + " is a symbolic link; the default report goes only into a real folder (remove the link, or give --out)");
+      throw ReportError(
+          out_.string() +
+          " is a symbolic link; the default report goes only into a real folder (remove the link, or give --out)");
     check_output_path(out_, OutputKind::folder, "report: output folder");
     for (const char* folder : {"figures", "explorer-maps", "explorer-runs"})  // gnuplot and the explorer write in these
       check_output_path(out_ / folder, OutputKind::folder, "report: output folder", out_);
@@ -178,7 +183,9 @@ class ReportBuilder {
         std::vector<HeatmapPanel> panels;
         for (const auto* r : members)
           for (int h = 0; h < heads; ++h)
-            panels.push_back({!variant_titles ? head_label(l, h) : layers * heads > 1 ? r->variant + " " + head_label(l, h) : r->variant,
+            panels.push_back({!variant_titles      ? head_label(l, h)
+                              : layers * heads > 1 ? r->variant + " " + head_label(l, h)
+                                                   : r->variant,
                               attention_map_path(r->dir / "attention", l, h, kind), scale_of(kind)});
         const int count = static_cast<int>(panels.size());
         const int cols = std::min(kMaxHeatmapColumns, heads == 1 ? count : heads);
@@ -190,15 +197,17 @@ class ReportBuilder {
                                  : kind == AttentionMapKind::stddev ? "Std of attention over the evaluation inputs"
                                                                      : "Attention on one evaluation input";
         HeatmapScales scales;
-        const bool written = write_heatmap_figure(fig_dir(), name, what + ", " + shape_text + layer_text + " (" + seeds + ")",
-                                                  rows, cols, panels, seq_len, log_, &scales);
+        const bool written =
+            write_heatmap_figure(fig_dir(), name, what + ", " + shape_text + layer_text + " (" + seeds + ")", rows,
+                                 cols, panels, seq_len, log_, &scales);
         std::string caption = what + layer_text + ", " + seeds + " (query rows x key columns); one panel per " +
                               (variant_titles ? std::string("variant and head") : std::string("head")) + ". " +
                               heatmap_scale_caption(scales);
-        if (kind == AttentionMapKind::mean && !draw_std && std::count(kinds.begin(), kinds.end(), AttentionMapKind::stddev))
+        if (kind == AttentionMapKind::mean && !draw_std &&
+            std::count(kinds.begin(), kinds.end(), AttentionMapKind::stddev))
           caption += " Std maps not drawn: in every head the largest std over the evaluation inputs is below " +
-                     percent_text(kStdMapShownFrom) + " of the mean map's largest value (at most " + percent_text(std_ratio) +
-                     (std_where.empty() ? std::string() : ", " + std_where) + ").";
+                     percent_text(kStdMapShownFrom) + " of the mean map's largest value (at most " +
+                     percent_text(std_ratio) + (std_where.empty() ? std::string() : ", " + std_where) + ").";
         add_figure(written, name, caption);
       }
     }
@@ -240,9 +249,11 @@ class ReportBuilder {
       page.tables.push_back(failed);
       page.warnings.push_back(std::to_string(failed.rows.size()) + " run(s) failed; see the table \"Failed runs\".");
     }
-    const auto diverged = std::count_if(runs_.runs.begin(), runs_.runs.end(), [](const ReportRun& r) { return r.diverged(); });
+    const auto diverged =
+        std::count_if(runs_.runs.begin(), runs_.runs.end(), [](const ReportRun& r) { return r.diverged(); });
     if (diverged > 0)
-      page.warnings.push_back(std::to_string(diverged) + " run(s) diverged (loss, gradients or parameters went non-finite): "
+      page.warnings.push_back(std::to_string(diverged) +
+                              " run(s) diverged (loss, gradients or parameters went non-finite): "
                               "counted per variant, left out of every mean, interval, per-head table and figure; "
                               "summary.csv says what went non-finite.");
     if (options_.render) {
@@ -254,7 +265,8 @@ class ReportBuilder {
       else if (runner.failed() > 0)
         page.warnings.push_back(std::to_string(runner.failed()) + " figure(s) failed to render; see figures/*.log.");
     } else if (!figures_.empty()) {
-      page.warnings.push_back("Figures were not rendered (render disabled); run `gnuplot " + (fig_dir() / "*.gp").string() + "`.");
+      page.warnings.push_back("Figures were not rendered (render disabled); run `gnuplot " +
+                              (fig_dir() / "*.gp").string() + "`.");
     }
     page.figures = figures_;
     page.explorer = kExplorerPage;
@@ -293,19 +305,23 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
   if (means.size() == 1) {  // the paper's single-layer figure: mean and (when it says something) std side by side
     const auto [l, h] = means.front();
     const auto att = run.dir / "attention";
-    const auto mean = attention_map_path(att, l, h, AttentionMapKind::mean), std_map = attention_map_path(att, l, h, AttentionMapKind::stddev);
+    const auto mean = attention_map_path(att, l, h, AttentionMapKind::mean),
+               std_map = attention_map_path(att, l, h, AttentionMapKind::stddev);
     std::vector<HeatmapPanel> panels = {{"mean", mean, HeatmapScale::rows_decide}};
-    const double std_ratio = find_attention_maps(run.dir, AttentionMapKind::stddev).empty() ? 0.0 : std_to_mean_ratio(mean, std_map);
+    const double std_ratio =
+        find_attention_maps(run.dir, AttentionMapKind::stddev).empty() ? 0.0 : std_to_mean_ratio(mean, std_map);
     if (std_ratio >= kStdMapShownFrom) panels.push_back({"std", std_map, HeatmapScale::panel_max});
     HeatmapScales scales;
-    const bool written = write_heatmap_figure(b.fig_dir(), "attention", run.variant + ": attention over evaluation inputs (seed " +
-                                              std::to_string(run.seed) + ")", 1, static_cast<int>(panels.size()), panels,
-                                              map_seq_len(run), b.log(), &scales);
-    std::string caption = "Attention (query rows x key columns), mean" + std::string(panels.size() > 1 ? " and std" : "") +
-                          " over the evaluation inputs, seed " + std::to_string(run.seed) + ". " + heatmap_scale_caption(scales);
+    const bool written =
+        write_heatmap_figure(b.fig_dir(), "attention",
+                             run.variant + ": attention over evaluation inputs (seed " + std::to_string(run.seed) + ")",
+                             1, static_cast<int>(panels.size()), panels, map_seq_len(run), b.log(), &scales);
+    std::string caption = "Attention (query rows x key columns), mean" +
+                          std::string(panels.size() > 1 ? " and std" : "") + " over the evaluation inputs, seed " +
+                          std::to_string(run.seed) + ". " + heatmap_scale_caption(scales);
     if (panels.size() == 1)
-      caption += " Std map not drawn: its largest value is " + percent_text(std_ratio) + " of the mean map's largest (drawn from " +
-                 percent_text(kStdMapShownFrom) + ").";
+      caption += " Std map not drawn: its largest value is " + percent_text(std_ratio) +
+                 " of the mean map's largest (drawn from " + percent_text(kStdMapShownFrom) + ").";
     b.add_figure(written, "attention", caption);
   } else if (!means.empty()) {
     int layers = 0, heads = 0;
@@ -326,21 +342,22 @@ void write_run_report(const std::filesystem::path& run_dir, ReportOptions option
       caption += " The run diverged at step " + std::to_string(loss.diverged_step) + " (" + run.summary->non_finite +
                  "): the dashed red line; the plot cannot show the non-finite values after it.";
     }
-    b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step", run.variant + (run.diverged() ? ": loss (diverged)" : ": loss"),
-                                   {loss}, true, kind),
+    b.add_figure(write_loss_figure(b.fig_dir(), "loss_vs_step",
+                                   run.variant + (run.diverged() ? ": loss (diverged)" : ": loss"), {loss}, true, kind),
                  "loss_vs_step", caption);
     const BosRows rows = bos_rows_of(measures);
-    b.add_figure(write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on " + rows.name, *metrics, rows),
-                 "bos_vs_step", "BOS mass on " + rows.name + " of the step's training batch, one line per layer/head.");
+    b.add_figure(
+        write_bos_step_figure(b.fig_dir(), "bos_vs_step", run.variant + ": BOS mass on " + rows.name, *metrics, rows),
+        "bos_vs_step", "BOS mass on " + rows.name + " of the step's training batch, one line per layer/head.");
   }
   std::vector<std::string> facts = {"Run directory: " + run_dir.string()};
   if (run.diverged())
     facts.push_back("diverged: " + run.summary->non_finite + " (stop_reason non_finite); no statistics");
   else if (run.ok())
-    facts.push_back("normalizer " + run.summary->normalizer + ", " + std::to_string(run.summary->layers) + " layer(s) x " +
-                    std::to_string(run.summary->heads_per_layer) + " head(s), seed " + std::to_string(run.seed) + ", " +
-                    std::to_string(run.summary->steps) + " steps, stop: " + run.summary->stop_reason + ", git " +
-                    run.summary->git_revision);
+    facts.push_back("normalizer " + run.summary->normalizer + ", " + std::to_string(run.summary->layers) +
+                    " layer(s) x " + std::to_string(run.summary->heads_per_layer) + " head(s), seed " +
+                    std::to_string(run.seed) + ", " + std::to_string(run.summary->steps) +
+                    " steps, stop: " + run.summary->stop_reason + ", git " + run.summary->git_revision);
   b.finish("Run " + run.id, facts);
 }
 
@@ -351,15 +368,18 @@ void warn_about_quarantined_files(ReportBuilder& b, const std::filesystem::path&
   if (moved.empty()) return;
   std::string names;
   for (const auto& f : moved) names += (names.empty() ? "" : ", ") + std::filesystem::relative(f, sweep_dir).string();
-  b.warn(std::to_string(moved.size()) + " damaged run file(s) were moved aside and their runs started over: " + names + ".");
+  b.warn(std::to_string(moved.size()) + " damaged run file(s) were moved aside and their runs started over: " + names +
+         ".");
 }
 
 // A zoo comparison (variants with sink classes): its table, which leads the report, and its side-by-side
 // figures, which replace the per-shape attention figures.
 std::vector<Table> add_zoo_section(ReportBuilder& b, const ReportRuns& runs) {
   const std::vector<ZooVariant> zoo_variants = collect_zoo_variants(runs);
-  for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log())) b.add_figure(true, f.name, f.caption);
-  b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()), "zoo_bos_vs_step",
+  for (const auto& f : write_zoo_heatmap_figures(b.fig_dir(), runs, zoo_variants, b.log()))
+    b.add_figure(true, f.name, f.caption);
+  b.add_figure(write_zoo_bos_step_figure(b.fig_dir(), "zoo_bos_vs_step", runs, zoo_variants, b.log()),
+               "zoo_bos_vs_step",
                "BOS mass on no-op rows of the training batches vs step, mean over heads, one line per variant (seed 0, "
                "else its first seed that finished); dash pattern per sink class.");
   return {zoo_table(runs, zoo_variants)};
@@ -370,13 +390,16 @@ using ShapeKey = std::tuple<int, int, int>;  // layers, heads per layer, seq_len
 // One representative run per variant (chosen_run: the chosen seed, else its lowest, with attention maps),
 // grouped by model shape in order of first appearance, so a softmax variant sits next to the relu
 // variant of its shape.
-std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_by_shape(ReportBuilder& b, std::optional<uint64_t> seed) {
+std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_by_shape(ReportBuilder& b,
+                                                                                         std::optional<uint64_t> seed) {
   const ReportRuns& runs = b.runs();
   std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> groups;
   for (const auto& variant : runs.variants) {
     const ReportRun* r = chosen_run(runs, variant, seed, has_maps);
     if (!r) {
-      if (seed) b.log() << "variant " << variant << " has no finished run of seed " << *seed << " with attention maps: its maps are not drawn\n";
+      if (seed)
+        b.log() << "variant " << variant << " has no finished run of seed " << *seed
+                << " with attention maps: its maps are not drawn\n";
       continue;
     }
     const ShapeKey key{r->summary->layers, r->summary->heads_per_layer, r->summary->seq_len};
@@ -391,7 +414,8 @@ std::vector<std::pair<ShapeKey, std::vector<const ReportRun*>>> representatives_
 void add_shape_figures(ReportBuilder& b, const ShapeKey& shape_key, const std::vector<const ReportRun*>& members) {
   const auto [layers, heads, seq_len] = shape_key;
   const std::string shape = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
-  b.layer_heatmaps("attention_" + shape, shape, layers, heads, seq_len, members, {AttentionMapKind::mean, AttentionMapKind::stddev});
+  b.layer_heatmaps("attention_" + shape, shape, layers, heads, seq_len, members,
+                   {AttentionMapKind::mean, AttentionMapKind::stddev});
 }
 
 // The loss of every seed, one colour per variant; the BOS-vs-step figure of each variant's chosen seed
@@ -418,37 +442,48 @@ void add_training_figures(ReportBuilder& b, const ReportRuns& runs, std::optiona
       if (&r == shown) {
         const std::string name = "bos_vs_step_" + file_stem(r.variant);
         const BosRows rows = bos_rows_of(measures);
-        b.add_figure(write_bos_step_figure(b.fig_dir(), name, r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on " + rows.name,
-                                           *metrics, rows),
-                     name, "BOS mass on " + rows.name + " during training, " + r.variant + " seed " + std::to_string(r.seed) +
-                               ", one line per layer/head.");
+        b.add_figure(
+            write_bos_step_figure(b.fig_dir(), name,
+                                  r.variant + " (seed " + std::to_string(r.seed) + "): BOS mass on " + rows.name,
+                                  *metrics, rows),
+            name,
+            "BOS mass on " + rows.name + " during training, " + r.variant + " seed " + std::to_string(r.seed) +
+                ", one line per layer/head.");
       }
       first = false;
     }
     if (seeds.size() > 1) {  // one seed has no band: its BOS-vs-step figure above shows it
       const std::string name = "bos_band_" + file_stem(runs.variants[v]);
-      b.add_figure(write_bos_band_figure(b.fig_dir(), name, runs.variants[v] + ": BOS mass on " + band_rows->name + " over " +
-                                                                 std::to_string(seeds.size()) + " seeds",
+      b.add_figure(write_bos_band_figure(b.fig_dir(), name,
+                                         runs.variants[v] + ": BOS mass on " + band_rows->name + " over " +
+                                             std::to_string(seeds.size()) + " seeds",
                                          seeds, *band_rows),
-                   name, "BOS mass on " + band_rows->name + " during training, " + runs.variants[v] + ": per layer/head the mean over " +
-                             std::to_string(seeds.size()) + " seeds (line) and the band from the smallest to the largest seed.");
+                   name,
+                   "BOS mass on " + band_rows->name + " during training, " + runs.variants[v] +
+                       ": per layer/head the mean over " + std::to_string(seeds.size()) +
+                       " seeds (line) and the band from the smallest to the largest seed.");
     }
   }
   const bool both = !mse_loss.empty() && !token_loss.empty();
-  b.add_figure(write_loss_figure(b.fig_dir(), both ? "loss_vs_step_mse" : "loss_vs_step", "training loss (MSE) per variant", mse_loss, false,
-                                 LossKind::mse),
-               both ? "loss_vs_step_mse" : "loss_vs_step", "Training loss (MSE) vs step (log scale), every seed; one colour per variant.");
-  b.add_figure(write_loss_figure(b.fig_dir(), both ? "loss_vs_step_cross_entropy" : "loss_vs_step", "training loss (cross-entropy) per variant",
-                                 token_loss, false, LossKind::cross_entropy),
-               both ? "loss_vs_step_cross_entropy" : "loss_vs_step",
-               "Training loss (next-token cross-entropy; nats left, bits right) vs step, every seed; one colour per variant.");
+  b.add_figure(write_loss_figure(b.fig_dir(), both ? "loss_vs_step_mse" : "loss_vs_step",
+                                 "training loss (MSE) per variant", mse_loss, false, LossKind::mse),
+               both ? "loss_vs_step_mse" : "loss_vs_step",
+               "Training loss (MSE) vs step (log scale), every seed; one colour per variant.");
+  b.add_figure(
+      write_loss_figure(b.fig_dir(), both ? "loss_vs_step_cross_entropy" : "loss_vs_step",
+                        "training loss (cross-entropy) per variant", token_loss, false, LossKind::cross_entropy),
+      both ? "loss_vs_step_cross_entropy" : "loss_vs_step",
+      "Training loss (next-token cross-entropy; nats left, bits right) vs step, every seed; one colour per variant.");
   const TaskMeasures measures = measures_of(runs);
   const std::string rows = bos_axis_label(measures);
   b.add_figure(write_bos_dot_figure(b.fig_dir(), "bos_dots", rows + " (evaluation)", runs, b.variants()), "bos_dots",
-               "Evaluation " + rows + " per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean and 95% bootstrap interval.");
-  b.add_figure(write_onset_figure(b.fig_dir(), "onset_steps", "sink onset steps per variant", runs), "onset_steps",
-               "Sink onset steps per variant: one dot per seed and head, open: BOS mass on the no-op rows stays >= 0.5 from "
-               "that step, filled: >= 0.9; the table \"Sink onset steps\" counts the pairs without an onset.");
+               "Evaluation " + rows +
+                   " per variant: one dot per seed and head (heads L0H0, L0H1, ... left to right), mean and 95% "
+                   "bootstrap interval.");
+  b.add_figure(
+      write_onset_figure(b.fig_dir(), "onset_steps", "sink onset steps per variant", runs), "onset_steps",
+      "Sink onset steps per variant: one dot per seed and head, open: BOS mass on the no-op rows stays >= 0.5 from "
+      "that step, filled: >= 0.9; the table \"Sink onset steps\" counts the pairs without an onset.");
   b.add_table(onset_table(runs));
 }
 

@@ -98,9 +98,10 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
                           HeatmapScales* scales) {
   const int stride = seq_len > 0 ? attention_map_stride(seq_len) : 1;
   int64_t side = seq_len > 0 ? attention_map_side(seq_len) : 0;  // 0: the first map's
-  std::string data = "# " + title + "\n# one [T x T] block per panel (rows = query i, columns = key k" +
-                     (stride > 1 ? ", positions " + positions_text(stride) + " of T = " + std::to_string(seq_len) : std::string()) +
-                     "), blocks separated by two blank lines; panel order as in " + name + ".gp\n";
+  std::string data =
+      "# " + title + "\n# one [T x T] block per panel (rows = query i, columns = key k" +
+      (stride > 1 ? ", positions " + positions_text(stride) + " of T = " + std::to_string(seq_len) : std::string()) +
+      "), blocks separated by two blank lines; panel order as in " + name + ".gp\n";
   std::vector<PanelRange> ranges;
   for (const auto& panel : panels) {
     NpyArray map;
@@ -112,8 +113,8 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
     }
     if (side == 0 && map.shape.size() == 2) side = map.shape[0];
     if (map.shape.size() != 2 || map.shape[0] != side || map.shape[1] != side) {
-      log << "figure " << name << " skipped: " << panel.npy.string() << " is not the [" << side << ", " << side << "] map "
-          << (seq_len > 0 ? "of T = " + std::to_string(seq_len) : std::string("the others are")) << "\n";
+      log << "figure " << name << " skipped: " << panel.npy.string() << " is not the [" << side << ", " << side
+          << "] map " << (seq_len > 0 ? "of T = " + std::to_string(seq_len) : std::string("the others are")) << "\n";
       return false;
     }
     ranges.push_back(panel_range(map, side, panel.scale));
@@ -121,7 +122,8 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
     char buf[32];
     for (int64_t i = 0; i < side; ++i) {
       for (int64_t k = 0; k < side; ++k) {
-        std::snprintf(buf, sizeof buf, k ? " %.6g" : "%.6g", static_cast<double>(map.data[static_cast<size_t>(i * side + k)]));
+        std::snprintf(buf, sizeof buf, k ? " %.6g" : "%.6g",
+                      static_cast<double>(map.data[static_cast<size_t>(i * side + k)]));
         data += buf;
       }
       data += "\n";
@@ -138,7 +140,8 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
   const std::string using_positions =
       stride > 1 ? " using ($1*" + std::to_string(stride) + "):($2*" + std::to_string(stride) + "):3" : std::string();
   std::string body;
-  body += "  set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " + gnuplot_quote(title) + "\n";
+  body += "  set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " +
+          gnuplot_quote(title) + "\n";
   body += "  set palette defined (0 \"#440154\", 0.25 \"#3b528b\", 0.5 \"#21908d\", 0.75 \"#5dc963\", 1 \"#fde725\")\n";
   const std::string every = stride > 1 ? " (positions " + positions_text(stride) + ")" : std::string();
   body += "  set xrange [" + lo + ":" + lim + "]\n  set yrange [" + lim + ":" + lo + "]\n";
@@ -158,7 +161,8 @@ bool write_heatmap_figure(const std::filesystem::path& fig_dir, const std::strin
       body += "  set cbrange [" + number_text(r.lo) + ":" + number_text(r.hi) + "]\n";
     }
     body += "  set title " + gnuplot_quote(panel_title) + "\n";
-    body += "  plot here." + gnuplot_quote(name + ".dat") + " index " + std::to_string(p) + " matrix" + using_positions + " with image notitle\n";
+    body += "  plot here." + gnuplot_quote(name + ".dat") + " index " + std::to_string(p) + " matrix" +
+            using_positions + " with image notitle\n";
   }
   body += "  unset multiplot\n";
   const int width = std::max(360, 300 * cols), height = std::max(330, 280 * rows + 40);

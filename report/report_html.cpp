@@ -3,7 +3,8 @@
 namespace sinklab {
 namespace {
 
-constexpr const char* kStyle = R"(body { font-family: sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
+constexpr const char* kStyle =
+    R"(body { font-family: sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 h3 { font-size: 1.05em; }
 .scroll { overflow-x: auto; }
@@ -37,7 +38,8 @@ std::string render_html(const HtmlPage& page) {
          "<a href=\"summary.csv\">summary.csv</a> (one row per run).</p>\n";
   for (const auto& table : page.tables) out += table.to_html();
   out += "<h2>Figures</h2>\n";
-  if (page.figures.empty()) out += "<p class=\"note\">No figures: the runs have no attention maps or metrics yet.</p>\n";
+  if (page.figures.empty())
+    out += "<p class=\"note\">No figures: the runs have no attention maps or metrics yet.</p>\n";
   for (const auto& f : page.figures) {
     const std::string base = "figures/" + html_escape(f.name);
     out += "<figure id=\"" + html_escape(f.name) + "\">\n<a href=\"" + base + ".svg\"><img src=\"" + base +

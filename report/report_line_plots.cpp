@@ -74,9 +74,10 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
     if (show_eval && !eval_block.empty())
       plots += std::string(plots.empty() ? "" : ", \\\n       ") + "here." + gnuplot_quote(name + ".dat") + " index " +
                std::to_string(block + 1) + " using 1:2 with points pt 7 ps 0.7" + lc + " " +
-               (s.title.empty() ? "notitle"
-                                : "title " + gnuplot_quote(series.size() == 1 ? (mse ? "evaluation MSE" : "evaluation loss")
-                                                                               : s.title + (mse ? " eval MSE" : " eval loss")));
+               (s.title.empty()
+                    ? "notitle"
+                    : "title " + gnuplot_quote(series.size() == 1 ? (mse ? "evaluation MSE" : "evaluation loss")
+                                                                  : s.title + (mse ? " eval MSE" : " eval loss")));
     block += 2;
   }
   if (!any) return false;
@@ -105,8 +106,8 @@ bool write_loss_figure(const std::filesystem::path& fig_dir, const std::string& 
     const double pad = std::max(0.05 * (high - low), 1e-3);
     const double bottom = std::max(0.0, low - pad), top = high + pad;
     body += "  set xlabel \"step\"\n  set ylabel \"cross-entropy (nats)\"\n  set y2label \"cross-entropy (bits)\"\n";
-    body += "  set yrange [" + num(bottom) + ":" + num(top) + "]\n  set y2range [" + num(bottom / std::numbers::ln2) + ":" +
-            num(top / std::numbers::ln2) + "]\n  set ytics nomirror\n  set y2tics\n";
+    body += "  set yrange [" + num(bottom) + ":" + num(top) + "]\n  set y2range [" + num(bottom / std::numbers::ln2) +
+            ":" + num(top / std::numbers::ln2) + "]\n  set ytics nomirror\n  set y2tics\n";
   }
   body += "  set key outside right top\n  set grid\n";
   body += "  plot " + plots + "\n";
@@ -121,7 +122,8 @@ bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::stri
   std::vector<std::pair<int, int>> heads;
   for (const auto& m : metrics)
     for (const auto& h : m.heads)
-      if (std::find(heads.begin(), heads.end(), std::make_pair(h.layer, h.head)) == heads.end()) heads.emplace_back(h.layer, h.head);
+      if (std::find(heads.begin(), heads.end(), std::make_pair(h.layer, h.head)) == heads.end())
+        heads.emplace_back(h.layer, h.head);
   std::sort(heads.begin(), heads.end());
   if (heads.empty()) return false;
   std::string data = "# " + title + "\n# step";
@@ -134,15 +136,17 @@ bool write_bos_step_figure(const std::filesystem::path& fig_dir, const std::stri
   for (const auto& m : metrics) {
     data += std::to_string(m.step);
     for (const auto& key : heads) {
-      const auto it = std::find_if(m.heads.begin(), m.heads.end(),
-                                   [&](const HeadSinkStats& s) { return s.layer == key.first && s.head == key.second; });
+      const auto it = std::find_if(m.heads.begin(), m.heads.end(), [&](const HeadSinkStats& s) {
+        return s.layer == key.first && s.head == key.second;
+      });
       data += ' ';
       data += it == m.heads.end() ? std::string("nan") : num((*it).*statistic);
     }
     data += "\n";
   }
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
-  body += "  set xlabel \"step\"\n  set ylabel " + gnuplot_quote("BOS mass on " + rows.name) + "\n  set yrange [0:1.05]\n";
+  body +=
+      "  set xlabel \"step\"\n  set ylabel " + gnuplot_quote("BOS mass on " + rows.name) + "\n  set yrange [0:1.05]\n";
   body += "  set key outside right top\n  set grid\n  plot ";
   for (size_t c = 0; c < heads.size(); ++c)
     body += std::string(c ? ", \\\n       " : "") + "here." + gnuplot_quote(name + ".dat") + " using 1:" +
@@ -194,11 +198,16 @@ bool write_bos_dot_figure(const std::filesystem::path& fig_dir, const std::strin
   std::string body = "  set title " + gnuplot_quote(title) + "\n";
   body += "  set ylabel " + gnuplot_quote(bos_axis_label(measures)) + "\n  set yrange [-0.05:1.05]\n";
   body += "  set xrange [-0.6:" + num(static_cast<double>(variants.size()) - 0.4) + "]\n";
-  body += "  set xlabel \"variant (a dot per seed and head)\"\n  set xtics (" + xtics + ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
-  body += "  plot here." + gnuplot_quote(name + ".dat") + " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean and 95% CI\", \\\n";
-  body += "       here." + gnuplot_quote(name + ".dat") + " index 0 using 1:2 with points pt 7 ps 0.5 lc rgb \"#3b528b\" title \"one seed, one head\"\n";
+  body += "  set xlabel \"variant (a dot per seed and head)\"\n  set xtics (" + xtics +
+          ") rotate by -30\n  set grid ytics\n  set key outside bottom center horizontal\n";
+  body += "  plot here." + gnuplot_quote(name + ".dat") +
+          " index 1 using 1:2:3:4 with yerrorbars pt 6 ps 1.2 lc rgb \"#c0392b\" title \"mean and 95% CI\", \\\n";
+  body += "       here." + gnuplot_quote(name + ".dat") +
+          " index 0 using 1:2 with points pt 7 ps 0.5 lc rgb \"#3b528b\" title \"one seed, one head\"\n";
   write_report_file(fig_dir / (name + ".dat"), data);
-  write_report_file(fig_dir / (name + ".gp"), gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(variants.size()) + 250), 480, body));
+  write_report_file(
+      fig_dir / (name + ".gp"),
+      gnuplot_script(name, title, std::max(600, 160 * static_cast<int>(variants.size()) + 250), 480, body));
   return true;
 }
 

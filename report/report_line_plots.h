@@ -23,7 +23,9 @@ LossKind loss_kind_of(const TaskMeasures& m);  // cross_entropy for token tasks
 struct BosRows {
   bool no_op = true;
   std::string name = "non-trigger rows";
-  double HeadSinkStats::*statistic() const { return no_op ? &HeadSinkStats::bos_mass_nontrigger_mean : &HeadSinkStats::bos_mass_mean; }
+  double HeadSinkStats::*statistic() const {
+    return no_op ? &HeadSinkStats::bos_mass_nontrigger_mean : &HeadSinkStats::bos_mass_mean;
+  }
 };
 BosRows bos_rows_of(const TaskMeasures& m);
 // "BOS mass on no-op rows", or on both kinds of rows for a sweep that mixes tasks with and without them.

@@ -46,7 +46,8 @@ ReportRuns load_run_dir(const std::filesystem::path& run_dir) {
   std::filesystem::path normal = run_dir.lexically_normal();
   if (normal.filename().empty()) normal = normal.parent_path();  // "runs/a/" -> "runs/a"
   run.id = normal.filename().string();
-  if (run.id.empty() || run.id == ".") run.id = std::filesystem::absolute(run_dir).lexically_normal().filename().string();
+  if (run.id.empty() || run.id == ".")
+    run.id = std::filesystem::absolute(run_dir).lexically_normal().filename().string();
   load_summary(run);
   run.variant = run.ok() ? run.summary->name : run.id;
   if (run.ok()) run.seed = run.summary->seed;
@@ -73,7 +74,8 @@ ReportRun planned_run(const nlohmann::json& entry, const std::string& where, con
     const std::string letter = get_string(entry, "class", where);
     run.sink_class = parse_sink_class(letter);
     if (!run.sink_class)
-      throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() + ")");
+      throw JsonFieldError(where + ".class: '" + letter + "' is not a sink class (one of " + sink_class_letters() +
+                           ")");
   }
   if (entry.contains("predicted")) run.predicted = get_string(entry, "predicted", where);
   const std::filesystem::path rel = std::filesystem::path(get_string(entry, "dir", where)).lexically_normal();
@@ -116,7 +118,8 @@ ReportRuns load_sweep_dir(const std::filesystem::path& sweep_dir) {
     ReportRun& run = out.runs[i];
     load_summary(run);
     if (seed_from_summary[i] && run.ok()) run.seed = run.summary->seed;
-    if (!seed_from_summary[i] && run.ok() && run.summary->seed != run.seed) {  // a folder copied or linked from another run
+    if (!seed_from_summary[i] && run.ok() &&
+        run.summary->seed != run.seed) {  // a folder copied or linked from another run
       run.error = (run.dir / "summary.json").string() + ": seed " + std::to_string(run.summary->seed) +
                   ", but sweep.json planned seed " + std::to_string(run.seed) + " for " + run.id;
       run.summary.reset();

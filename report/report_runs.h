@@ -3,8 +3,8 @@
 // metrics.jsonl and attention/*.npy; a sweep directory holds sweep.json
 //   {"name": ..., "title": ..., "runs": [{"id": ..., "variant": ..., "seed": ..., "dir": "runs/<id>",
 //                                        "class": ..., "predicted": ...}]}
-// ("title", "class" and "predicted" optional) and one run directory per entry. A run whose summary.json is missing or corrupt is kept, marked
-// failed with the reason, so one bad run never hides the others.
+// ("title", "class" and "predicted" optional) and one run directory per entry. A run whose summary.json is missing or
+// corrupt is kept, marked failed with the reason, so one bad run never hides the others.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

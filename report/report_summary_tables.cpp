@@ -195,7 +195,8 @@ std::vector<VariantSummary> summarize_variants(const ReportRuns& runs) {
 Table run_table(const ReportRuns& runs) {
   std::vector<Column> columns = run_table_columns(head_union(runs));
   std::erase_if(columns, [&](const Column& c) {  // a number no run has: not defined for the runs' tasks
-    return c.number && std::all_of(runs.runs.begin(), runs.runs.end(), [&](const ReportRun& r) { return c.value(r).empty(); });
+    return c.number &&
+           std::all_of(runs.runs.begin(), runs.runs.end(), [&](const ReportRun& r) { return c.value(r).empty(); });
   });
   Table t;
   for (const Column& c : columns) t.header.push_back(c.name);
@@ -231,7 +232,8 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
     t.title = "Per variant (mean and 95% CI over seeds)";
     if (shapes.size() > 1)
       t.title += shapes[g].empty() ? ": variants without a readable run that did not diverge"
-                                   : ": " + std::to_string(layers) + " layer(s), " + std::to_string(shapes[g].size()) + " head(s) in all";
+                                   : ": " + std::to_string(layers) + " layer(s), " + std::to_string(shapes[g].size()) +
+                                         " head(s) in all";
     const VariantColumns c = columns_of(members[g]);
     t.header = {"variant"};
     if (c.stop_rule) t.header.push_back("reached stop");
@@ -259,7 +261,8 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
       row.push_back(statistic(*v, v->steps, NumberStyle::integer));
       if (c.mse) row.push_back(statistic(*v, v->eval_mse, NumberStyle::scientific));
       if (c.tokens)
-        row.insert(row.end(), {statistic(*v, v->eval_loss, NumberStyle::fixed4), statistic(*v, in_bits(v->eval_loss), NumberStyle::fixed4),
+        row.insert(row.end(), {statistic(*v, v->eval_loss, NumberStyle::fixed4),
+                               statistic(*v, in_bits(v->eval_loss), NumberStyle::fixed4),
                                statistic(*v, v->eval_accuracy, NumberStyle::fixed4)});
       if (c.active)
         row.insert(row.end(), {statistic(*v, v->eval_active_loss, NumberStyle::fixed4),
@@ -270,9 +273,11 @@ std::vector<Table> variant_tables(const ReportRuns& runs, const std::vector<Vari
       if (excess) row.push_back(statistic(*v, v->sink_excess, NumberStyle::fixed4));
       row.push_back(sink_rate_text(*v));
       for (const auto& [key, agg] : v->heads) {
-        if (c.no_op_heads) row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4), statistic(agg.mass, NumberStyle::fixed4)});
+        if (c.no_op_heads)
+          row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4), statistic(agg.mass, NumberStyle::fixed4)});
         if (c.all_row_heads)
-          row.insert(row.end(), {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
+          row.insert(row.end(),
+                     {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
       }
       t.rows.push_back(std::move(row));
     }
@@ -300,10 +305,13 @@ Table head_table(const std::vector<VariantSummary>& variants) {
     for (const auto& [key, agg] : v.heads) {
       std::vector<std::string> row = {v.variant, head_label(key.first, key.second)};
       if (c.no_op_heads)
-        row.insert(row.end(), {statistic(agg.bos, NumberStyle::fixed4),
-                               std::isnan(agg.bos_min) ? std::string() : format_number(agg.bos_min, NumberStyle::fixed4),
-                               statistic(agg.mass, NumberStyle::fixed4)});
-      if (c.all_row_heads) row.insert(row.end(), {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
+        row.insert(row.end(),
+                   {statistic(agg.bos, NumberStyle::fixed4),
+                    std::isnan(agg.bos_min) ? std::string() : format_number(agg.bos_min, NumberStyle::fixed4),
+                    statistic(agg.mass, NumberStyle::fixed4)});
+      if (c.all_row_heads)
+        row.insert(row.end(),
+                   {statistic(agg.bos_all, NumberStyle::fixed4), statistic(agg.mass_all, NumberStyle::fixed4)});
       if (excess) row.push_back(statistic(agg.sink_excess, NumberStyle::fixed4));
       row.insert(row.end(), {statistic(agg.sink_score, NumberStyle::fixed4),
                              std::to_string(agg.sink_seeds) + "/" + std::to_string(v.ok) + " seeds"});
@@ -334,7 +342,9 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
   const bool excess = any_sink_excess(all);
   if (excess) t.header.push_back("sink excess");
   t.header.push_back("sink rate");
-  const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all rows)" : c.no_op_heads ? c.no_op_name : "all rows";
+  const std::string rows = c.no_op_heads && c.all_row_heads ? c.no_op_name + " (else all rows)"
+                           : c.no_op_heads                  ? c.no_op_name
+                                                            : "all rows";
   t.header.push_back("BOS@" + rows + " per head (layers split by /)");
   for (const auto& v : variants) {
     std::vector<std::string> layers;
@@ -353,7 +363,9 @@ Table variant_text_table(const std::vector<VariantSummary>& variants) {
     if (c.stop_rule) row.push_back(reached_text(v));
     row.push_back(statistic(v, v.steps, NumberStyle::integer, "+/-"));
     if (c.mse) row.push_back(statistic(v, v.eval_mse, NumberStyle::scientific, "+/-"));
-    if (c.tokens) row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"), statistic(v, v.eval_accuracy, NumberStyle::fixed4)});
+    if (c.tokens)
+      row.insert(row.end(), {statistic(v, v.eval_loss, NumberStyle::fixed4, "+/-"),
+                             statistic(v, v.eval_accuracy, NumberStyle::fixed4)});
     if (excess) row.push_back(statistic(v, v.sink_excess, NumberStyle::fixed4));
     row.push_back(sink_rate_text(v));
     row.push_back(v.all_diverged() ? kAllDiverged : layers.empty() ? "-" : join(layers, " / "));
@@ -376,23 +388,28 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
   for (double e : eps) eps_text.push_back(exact_number(e));
   for (int t : lengths) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "T = %d (uniform-causal baseline alpha_0 = H_T/T = %.4f)", t, uniform_causal_baseline(t));
+    std::snprintf(buf, sizeof buf, "T = %d (uniform-causal baseline alpha_0 = H_T/T = %.4f)", t,
+                  uniform_causal_baseline(t));
     t_text.push_back(buf);
   }
   for (int j : triggers) j_text.push_back(std::to_string(j));
-  std::vector<std::string> notes = {"Sink head: sink score alpha_0 > eps and the sink mass over the same rows > eps (a share of rows that spend "
-                                    "mass), eps = " + join(eps_text, ", ") + "; " + join(t_text, "; ") + "."};
+  std::vector<std::string> notes = {
+      "Sink head: sink score alpha_0 > eps and the sink mass over the same rows > eps (a share of rows that spend "
+      "mass), eps = " +
+      join(eps_text, ", ") + "; " + join(t_text, "; ") + "."};
   // The rows each sink column reads, in the words of the runs' tasks (report_runs.h: TaskMeasures).
   const TaskMeasures m = measures_of(runs);
   if (m.no_op_rows && sink_rows_name(m) == "non-trigger rows")
-    notes.push_back("BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
-                    join(j_text, ", ") + "); row mass: their row sums (1 for softmax).");
+    notes.push_back(
+        "BOS@non-trigger: mean attention on BOS over query rows 1..T-1 except the trigger (evaluation trigger j = " +
+        join(j_text, ", ") + "); row mass: their row sums (1 for softmax).");
   else if (m.no_op_rows)
     notes.push_back("BOS@no-op: mean attention on the sink keys over the rows the task flags no-op (nothing to do); "
                     "row mass: their row sums (1 for softmax).");
   if (m.all_rows)
-    notes.push_back("BOS@all rows: mean attention on the sink keys over every row that is not itself a sink key (the task "
-                    "flags no no-op rows); row mass@all rows: their row sums (1 for softmax).");
+    notes.push_back(
+        "BOS@all rows: mean attention on the sink keys over every row that is not itself a sink key (the task "
+        "flags no no-op rows); row mass@all rows: their row sums (1 for softmax).");
   if (m.tokens)
     notes.push_back("eval loss: next-token cross-entropy over the scored positions, in nats and in bits (nats / ln 2); "
                     "accuracy: share of scored positions predicted correctly.");
@@ -401,7 +418,8 @@ std::vector<std::string> sink_setting_notes(const ReportRuns& runs) {
       return r.usable() && (*r.summary).*number && !std::isnan(*((*r.summary).*number));
     });
   };
-  for (const auto& [loss, role] : {std::pair{&RunSummary::eval_active_loss, "active"}, std::pair{&RunSummary::eval_no_op_loss, "no-op"}})
+  for (const auto& [loss, role] :
+       {std::pair{&RunSummary::eval_active_loss, "active"}, std::pair{&RunSummary::eval_no_op_loss, "no-op"}})
     if (in_some_run(loss))
       notes.push_back(std::string(role) + " loss and accuracy: the same over the rows the task flags " + role + ".");
   return notes;
@@ -412,12 +430,16 @@ std::vector<std::string> setting_notes(const ReportRuns& runs) {
   if (notes.size() > 1) {  // not when no run is readable: then the one note says so
     const std::string shares = measures_of(runs).tokens ? "BOS mass, row mass, sink score, sink excess, accuracy"
                                                          : "BOS mass, row mass, sink score, sink excess";
-    notes.push_back("Intervals: shares (" + shares + "): mean [2.5%, 97.5%] "
-                    "of " + std::to_string(kBootstrapResamples) + " bootstrap means over the seeds (fixed seed), inside the "
-                    "range; other numbers: mean ± t_{0.975, n-1} s / sqrt(n); n=1 means a single seed (no interval). "
-                    "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval]. Sink excess: the "
-                    "mean over heads of (alpha - u) / (1 - u) per row, u uniform attention's share: 0 = uniform, 1 = all on "
-                    "the sink keys; graded, where the sink rate counts heads above eps.");
+    notes.push_back(
+        "Intervals: shares (" + shares +
+        "): mean [2.5%, 97.5%] "
+        "of " +
+        std::to_string(kBootstrapResamples) +
+        " bootstrap means over the seeds (fixed seed), inside the "
+        "range; other numbers: mean ± t_{0.975, n-1} s / sqrt(n); n=1 means a single seed (no interval). "
+        "Sink rate: sink heads / heads pooled over the seeds, [95% Clopper-Pearson interval]. Sink excess: the "
+        "mean over heads of (alpha - u) / (1 - u) per row, u uniform attention's share: 0 = uniform, 1 = all on "
+        "the sink keys; graded, where the sink rate counts heads above eps.");
   }
   return notes;
 }

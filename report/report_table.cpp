@@ -6,7 +6,8 @@ namespace sinklab {
 namespace {
 
 size_t display_width(const std::string& s) {  // count UTF-8 lead bytes so "±" is one column
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string markdown_cell(const std::string& s) {
@@ -94,7 +95,8 @@ std::string Table::to_html() const {
     const std::string link = r < row_links.size() ? row_links[r] : std::string();
     for (size_t i = 0; i < header.size(); ++i) {
       const std::string text = html_escape(cell(rows[r], i));
-      out += "<td>" + (i == 0 && !link.empty() ? "<a href=\"" + html_escape(link) + "\">" + text + "</a>" : text) + "</td>";
+      out += "<td>" + (i == 0 && !link.empty() ? "<a href=\"" + html_escape(link) + "\">" + text + "</a>" : text) +
+             "</td>";
     }
     out += "</tr>\n";
   }

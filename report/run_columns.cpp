@@ -9,8 +9,8 @@ namespace {
 
 // A column of a finished run's summary (diverged runs included; a failed run has none).
 Column summary_column(std::string name, std::function<std::string(const RunSummary&)> text, bool number = false) {
-  return {std::move(name), [text = std::move(text)](const ReportRun& r) { return r.ok() ? text(*r.summary) : std::string(); },
-          number};
+  return {std::move(name),
+          [text = std::move(text)](const ReportRun& r) { return r.ok() ? text(*r.summary) : std::string(); }, number};
 }
 
 Column head_column(int layer, int head, const HeadStatistic& stat) {
@@ -48,7 +48,9 @@ std::vector<Column> run_table_columns(const std::set<std::pair<int, int>>& heads
   for (const auto& [layer, head] : heads)
     for (const HeadStatistic& stat : kHeadStatistics)
       if (stat.in_run_table == InRunTable::yes) columns.push_back(head_column(layer, head, stat));
-  columns.push_back({"error", [](const ReportRun& r) { return r.diverged() ? r.summary->non_finite : r.ok() ? "" : r.error; }});
+  columns.push_back({"error", [](const ReportRun& r) {
+                       return r.diverged() ? r.summary->non_finite : r.ok() ? "" : r.error;
+                     }});
   return columns;
 }
 

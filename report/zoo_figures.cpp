@@ -84,20 +84,27 @@ std::vector<Figure> write_zoo_heatmap_figures(const std::filesystem::path& fig_d
       for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h)
           panels.push_back({v->variant + class_suffix(*v) + (per_variant > 1 ? " " + head_label(l, h) : ""),
-                            attention_map_path(run->dir / "attention", l, h, AttentionMapKind::mean), HeatmapScale::rows_decide});
-      if (run->seed != 0) seeds_shown += (seeds_shown.empty() ? "" : ", ") + v->variant + " seed " + std::to_string(run->seed);
+                            attention_map_path(run->dir / "attention", l, h, AttentionMapKind::mean),
+                            HeatmapScale::rows_decide});
+      if (run->seed != 0)
+        seeds_shown += (seeds_shown.empty() ? "" : ", ") + v->variant + " seed " + std::to_string(run->seed);
     }
-    const std::string shape_text = std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
+    const std::string shape_text =
+        std::to_string(layers) + "x" + std::to_string(heads) + "_T" + std::to_string(seq_len);
     const std::string name = shapes.size() > 1 ? "zoo_attention_" + shape_text : "zoo_attention";
-    const std::string title = "mean attention over evaluation inputs, " + shape_text + ", one panel per " +
-                              (per_variant > 1 ? std::string("head, a variant's heads in a row") : std::string("variant"));
+    const std::string title =
+        "mean attention over evaluation inputs, " + shape_text + ", one panel per " +
+        (per_variant > 1 ? std::string("head, a variant's heads in a row") : std::string("variant"));
     HeatmapScales scales;
     if (write_heatmap_figure(fig_dir, name, title, rows, cols, panels, seq_len, log, &scales))
-      figures.push_back({name, "Every variant's attention side by side (query rows x key columns, mean over the evaluation "
-                               "inputs), seed 0" +
-                                   (seeds_shown.empty() ? std::string() : " (where seed 0 did not finish: " + seeds_shown + ")") +
-                                   "; (class) after the name" + (per_variant > 1 ? std::string(", L{layer}H{head}: a variant's heads in a row.") : std::string(".")) +
-                                   " " + heatmap_scale_caption(scales)});
+      figures.push_back(
+          {name,
+           "Every variant's attention side by side (query rows x key columns, mean over the evaluation "
+           "inputs), seed 0" +
+               (seeds_shown.empty() ? std::string() : " (where seed 0 did not finish: " + seeds_shown + ")") +
+               "; (class) after the name" +
+               (per_variant > 1 ? std::string(", L{layer}H{head}: a variant's heads in a row.") : std::string(".")) +
+               " " + heatmap_scale_caption(scales)});
   }
   return figures;
 }

@@ -42,7 +42,8 @@ GateVerdict sink_gate(const ZooRunFacts& run, bool with_virtual) {
   const ZooHeadFacts* best_head = nullptr;
   for (const auto& h : run.heads) {
     // A virtual mass that is undefined for the normalizer adds nothing: BOS alone must carry the sink.
-    const double mass = h.bos_nontrigger + (with_virtual && std::isfinite(h.virtual_nontrigger) ? h.virtual_nontrigger : 0.0);
+    const double mass =
+        h.bos_nontrigger + (with_virtual && std::isfinite(h.virtual_nontrigger) ? h.virtual_nontrigger : 0.0);
     if (std::isnan(mass)) continue;
     if (!best_head || mass > best) {
       best = mass;
@@ -52,23 +53,27 @@ GateVerdict sink_gate(const ZooRunFacts& run, bool with_virtual) {
   if (!best_head) return not_applicable("no BOS@nt recorded");
   const double bound = run.single_head() ? kSinkBos : kSinkBosAnyHead;
   if (best >= bound) return pass();
-  return fail((run.single_head() ? std::string(what) : std::string("best head ") + head_name(run, *best_head) + what) + " " +
-              num(best) + " < " + num(bound));
+  return fail((run.single_head() ? std::string(what) : std::string("best head ") + head_name(run, *best_head) + what) +
+              " " + num(best) + " < " + num(bound));
 }
 
 GateVerdict zero_gate(const ZooRunFacts& run) {
   if (!run.stopped) return not_applicable("did not stop");
   for (const auto& h : run.heads) {
-    if (std::isnan(h.bos_nontrigger) || std::isnan(h.mass_nontrigger)) return not_applicable("no BOS@nt or no-op mass recorded");
-    if (h.bos_nontrigger > kEmptyRow) return fail(head_name(run, h) + "BOS@nt " + num(h.bos_nontrigger) + " > " + num(kEmptyRow));
-    if (h.mass_nontrigger > kEmptyRow) return fail(head_name(run, h) + "nt mass " + num(h.mass_nontrigger) + " > " + num(kEmptyRow));
+    if (std::isnan(h.bos_nontrigger) || std::isnan(h.mass_nontrigger))
+      return not_applicable("no BOS@nt or no-op mass recorded");
+    if (h.bos_nontrigger > kEmptyRow)
+      return fail(head_name(run, h) + "BOS@nt " + num(h.bos_nontrigger) + " > " + num(kEmptyRow));
+    if (h.mass_nontrigger > kEmptyRow)
+      return fail(head_name(run, h) + "nt mass " + num(h.mass_nontrigger) + " > " + num(kEmptyRow));
   }
   return pass();
 }
 
 GateVerdict unsolvable_gate(const ZooRunFacts& run) {
   if (!run.single_head()) return not_applicable("the U gate is for 1x1 models");
-  if (run.stopped || run.stop_reason != "max_steps") return fail("stopped at step " + std::to_string(run.steps) + " (" + run.stop_reason + ")");
+  if (run.stopped || run.stop_reason != "max_steps")
+    return fail("stopped at step " + std::to_string(run.steps) + " (" + run.stop_reason + ")");
   if (std::isnan(run.eval_max_abs_error)) return not_applicable("no eval max error recorded");
   if (run.eval_max_abs_error < kUnsolvedError)
     return fail("eval max error " + num(run.eval_max_abs_error) + " < " + num(kUnsolvedError));
@@ -138,7 +143,8 @@ std::string zoo_gate_text(SinkClass sink_class) {
     case SinkClass::S: return "S, stopped runs: BOS@nt >= 0.99 (multi-head: some head >= 0.9)";
     case SinkClass::V: return "V, stopped runs: BOS@nt + virtual@nt >= 0.99 (multi-head: some head >= 0.9)";
     case SinkClass::Z: return "Z, stopped runs: BOS@nt <= 0.01 and no-op row mass <= 0.01 on every head";
-    case SinkClass::C: return "C: BOS_i >= 1 - 0.03 i - 0.01 on every no-op row i (bos_mass_by_row; multi-head: some head)";
+    case SinkClass::C:
+      return "C: BOS_i >= 1 - 0.03 i - 0.01 on every no-op row i (bos_mass_by_row; multi-head: some head)";
     case SinkClass::G: return "G, stopped runs: effective content mass <= 0.01 on every head";
     case SinkClass::U: return "U, 1x1 runs: hit max_steps, eval max error >= 0.02, no-op row mass <= 0.01";
   }
@@ -154,7 +160,8 @@ std::string zoo_gate_cell(const std::vector<SeedVerdict>& seeds, int diverged) {
       case Kind::pass: ++passed; break;
       case Kind::fail:
         ++failed;
-        failures += (failures.empty() ? "" : "; ") + std::string("seed ") + std::to_string(s.seed) + " " + s.verdict.detail;
+        failures +=
+            (failures.empty() ? "" : "; ") + std::string("seed ") + std::to_string(s.seed) + " " + s.verdict.detail;
         break;
       case Kind::not_applicable:
         ++skipped;

@@ -15,7 +15,8 @@ ZooHeadFacts head_facts(const HeadSinkStats& s) {
   h.mass_nontrigger = s.mass_nontrigger_mean;
   h.sink_score = s.sink_score;
   // Files from before content_mass_nontrigger_mean hold the same number as nonbos_mass_nontrigger_mean.
-  h.content_nontrigger = std::isnan(s.content_mass_nontrigger_mean) ? s.nonbos_mass_nontrigger_mean : s.content_mass_nontrigger_mean;
+  h.content_nontrigger =
+      std::isnan(s.content_mass_nontrigger_mean) ? s.nonbos_mass_nontrigger_mean : s.content_mass_nontrigger_mean;
   h.virtual_nontrigger = s.virtual_mass_nontrigger_mean;
   h.effective_content = s.effective_content_mass;
   h.value_weighted_bos = s.value_weighted_bos_share;

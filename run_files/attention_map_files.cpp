@@ -26,7 +26,8 @@ std::filesystem::path attention_map_path(const std::filesystem::path& dir, int l
 void write_attention_maps(const std::filesystem::path& dir, const AttentionMapAccumulator& maps) {
   std::error_code ec;
   // Never write through a symlink planted in a run folder.
-  if (std::filesystem::is_symlink(dir)) throw AttentionMapsError("attention maps: " + dir.string() + " is a symlink, refusing to write through it");
+  if (std::filesystem::is_symlink(dir))
+    throw AttentionMapsError("attention maps: " + dir.string() + " is a symlink, refusing to write through it");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw AttentionMapsError("attention maps: cannot create directory " + dir.string() + ": " + ec.message());
   const std::vector<int64_t> shape = {maps.side(), maps.side()};

@@ -95,8 +95,10 @@ std::string encode_attention_snapshots(const AttentionSnapshots& s, const std::s
     entries.emplace_back("rows.npy", encode_npy_vector("<i4", s.positions, {R}, where + " rows"));
     entries.emplace_back("cols.npy", encode_npy_vector("<i4", s.positions, {R}, where + " cols"));
     entries.emplace_back("roles.npy", encode_npy_vector("|u1", s.roles, {s.seq_len}, where + " roles"));
-    if (!s.tokens.empty()) entries.emplace_back("tokens.npy", encode_npy_vector("<i4", s.tokens, {s.seq_len}, where + " tokens"));
-    if (!s.token_labels.empty()) entries.emplace_back("token_labels.npy", encode_npy_byte_strings(s.token_labels, where + " token_labels"));
+    if (!s.tokens.empty())
+      entries.emplace_back("tokens.npy", encode_npy_vector("<i4", s.tokens, {s.seq_len}, where + " tokens"));
+    if (!s.token_labels.empty())
+      entries.emplace_back("token_labels.npy", encode_npy_byte_strings(s.token_labels, where + " token_labels"));
     const std::vector<int64_t> seq_len{s.seq_len};
     entries.emplace_back("seq_len.npy", encode_npy_vector("<i8", seq_len, {}, where + " seq_len"));
     return encode_npz({}, entries, where);
@@ -117,12 +119,15 @@ AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std
     if (it == arrays.end()) fail(where, "has no array '" + name + "'");
     return it->second;
   };
-  const auto expect_shape = [&](const std::string& name, const std::vector<int64_t>& got, const std::vector<int64_t>& want) {
-    if (got != want) fail(where, "array '" + name + "' has shape " + shape_text(got) + ", expected " + shape_text(want));
+  const auto expect_shape = [&](const std::string& name, const std::vector<int64_t>& got,
+                                const std::vector<int64_t>& want) {
+    if (got != want)
+      fail(where, "array '" + name + "' has shape " + shape_text(got) + ", expected " + shape_text(want));
   };
   const auto ints = [&](const std::string& name) -> const NpzArray& {
     const NpzArray& a = array(name);
-    if (a.is_float() || a.is_strings()) fail(where, "array '" + name + "' has dtype " + a.dtype + ", expected integers");
+    if (a.is_float() || a.is_strings())
+      fail(where, "array '" + name + "' has dtype " + a.dtype + ", expected integers");
     return a;
   };
   const auto floats = [&](const std::string& name) -> const NpzArray& {
@@ -133,7 +138,8 @@ AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std
 
   AttentionSnapshots s;
   const NpzArray& seq_len = ints("seq_len");
-  if (seq_len.element_count() != 1) fail(where, "array 'seq_len' has shape " + shape_text(seq_len.shape) + ", expected one number");
+  if (seq_len.element_count() != 1)
+    fail(where, "array 'seq_len' has shape " + shape_text(seq_len.shape) + ", expected one number");
   if (seq_len.integers[0] < 1 || seq_len.integers[0] > (int64_t{1} << 24))
     fail(where, "seq_len " + std::to_string(seq_len.integers[0]) + " is out of range");
   s.seq_len = static_cast<int>(seq_len.integers[0]);
@@ -143,18 +149,21 @@ AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std
     const NpzArray& a = ints(axis);
     expect_shape(axis, a.shape, {R});
     if (!std::equal(a.integers.begin(), a.integers.end(), s.positions.begin()))
-      fail(where, std::string("array '") + axis + "' is not the documented positions for seq_len " + std::to_string(s.seq_len));
+      fail(where, std::string("array '") + axis + "' is not the documented positions for seq_len " +
+                      std::to_string(s.seq_len));
   }
   const NpzArray& steps = ints("steps");
   if (steps.shape.size() != 1) fail(where, "array 'steps' has shape " + shape_text(steps.shape) + ", expected [S]");
   s.steps = steps.integers;
   if (s.steps.empty()) fail(where, "array 'steps' is empty: no snapshot was stored");
-  if (!std::is_sorted(s.steps.begin(), s.steps.end()) || std::adjacent_find(s.steps.begin(), s.steps.end()) != s.steps.end())
+  if (!std::is_sorted(s.steps.begin(), s.steps.end()) ||
+      std::adjacent_find(s.steps.begin(), s.steps.end()) != s.steps.end())
     fail(where, "array 'steps' is not strictly increasing");
   if (s.steps.front() < 0) fail(where, "array 'steps' starts at step " + std::to_string(s.steps.front()));
   const NpzArray& mean = floats("mean");
   const NpzArray& example = floats("example");
-  if (mean.shape.size() != 5) fail(where, "array 'mean' has shape " + shape_text(mean.shape) + ", expected [S, layers, heads, R, C]");
+  if (mean.shape.size() != 5)
+    fail(where, "array 'mean' has shape " + shape_text(mean.shape) + ", expected [S, layers, heads, R, C]");
   if (mean.shape[1] < 1 || mean.shape[2] < 1 || mean.shape[1] > 65536 || mean.shape[2] > 65536)
     fail(where, "array 'mean' has shape " + shape_text(mean.shape) + ": layers and heads must be >= 1");
   s.layers = static_cast<int>(mean.shape[1]);

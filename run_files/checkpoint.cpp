@@ -37,7 +37,9 @@ std::string encode(const TrainingState& s) {
 }
 
 TrainingState decode(std::string_view bytes, const std::string& file) {
-  const auto fail = [&](const std::string& problem) { return CheckpointError("checkpoint " + file + ": training state: " + problem); };
+  const auto fail = [&](const std::string& problem) {
+    return CheckpointError("checkpoint " + file + ": training state: " + problem);
+  };
   const auto wrong_size = [&] {
     return fail(std::to_string(bytes.size()) + " bytes, a training state has " +
                 std::to_string(kStateBytesBeforeSnapshots) + " (before snapshot records) or " +
@@ -87,7 +89,8 @@ void save_checkpoint(const std::filesystem::path& path, const CheckpointHashes& 
   write_checkpoint_file(path, hashes, params, encode(state));
 }
 
-TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params) {
+TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes,
+                              ParameterStore& params) {
   return decode(read_checkpoint_file(path, hashes, CheckpointUse::resume, params), path.string());
 }
 

@@ -46,7 +46,8 @@ void save_checkpoint(const std::filesystem::path& path, const CheckpointHashes& 
 // For a resume: both hashes must match; restores parameters and optimizer moments. Throws
 // CheckpointError naming the file and the problem. A training state that does not decode is found
 // after the parameters were copied (it passed the data checksum, so only a hand-made file gets there).
-TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes, ParameterStore& params);
+TrainingState load_checkpoint(const std::filesystem::path& path, const CheckpointHashes& hashes,
+                              ParameterStore& params);
 // The training state alone (the step a resume starts from), for readers of a run folder without its model.
 // Throws CheckpointError naming the file.
 TrainingState read_training_state(const std::filesystem::path& path);

@@ -34,7 +34,8 @@ void put(std::string& out, const T& v) {
 }
 
 void put_name(std::string& out, const std::string& name) {
-  if (name.size() > kMaxNameBytes) throw std::logic_error("checkpoint: name longer than " + std::to_string(kMaxNameBytes) + " bytes: " + name);
+  if (name.size() > kMaxNameBytes)
+    throw std::logic_error("checkpoint: name longer than " + std::to_string(kMaxNameBytes) + " bytes: " + name);
   put(out, static_cast<uint32_t>(name.size()));
   out += name;
 }
@@ -96,8 +97,9 @@ auto converted(F&& f) -> decltype(f()) {
 class CheckpointInput {
  public:
   CheckpointInput(const std::filesystem::path& path, const std::string& name)
-      : name_(name),
-        file_(converted([&] { return std::make_unique<ReadableFile>(path, "checkpoint", ReadableFile::kNoSizeLimit); })) {}
+      : name_(name), file_(converted([&] {
+          return std::make_unique<ReadableFile>(path, "checkpoint", ReadableFile::kNoSizeLimit);
+        })) {}
 
   uint64_t size() const { return file_->size(); }
   // Bytes [offset, offset + n), which the caller has checked lie within size().
@@ -139,7 +141,8 @@ constexpr uint64_t kMaxUncheckedTableBytes = uint64_t{64} << 20;
 // extra parameters so that such a file is still read far enough to name them.
 uint64_t table_limit(const ParameterStore& params) {
   uint64_t own = 4 + 4 + 8 + static_cast<uint64_t>(kMaxCheckpointMoments) * (4 + 16);
-  for (const ParameterInfo& p : params.parameters()) own += 4 + p.name.size() + 4 + 8 * static_cast<uint64_t>(p.shape.rank);
+  for (const ParameterInfo& p : params.parameters())
+    own += 4 + p.name.size() + 4 + 8 * static_cast<uint64_t>(p.shape.rank);
   return 4 * own + (1 << 16);
 }
 
@@ -162,12 +165,14 @@ Table parse_table(std::string_view bytes, const CheckpointInput& in) {
   const auto count = c.get<uint32_t>();
   for (uint32_t i = 0; i < count; ++i) {  // each entry takes >= 8 bytes: the table's size bounds the count
     const auto name_bytes = c.get<uint32_t>();
-    if (name_bytes == 0 || name_bytes > kMaxNameBytes) throw fail("a parameter name of " + std::to_string(name_bytes) + " bytes");
+    if (name_bytes == 0 || name_bytes > kMaxNameBytes)
+      throw fail("a parameter name of " + std::to_string(name_bytes) + " bytes");
     TableEntry e;
     e.name = std::string(c.take(name_bytes));
     const auto rank = c.get<uint32_t>();
     if (rank > static_cast<uint32_t>(kMaxRank))
-      throw fail("parameter " + printable(e.name) + " has rank " + std::to_string(rank) + ", at most " + std::to_string(kMaxRank));
+      throw fail("parameter " + printable(e.name) + " has rank " + std::to_string(rank) + ", at most " +
+                 std::to_string(kMaxRank));
     e.shape.rank = static_cast<int>(rank);
     for (uint32_t d = 0; d < rank; ++d) {
       const auto dim = c.get<int64_t>();
@@ -178,10 +183,12 @@ Table parse_table(std::string_view bytes, const CheckpointInput& in) {
   }
   std::unordered_map<std::string_view, size_t> seen;  // views into t.parameters, complete by now
   for (size_t i = 0; i < t.parameters.size(); ++i)
-    if (!seen.emplace(t.parameters[i].name, i).second) throw fail("parameter " + printable(t.parameters[i].name) + " appears twice");
+    if (!seen.emplace(t.parameters[i].name, i).second)
+      throw fail("parameter " + printable(t.parameters[i].name) + " appears twice");
   const auto moments = c.get<uint32_t>();
   if (moments > static_cast<uint32_t>(kMaxCheckpointMoments))
-    throw fail(std::to_string(moments) + " optimizer moment blocks, at most " + std::to_string(kMaxCheckpointMoments) + " exist");
+    throw fail(std::to_string(moments) + " optimizer moment blocks, at most " + std::to_string(kMaxCheckpointMoments) +
+               " exist");
   for (uint32_t m = 0; m < moments; ++m) {
     const auto name_bytes = c.get<uint32_t>();
     if (name_bytes > kMaxNameBytes) throw fail("a moment name of " + std::to_string(name_bytes) + " bytes");
@@ -189,12 +196,14 @@ Table parse_table(std::string_view bytes, const CheckpointInput& in) {
     int k = 0;
     while (k < kMaxCheckpointMoments && name != moment_name(k)) ++k;
     if (k == kMaxCheckpointMoments) throw fail("unknown optimizer moment block '" + printable(name) + "'");
-    if (std::find(t.moments.begin(), t.moments.end(), k) != t.moments.end()) throw fail("moment block " + moment_name(k) + " appears twice");
+    if (std::find(t.moments.begin(), t.moments.end(), k) != t.moments.end())
+      throw fail("moment block " + moment_name(k) + " appears twice");
     t.moments.push_back(k);
   }
   t.training_state_bytes = c.get<uint64_t>();
   if (t.training_state_bytes > kMaxTrainingStateBytes)
-    throw fail("a training state of " + std::to_string(t.training_state_bytes) + " bytes, at most " + std::to_string(kMaxTrainingStateBytes));
+    throw fail("a training state of " + std::to_string(t.training_state_bytes) + " bytes, at most " +
+               std::to_string(kMaxTrainingStateBytes));
   if (!c.at_end()) throw fail("trailing bytes");
   return t;
 }
@@ -209,13 +218,16 @@ std::string mismatches(const Table& table, const ParameterStore& params) {
     if (it == in_file.end())
       problems.push_back("parameter " + p.name + ": the model has it, the checkpoint does not");
     else if (!(it->second->shape == p.shape))
-      problems.push_back("parameter " + p.name + ": checkpoint has shape " + it->second->shape.str() + ", the model " + p.shape.str());
+      problems.push_back("parameter " + p.name + ": checkpoint has shape " + it->second->shape.str() + ", the model " +
+                         p.shape.str());
   }
   for (const TableEntry& e : table.parameters)
-    if (!params.contains(e.name)) problems.push_back("parameter " + printable(e.name) + ": the checkpoint has it, the model does not");
+    if (!params.contains(e.name))
+      problems.push_back("parameter " + printable(e.name) + ": the checkpoint has it, the model does not");
   std::string text;
   for (size_t i = 0; i < problems.size() && i < kMaxProblemsListed; ++i) text += (i ? "; " : "") + problems[i];
-  if (problems.size() > kMaxProblemsListed) text += "; and " + std::to_string(problems.size() - kMaxProblemsListed) + " more";
+  if (problems.size() > kMaxProblemsListed)
+    text += "; and " + std::to_string(problems.size() - kMaxProblemsListed) + " more";
   return text;
 }
 
@@ -238,10 +250,12 @@ Header read_checked_header(const CheckpointInput& in, uint64_t table_limit) {
   h.take(sizeof kMagic);
   const auto format = h.get<uint32_t>();
   if (format >= 1 && format <= kOldestFormat)
-    throw in.error("format " + std::to_string(format) + ", written by an older sinklab; rerun the training (this build reads format " +
+    throw in.error("format " + std::to_string(format) +
+                   ", written by an older sinklab; rerun the training (this build reads format " +
                    std::to_string(kCheckpointFormat) + ")");
   if (format != kCheckpointFormat)
-    throw in.error("format " + std::to_string(format) + ", this build reads format " + std::to_string(kCheckpointFormat));
+    throw in.error("format " + std::to_string(format) + ", this build reads format " +
+                   std::to_string(kCheckpointFormat));
   Header out;
   out.hashes.model = h.get<uint64_t>();
   out.hashes.config = h.get<uint64_t>();
@@ -251,11 +265,12 @@ Header read_checked_header(const CheckpointInput& in, uint64_t table_limit) {
   out.data_sum = h.get<uint64_t>();
 
   if (out.table_bytes > table_limit)
-    throw in.error("corrupt header: a parameter table of " + std::to_string(out.table_bytes) + " bytes, more than this model can need (" +
-                   std::to_string(table_limit) + ")");
+    throw in.error("corrupt header: a parameter table of " + std::to_string(out.table_bytes) +
+                   " bytes, more than this model can need (" + std::to_string(table_limit) + ")");
   if (size - kHeaderBytes < out.table_bytes || size - kHeaderBytes - out.table_bytes != out.data_bytes)
-    throw in.error("truncated or padded (the file has " + std::to_string(size) + " bytes; its header announces a table of " +
-                   std::to_string(out.table_bytes) + " and data of " + std::to_string(out.data_bytes) + ")");
+    throw in.error("truncated or padded (the file has " + std::to_string(size) +
+                   " bytes; its header announces a table of " + std::to_string(out.table_bytes) + " and data of " +
+                   std::to_string(out.data_bytes) + ")");
 
   out.table_text = in.read(kHeaderBytes, out.table_bytes);
   if (fnv1a(fnv1a(kFnv1aBasis, std::string_view(header).substr(0, kHashedHeaderBytes)), out.table_text) != table_sum)
@@ -325,7 +340,9 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   const uint64_t table_bytes = header.table_bytes, data_bytes = header.data_bytes, data_sum = header.data_sum;
   const std::string& table_text = header.table_text;
   if (found.model != expected.model)
-    throw in.error("written for a different model (the model-shaping hash differs: a model.* key, the task's widths or seq_len changed)");
+    throw in.error(
+        "written for a different model (the model-shaping hash differs: a model.* key, the task's widths or seq_len "
+        "changed)");
   if (use == CheckpointUse::resume && found.config != expected.config)
     throw in.error("written for a different config (config hash differs); a run resumes only with its own config");
   const Table table = parse_table(table_text, in);
@@ -341,7 +358,8 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   }
   const uint64_t needed = block_bytes * (1 + table.moments.size()) + table.training_state_bytes;
   if (needed != data_bytes)
-    throw in.error("corrupt header: data of " + std::to_string(data_bytes) + " bytes, the table describes " + std::to_string(needed));
+    throw in.error("corrupt header: data of " + std::to_string(data_bytes) + " bytes, the table describes " +
+                   std::to_string(needed));
   // The whole data's checksum first, read in pieces; then each parameter straight from the file into
   // the store. Holding the data whole would add the store's size times three (values and Adam's
   // moments) to the peak of every resume.
@@ -356,7 +374,8 @@ std::string read_checkpoint_file(const std::filesystem::path& path, const Checkp
   };
   read_block(0, params.values());
   if (use == CheckpointUse::resume)
-    for (size_t m = 0; m < table.moments.size(); ++m) read_block(block_bytes * (1 + m), params.moment(table.moments[m]));
+    for (size_t m = 0; m < table.moments.size(); ++m)
+      read_block(block_bytes * (1 + m), params.moment(table.moments[m]));
   const uint64_t state_start = block_bytes * (1 + table.moments.size());
   return in.read(data_start + state_start, data_bytes - state_start);
 }
@@ -390,7 +409,8 @@ std::string checkpoint_damage(const std::filesystem::path& path) {
     if (too_big || needed != header.data_bytes)
       throw in.error("corrupt header: data of " + std::to_string(header.data_bytes) + " bytes, the table describes " +
                      (too_big ? std::string("more than 2^64") : std::to_string(needed)));
-    if (in.checksum(kHeaderBytes + header.table_bytes, header.data_bytes) != header.data_sum) throw in.error("checksum mismatch (corrupt file)");
+    if (in.checksum(kHeaderBytes + header.table_bytes, header.data_bytes) != header.data_sum)
+      throw in.error("checksum mismatch (corrupt file)");
   } catch (const CheckpointError& e) {
     return e.what();
   }

@@ -20,7 +20,8 @@ std::string sink_rates_line(const char* what, const ExtremeTokenStats& s) {
   std::string line = std::string("  ") + what + " (T " + std::to_string(s.seq_len) + ", " + std::to_string(s.windows) +
                      " windows): ";
   for (int k = 0; k < kFirstKeys; ++k)
-    line += "Sink_" + std::to_string(k + 1) + " " + format("%.1f%%", 100.0 * s.sink_rate[static_cast<size_t>(k)]) + "  ";
+    line +=
+        "Sink_" + std::to_string(k + 1) + " " + format("%.1f%%", 100.0 * s.sink_rate[static_cast<size_t>(k)]) + "  ";
   if (std::isfinite(s.sink_rate_slot)) line += "Sink* " + format("%.1f%%", 100.0 * s.sink_rate_slot) + "  ";
   return line + "\n";
 }
@@ -29,11 +30,13 @@ std::string sink_rates_line(const char* what, const ExtremeTokenStats& s) {
 
 std::string format_extreme_token_table(const ExtremeTokenReport& report) {
   const ExtremeTokenStats& e = report.eval;
-  std::string out = "extreme tokens (docs/sinks-in-language-models.md; eps " + format("%.2f", e.eps) + ", Sink_k = share of heads with alpha_{k-1} > eps)\n";
+  std::string out = "extreme tokens (docs/sinks-in-language-models.md; eps " + format("%.2f", e.eps) +
+                    ", Sink_k = share of heads with alpha_{k-1} > eps)\n";
   out += sink_rates_line("evaluation inputs", e);
   if (report.gu_bos) out += sink_rates_line("Gu's protocol, BOS first", *report.gu_bos);
   if (report.gu_no_bos) out += sink_rates_line("Gu's protocol, no BOS", *report.gu_no_bos);
-  out += "  uniform causal alpha_0 = H_T/T: " + format("%.4f", e.uniform_baseline) + " at T " + std::to_string(e.seq_len) + "\n";
+  out += "  uniform causal alpha_0 = H_T/T: " + format("%.4f", e.uniform_baseline) + " at T " +
+         std::to_string(e.seq_len) + "\n";
   // Per head: the measurement a researcher reads first (Gu's no-BOS protocol when there is one).
   const ExtremeTokenStats& heads = report.gu_no_bos ? *report.gu_no_bos : e;
   out += std::string("  per head (") + (report.gu_no_bos ? "Gu's protocol, no BOS" : "evaluation inputs") + "):\n";
@@ -41,8 +44,9 @@ std::string format_extreme_token_table(const ExtremeTokenReport& report) {
   for (const HeadExtremes& h : heads.heads) {
     char line[200];
     std::snprintf(line, sizeof line, "  %5d %4d  %7s %7s %7s %7s %7s %8s %10s %10s %9s\n", h.layer, h.head,
-                  format("%.4f", h.alpha[0]).c_str(), format("%.4f", h.alpha[1]).c_str(), format("%.4f", h.alpha[2]).c_str(),
-                  format("%.4f", h.alpha[3]).c_str(), format("%.4f", h.alpha_slot).c_str(), format("%.3f", h.value_drain).c_str(),
+                  format("%.4f", h.alpha[0]).c_str(), format("%.4f", h.alpha[1]).c_str(),
+                  format("%.4f", h.alpha[2]).c_str(), format("%.4f", h.alpha[3]).c_str(),
+                  format("%.4f", h.alpha_slot).c_str(), format("%.3f", h.value_drain).c_str(),
                   format("%.3f", h.key_norm_ratio).c_str(), format("%.3f", h.key_cos_first).c_str(),
                   format("%.3f", h.key_cos_others).c_str());
     out += line;
@@ -54,8 +58,9 @@ std::string format_extreme_token_table(const ExtremeTokenReport& report) {
       std::string top;
       for (const TopActivation& a : l.top)
         top += ratio("%.1f", a.ratio) + " (" + std::to_string(a.position) + ", " + std::to_string(a.channel) + ")  ";
-      std::snprintf(line, sizeof line, "  %5d %8s  (%d, %d) %11s  %s\n", l.layer, ratio("%.1f", l.massive_ratio).c_str(),
-                    l.max_position, l.max_channel, ratio("%.2f", l.residual_peak).c_str(), top.c_str());
+      std::snprintf(line, sizeof line, "  %5d %8s  (%d, %d) %11s  %s\n", l.layer,
+                    ratio("%.1f", l.massive_ratio).c_str(), l.max_position, l.max_channel,
+                    ratio("%.2f", l.residual_peak).c_str(), top.c_str());
       out += line;
     }
     for (const LayerExtremes& l : heads.layers)

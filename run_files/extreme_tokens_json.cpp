@@ -27,7 +27,10 @@ nlohmann::json head_json(const HeadExtremes& h) {
 nlohmann::json layer_json(const LayerExtremes& l) {
   nlohmann::json top = nlohmann::json::array();
   for (const TopActivation& a : l.top)
-    top.push_back({{"position", a.position}, {"channel", a.channel}, {"mean_abs", number(a.mean_abs)}, {"ratio", number(a.ratio)}});
+    top.push_back({{"position", a.position},
+                   {"channel", a.channel},
+                   {"mean_abs", number(a.mean_abs)},
+                   {"ratio", number(a.ratio)}});
   return {{"layer", l.layer},
           {"median_abs", number(l.median_abs)},
           {"max_abs", number(l.max_abs)},
@@ -52,8 +55,8 @@ nlohmann::json stats_json(const ExtremeTokenStats& s) {
 int small_int(const nlohmann::json& j, const std::string& key, const std::string& where, int64_t low, int64_t high) {
   const int64_t v = get_int(j, key, where);
   if (v < low || v > high)
-    throw JsonFieldError(field_path(where, key) + ": " + std::to_string(v) + " is outside " + std::to_string(low) + ".." +
-                         std::to_string(high));
+    throw JsonFieldError(field_path(where, key) + ": " + std::to_string(v) + " is outside " + std::to_string(low) +
+                         ".." + std::to_string(high));
   return static_cast<int>(v);
 }
 
@@ -61,7 +64,8 @@ int small_int(const nlohmann::json& j, const std::string& key, const std::string
 double measured(const nlohmann::json& j, const std::string& key, const std::string& where, bool share = false) {
   const double v = get_double(j, key, where);
   if (std::isinf(v) || (share && (v < 0.0 || v > 1.0)))
-    throw JsonFieldError(field_path(where, key) + ": " + std::to_string(v) + (share ? " is not a share in 0..1" : " is not finite"));
+    throw JsonFieldError(field_path(where, key) + ": " + std::to_string(v) +
+                         (share ? " is not a share in 0..1" : " is not finite"));
   return v;
 }
 
@@ -75,8 +79,8 @@ ExtremeTokenStats parse_stats(const nlohmann::json& j, const std::string& where)
   s.uniform_baseline = measured(j, "uniform_baseline", where, true);
   const nlohmann::json& rates = get_array(j, "sink_rate", where);
   if (rates.size() != kFirstKeys)
-    throw JsonFieldError(field_path(where, "sink_rate") + ": has " + std::to_string(rates.size()) + " entries, expected " +
-                         std::to_string(kFirstKeys));
+    throw JsonFieldError(field_path(where, "sink_rate") + ": has " + std::to_string(rates.size()) +
+                         " entries, expected " + std::to_string(kFirstKeys));
   for (size_t k = 0; k < rates.size(); ++k) {
     const nlohmann::json wrapped = {{"v", rates[k]}};
     s.sink_rate[k] = measured(wrapped, "v", field_path(where, "sink_rate[" + std::to_string(k) + "]"), true);

@@ -95,7 +95,8 @@ std::vector<std::string> narrow(std::vector<ShownColumn>& columns) {
     return s.value == RowValue::non_sink_mass && shown(s.rows, RowValue::sink_mass, Reduction::mean) &&
            shown(s.rows, RowValue::row_mass, Reduction::mean);
   });
-  drop_all([&](const HeadStatistic& s) { return s.reduction == Reduction::min && shown(s.rows, s.value, Reduction::mean); });
+  drop_all(
+      [&](const HeadStatistic& s) { return s.reduction == Reduction::min && shown(s.rows, s.value, Reduction::mean); });
   while (table_width(columns) > kNarrowHeadTableWidth && !columns.empty()) drop(columns.end() - 1);
   return left_out;
 }
@@ -147,10 +148,11 @@ std::string sink_onsets(const std::vector<HeadSinkStats>& heads, bool trigger_ta
     return h.sink_onset_step_50.has_value() || h.sink_onset_step_90.has_value();
   });
   if (!any) return {};
-  std::string out = in_role_words("(sink onset, the logged step from which BOS@non-trig stays >= 0.5 / >= 0.9:", trigger_task);
+  std::string out =
+      in_role_words("(sink onset, the logged step from which BOS@non-trig stays >= 0.5 / >= 0.9:", trigger_task);
   for (const HeadSinkStats& h : heads)
-    out += " L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " " + step_or_dash(h.sink_onset_step_50) + "/" +
-           step_or_dash(h.sink_onset_step_90);
+    out += " L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " " + step_or_dash(h.sink_onset_step_50) +
+           "/" + step_or_dash(h.sink_onset_step_90);
   return wrapped(out + "; - = not reached)");
 }
 
@@ -206,7 +208,8 @@ std::string format_head_table(const RunSummary& s, HeadTableWidth width) {
       const size_t w = std::max<size_t>(heading.size(), 6);
       columns.push_back({&stat, std::move(heading), w});
     }
-  const std::vector<std::string> left_out = width == HeadTableWidth::narrow ? narrow(columns) : std::vector<std::string>{};
+  const std::vector<std::string> left_out =
+      width == HeadTableWidth::narrow ? narrow(columns) : std::vector<std::string>{};
 
   out += "layer head";
   for (const ShownColumn& c : columns) out += "  " + right_aligned(c.heading, c.width);
@@ -219,7 +222,8 @@ std::string format_head_table(const RunSummary& s, HeadTableWidth width) {
   }
   size_t heading_width = 0;
   for (const ShownColumn& c : columns) heading_width = std::max(heading_width, c.heading.size());
-  for (const ShownColumn& c : columns) out += legend_line(c.heading, heading_width, in_role_words(first_statement(c.stat->doc), trigger_task));
+  for (const ShownColumn& c : columns)
+    out += legend_line(c.heading, heading_width, in_role_words(first_statement(c.stat->doc), trigger_task));
   if (!left_out.empty()) {
     std::string names;
     for (const std::string& name : left_out) names += (names.empty() ? "" : ", ") + name;
@@ -230,12 +234,14 @@ std::string format_head_table(const RunSummary& s, HeadTableWidth width) {
   if (trigger_task) std::snprintf(trigger, sizeof trigger, "eval trigger j = %d, ", s.eval_trigger);
   // The graded sink excess first: a yes/no at eps calls alpha_0 0.30 a sink where uniform gives 0.21.
   if (s.sink_excess_mean && std::isfinite(*s.sink_excess_mean)) {
-    std::snprintf(line, sizeof line, "(sink excess over uniform %.2f: mean over heads, 0 = uniform, 1 = all on the sink keys)\n",
+    std::snprintf(line, sizeof line,
+                  "(sink excess over uniform %.2f: mean over heads, 0 = uniform, 1 = all on the sink keys)\n",
                   *s.sink_excess_mean);
     out += line;
   }
-  std::snprintf(line, sizeof line, "(%sT = %d; sink: alpha_0 and sink mass > eps = %.2f; uniform H_T/T = %.4f; sink rate %.2f)\n",
-                trigger, s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
+  std::snprintf(line, sizeof line,
+                "(%sT = %d; sink: alpha_0 and sink mass > eps = %.2f; uniform H_T/T = %.4f; sink rate %.2f)\n", trigger,
+                s.seq_len, s.sink_eps, s.uniform_baseline, s.sink_rate);
   out += line;
   out += sink_onsets(s.heads, trigger_task);
   out += "(statistics: docs/analysis.md; - = no such rows in this head; more per head in summary.json)\n";

@@ -18,7 +18,8 @@ std::string field_path(const std::string& where, const std::string& key) {
 
 const nlohmann::json& member(const nlohmann::json& j, const std::string& key, const std::string& where) {
   if (!j.is_object())
-    throw JsonFieldError((where.empty() ? std::string("document") : where) + ": expected an object, got " + j.type_name());
+    throw JsonFieldError((where.empty() ? std::string("document") : where) + ": expected an object, got " +
+                         j.type_name());
   const auto it = j.find(key);
   if (it == j.end()) throw JsonFieldError(field_path(where, key) + ": missing field");
   return *it;

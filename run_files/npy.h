@@ -1,6 +1,6 @@
 #pragma once
-// Minimal .npy files (NumPy format 1.0, C order; float32, and any fixed-size type through encode_npy_typed), so saved attention maps open
-// with numpy.load, and integer arrays read back (token ids). Written by hand because no Debian C++
+// Minimal .npy files (NumPy format 1.0, C order; float32, and any fixed-size type through encode_npy_typed), so saved
+// attention maps open with numpy.load, and integer arrays read back (token ids). Written by hand because no Debian C++
 // package provides it. The readers accept format versions 1.0 to 3.0 but only little-endian data in C order.
 #include <cstdint>
 #include <filesystem>

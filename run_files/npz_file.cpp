@@ -95,7 +95,8 @@ std::string encode_npz(const std::vector<NamedTensor>& tensors, const NpzTextEnt
   return out;
 }
 
-void write_npz(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors, const NpzTextEntries& texts) {
+void write_npz(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+               const NpzTextEntries& texts) {
   write_file_atomically(path, encode_npz(tensors, texts, path.string()));
 }
 

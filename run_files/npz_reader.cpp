@@ -22,7 +22,9 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "npz: little-endian data is read as raw host values");
 
-[[noreturn]] void fail(const std::string& where, const std::string& why) { throw NpzError("npz file " + where + ": " + why); }
+[[noreturn]] void fail(const std::string& where, const std::string& why) {
+  throw NpzError("npz file " + where + ": " + why);
+}
 
 // Bytes per element of a supported dtype, 0 for others.
 size_t item_size(const std::string& dtype) {
@@ -125,7 +127,8 @@ NpzArray read_npy_entry(EntryReader& in, uint64_t declared, const std::string& w
   if (descr.compare(1, 2, "|S") == 0) {  // fixed-width byte strings, NUL-padded: '|S<width>'
     array.dtype = "|S";
     const std::string width = descr.substr(3, descr.size() - 4);
-    if (width.empty() || width.size() > 6 || width.find_first_not_of("0123456789") != std::string::npos || std::stoul(width) == 0)
+    if (width.empty() || width.size() > 6 || width.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(width) == 0)
       fail(where, "unsupported dtype " + descr);
     size = std::stoul(width);
   } else {
@@ -149,8 +152,9 @@ NpzArray read_npy_entry(EntryReader& in, uint64_t declared, const std::string& w
     count *= static_cast<uint64_t>(d);
   }
   if (count == std::numeric_limits<uint64_t>::max() || count * size != data_bytes)
-    fail(where, "data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
-                    (count == std::numeric_limits<uint64_t>::max() ? std::string("more") : std::to_string(count * size)));
+    fail(where,
+         "data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
+             (count == std::numeric_limits<uint64_t>::max() ? std::string("more") : std::to_string(count * size)));
   const uint64_t decoded = count * decoded_bytes(array, size);  // count * size fits: it is data_bytes
   if (decoded > budget || data_bytes > budget - decoded)
     fail(where, "its " + std::to_string(count) + " values need " + std::to_string(decoded + data_bytes) +
@@ -171,7 +175,9 @@ NpzArray read_npy_entry(EntryReader& in, uint64_t declared, const std::string& w
     array.floats.resize(count);
     for (uint64_t i = 0; i < count; ++i) {
       const char* p = data + i * size;
-      array.floats[i] = size == 2 ? half_to_float(load<uint16_t>(p)) : size == 4 ? load<float>(p) : static_cast<float>(load<double>(p));
+      array.floats[i] = size == 2   ? half_to_float(load<uint16_t>(p))
+                        : size == 4 ? load<float>(p)
+                                    : static_cast<float>(load<double>(p));
     }
   } else {
     array.integers.resize(count);

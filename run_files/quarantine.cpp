@@ -18,7 +18,8 @@ fs::path move_to_quarantine(const fs::path& file, const std::string& run_id, con
   if (ec) throw std::runtime_error("cannot create quarantine folder '" + quarantine.string() + "': " + ec.message());
   const std::string name = run_id + "." + file.filename().string();
   fs::path target = quarantine / name;
-  for (int n = 2; fs::exists(fs::symlink_status(target, ec)); ++n) target = quarantine / (name + "." + std::to_string(n));
+  for (int n = 2; fs::exists(fs::symlink_status(target, ec)); ++n)
+    target = quarantine / (name + "." + std::to_string(n));
   fs::rename(file, target, ec);
   if (ec) throw std::runtime_error("cannot move '" + file.string() + "' to '" + target.string() + "': " + ec.message());
   return target;

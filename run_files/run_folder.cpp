@@ -79,7 +79,8 @@ void check_new_run_folder(const std::filesystem::path& dir, const std::filesyste
   switch (inspect_run_folder(dir)) {
     case RunFolderState::empty: return;
     case RunFolderState::finished:
-      throw std::invalid_argument("--out " + dir.string() + " already holds a finished run (summary.json); pass --force to overwrite");
+      throw std::invalid_argument("--out " + dir.string() +
+                                  " already holds a finished run (summary.json); pass --force to overwrite");
     case RunFolderState::unfinished:
       throw std::invalid_argument("--out " + dir.string() + " holds an unfinished run; " + unfinished_hint);
   }

@@ -45,12 +45,15 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
         {"onednn_isa", cpu.onednn_isa},
         {"kernel_path", cpu.kernel_path}}},
       {"libraries",
-       {{"onednn", std::to_string(dnnl->major) + "." + std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch)},
-        {"yaml-cpp", SINKLAB_YAML_CPP_VERSION},
-        {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
-                              std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+       {
+           {"onednn",
+            std::to_string(dnnl->major) + "." + std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch)},
+           {"yaml-cpp", SINKLAB_YAML_CPP_VERSION},
+           {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                                 std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                                 std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
 #ifdef _OPENMP
-        {"openmp", _OPENMP},
+           {"openmp", _OPENMP},
 #endif
        }},
   };

@@ -43,7 +43,9 @@ nlohmann::json head_json(const HeadSinkStats& s, HeadForm form) {
   }
   if (form == HeadForm::evaluation) {
     if (!s.bos_mass_by_row.empty()) j[kBosMassByRow] = s.bos_mass_by_row;  // empty: unknown, left out
-    const auto step_or_null = [](const std::optional<int64_t>& step) { return step ? nlohmann::json(*step) : nlohmann::json(); };
+    const auto step_or_null = [](const std::optional<int64_t>& step) {
+      return step ? nlohmann::json(*step) : nlohmann::json();
+    };
     j[kOnset50] = step_or_null(s.sink_onset_step_50);
     j[kOnset90] = step_or_null(s.sink_onset_step_90);
   }
@@ -69,8 +71,8 @@ std::vector<double> number_array(const nlohmann::json& j, const char* key, const
   for (size_t i = 0; i < array.size(); ++i) {
     const nlohmann::json& v = array[i];
     if (!v.is_null() && !v.is_number())
-      throw JsonFieldError(field_path(where, std::string(key) + "[" + std::to_string(i) + "]") + ": expected a number, got " +
-                           v.type_name());
+      throw JsonFieldError(field_path(where, std::string(key) + "[" + std::to_string(i) + "]") +
+                           ": expected a number, got " + v.type_name());
     out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
   }
   return out;
@@ -91,7 +93,8 @@ HeadSinkStats parse_head(const nlohmann::json& j, const std::string& where) {
       s.*stat.number = get_double(j, stat.name, where);
   }
   // Evaluation-only facts, absent from metrics lines and from files written before them.
-  if (j.contains(kBosMassByRow) && !j[kBosMassByRow].is_null()) s.bos_mass_by_row = number_array(j, kBosMassByRow, where);
+  if (j.contains(kBosMassByRow) && !j[kBosMassByRow].is_null())
+    s.bos_mass_by_row = number_array(j, kBosMassByRow, where);
   s.sink_onset_step_50 = optional_step(j, kOnset50, where);
   s.sink_onset_step_90 = optional_step(j, kOnset90, where);
   return s;
@@ -173,14 +176,18 @@ void check_extreme_tokens(const ExtremeTokenReport& r, int layers, int heads_per
     if (!stats) continue;
     const std::string at = std::string("extreme_tokens.") + key;
     if (static_cast<int64_t>(stats->heads.size()) != static_cast<int64_t>(layers) * heads_per_layer)
-      throw JsonFieldError(at + ".heads: has " + std::to_string(stats->heads.size()) + " entries, expected layers * heads_per_layer");
+      throw JsonFieldError(at + ".heads: has " + std::to_string(stats->heads.size()) +
+                           " entries, expected layers * heads_per_layer");
     for (size_t i = 0; i < stats->heads.size(); ++i)
-      if (stats->heads[i].layer != static_cast<int>(i) / heads_per_layer || stats->heads[i].head != static_cast<int>(i) % heads_per_layer)
+      if (stats->heads[i].layer != static_cast<int>(i) / heads_per_layer ||
+          stats->heads[i].head != static_cast<int>(i) % heads_per_layer)
         throw JsonFieldError(at + ".heads[" + std::to_string(i) + "]: expected layer-major order");
     if (stats->layers.size() > static_cast<size_t>(layers))
-      throw JsonFieldError(at + ".layers: has " + std::to_string(stats->layers.size()) + " entries, more than the run's layers");
+      throw JsonFieldError(at + ".layers: has " + std::to_string(stats->layers.size()) +
+                           " entries, more than the run's layers");
     for (const LayerExtremes& l : stats->layers)
-      if (l.layer >= layers) throw JsonFieldError(at + ".layers: layer " + std::to_string(l.layer) + " is not one of the run's");
+      if (l.layer >= layers)
+        throw JsonFieldError(at + ".layers: layer " + std::to_string(l.layer) + " is not one of the run's");
   }
 }
 
@@ -198,7 +205,8 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   if (j.contains("task_baselines")) {
     const auto& b = j.at("task_baselines");
     if (!b.is_object()) throw JsonFieldError("task_baselines: expected an object of numbers");
-    for (const auto& [name, value] : b.items()) r.task_baselines.emplace_back(name, get_double(b, name, "task_baselines"));
+    for (const auto& [name, value] : b.items())
+      r.task_baselines.emplace_back(name, get_double(b, name, "task_baselines"));
   }
   r.normalizer = get_string(j, "normalizer", "");
   r.layers = get_small_int(j, "layers", "");
@@ -212,13 +220,15 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   if (r.seq_len < 1 || r.seq_len > kMaxSeqLen)
     throw JsonFieldError("seq_len: " + std::to_string(r.seq_len) + " is outside 1.." + std::to_string(kMaxSeqLen));
   // Squared errors and losses cannot be negative: such a file was not written by a run (reports average them).
-  for (const auto& [key, value] : {std::pair{"eval_mse", r.eval_mse}, std::pair{"eval_max_abs_error", r.eval_max_abs_error},
-                                   std::pair{"train_loss", r.train_loss}})
+  for (const auto& [key, value] :
+       {std::pair{"eval_mse", r.eval_mse}, std::pair{"eval_max_abs_error", r.eval_max_abs_error},
+        std::pair{"train_loss", r.train_loss}})
     if (value < 0) throw JsonFieldError(std::string(key) + ": " + std::to_string(value) + " is negative");
   if (r.steps < 0) throw JsonFieldError("steps: " + std::to_string(r.steps) + " is negative");
   if (r.diverged()) {  // a diverged run has no statistics to report
-    if (!r.heads.empty()) throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
-                                               std::to_string(r.heads.size()) + " entries");
+    if (!r.heads.empty())
+      throw JsonFieldError("heads: a diverged run (stop_reason non_finite) has no statistics, got " +
+                           std::to_string(r.heads.size()) + " entries");
     s = std::move(r);
     return;
   }
@@ -229,12 +239,13 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
   // 64-bit: two int fields near 2^31 must not wrap into a plausible-looking count.
   const int64_t expected = static_cast<int64_t>(r.layers) * r.heads_per_layer;
   if (static_cast<int64_t>(r.heads.size()) != expected)
-    throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) + " entries, expected layers * heads_per_layer = " +
-                         std::to_string(expected));
+    throw JsonFieldError("heads: has " + std::to_string(r.heads.size()) +
+                         " entries, expected layers * heads_per_layer = " + std::to_string(expected));
   for (size_t i = 0; i < r.heads.size(); ++i) {
-    if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer || r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
-      throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) + ", head " +
-                           std::to_string(r.heads[i].head) + "), expected layer-major order");
+    if (r.heads[i].layer != static_cast<int>(i) / r.heads_per_layer ||
+        r.heads[i].head != static_cast<int>(i) % r.heads_per_layer)
+      throw JsonFieldError("heads[" + std::to_string(i) + "]: is (layer " + std::to_string(r.heads[i].layer) +
+                           ", head " + std::to_string(r.heads[i].head) + "), expected layer-major order");
     // Reports index it by row.
     const size_t rows = r.heads[i].bos_mass_by_row.size();
     if (rows != 0 && rows != static_cast<size_t>(r.seq_len))

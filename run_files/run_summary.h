@@ -95,8 +95,10 @@ struct MetricsRecord {
   SINKLAB_RUN_NUMBER_ENTRY(MetricsRecord, name, in_run_table, format, doc, &MetricsRecord::name, nullptr)
 #define SINKLAB_STEP_WHEN_DEFINED(name, in_run_table, format, doc) \
   SINKLAB_RUN_NUMBER_ENTRY(MetricsRecord, name, in_run_table, format, doc, nullptr, &MetricsRecord::name)
-inline constexpr std::array kRunSummaryNumbers = {SINKLAB_RUN_NUMBERS(SINKLAB_SUMMARY_ALWAYS, SINKLAB_SUMMARY_WHEN_DEFINED)};
-inline constexpr std::array kMetricsRecordNumbers = {SINKLAB_STEP_NUMBERS(SINKLAB_STEP_ALWAYS, SINKLAB_STEP_WHEN_DEFINED)};
+inline constexpr std::array kRunSummaryNumbers = {
+    SINKLAB_RUN_NUMBERS(SINKLAB_SUMMARY_ALWAYS, SINKLAB_SUMMARY_WHEN_DEFINED)};
+inline constexpr std::array kMetricsRecordNumbers = {
+    SINKLAB_STEP_NUMBERS(SINKLAB_STEP_ALWAYS, SINKLAB_STEP_WHEN_DEFINED)};
 #undef SINKLAB_RUN_NUMBER_ENTRY
 #undef SINKLAB_SUMMARY_ALWAYS
 #undef SINKLAB_SUMMARY_WHEN_DEFINED

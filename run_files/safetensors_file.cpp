@@ -94,7 +94,8 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_byte
   if (rule == DtypeRule::f32_only && dtype.get<std::string>() != "F32")
     fail(where, tensor + ": dtype " + printable(dtype.get<std::string>()) + " is not supported (only F32, float32)");
   const uint64_t element_bytes = dtype_bytes(dtype.get<std::string>());
-  if (element_bytes == 0) fail(where, tensor + ": dtype " + printable(dtype.get<std::string>()) + " is not a safetensors dtype");
+  if (element_bytes == 0)
+    fail(where, tensor + ": dtype " + printable(dtype.get<std::string>()) + " is not a safetensors dtype");
 
   Entry e;
   e.name = name;
@@ -107,7 +108,8 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_byte
     e.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
   }
   const Json& offsets = field("data_offsets");
-  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned())
     fail(where, tensor + ": data_offsets " + printable(offsets.dump()) + " is not [begin, end] with integers >= 0");
   e.begin = offsets[0].get<uint64_t>();
   e.end = offsets[1].get<uint64_t>();
@@ -236,8 +238,9 @@ ParsedHeader parse_header(std::string_view text, uint64_t data_bytes, DtypeRule 
   const Entry* previous = nullptr;
   for (const Entry& e : entries) {
     if (e.begin < covered)
-      fail(where, "tensors " + printable(previous->name) + " and " + printable(e.name) + " overlap in the data (bytes " +
-                      std::to_string(e.begin) + " .. " + std::to_string(covered) + ")");
+      fail(where, "tensors " + printable(previous->name) + " and " + printable(e.name) +
+                      " overlap in the data (bytes " + std::to_string(e.begin) + " .. " + std::to_string(covered) +
+                      ")");
     if (e.begin > covered)
       fail(where, "bytes " + std::to_string(covered) + " .. " + std::to_string(e.begin) +
                       " of the data belong to no tensor");
@@ -316,7 +319,8 @@ NamedTensor SafetensorsReader::read(const std::string& name) const {
   const SafetensorsEntry* e = find(name);
   if (!e) fail(where, "has no tensor " + printable(name));
   if (e->dtype != "F32" && e->dtype != "F16" && e->dtype != "BF16")
-    fail(where, "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
+    fail(where,
+         "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
   const std::string bytes = read_file_range(path_, data_start_ + e->begin, e->end - e->begin, "safetensors file");
   NamedTensor t{e->name, e->shape, {}};
   if (e->dtype == "F32") {
@@ -339,7 +343,8 @@ void SafetensorsReader::read_into(const std::string& name, uint64_t begin, uint6
   const SafetensorsEntry* e = find(name);
   if (!e) fail(where, "has no tensor " + printable(name));
   if (e->dtype != "F32" && e->dtype != "F16" && e->dtype != "BF16")
-    fail(where, "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
+    fail(where,
+         "tensor " + printable(name) + ": dtype " + e->dtype + " cannot be read as float32 (F32, F16 or BF16 only)");
   const uint64_t width = e->dtype == "F32" ? 4 : 2, elements = (e->end - e->begin) / width;
   if (begin > elements || count > elements - begin)
     fail(where, "tensor " + printable(name) + ": elements [" + std::to_string(begin) + ", " +

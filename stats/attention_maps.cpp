@@ -44,7 +44,8 @@ void AttentionMapAccumulator::add(int layer, const float* probs, int batch, cons
   check(layer, 0);
   if (batch < 0) throw AttentionMapsError("attention maps: negative batch size");
   if (batch > 0 && probs == nullptr) throw AttentionMapsError("attention maps: null probs pointer");
-  const size_t T = static_cast<size_t>(seq_len_), step = static_cast<size_t>(stride_), side = static_cast<size_t>(side_);
+  const size_t T = static_cast<size_t>(seq_len_), step = static_cast<size_t>(stride_),
+               side = static_cast<size_t>(side_);
   int64_t& n = samples_[static_cast<size_t>(layer)];
   for (int b = 0; b < batch; ++b) {
     const double count = static_cast<double>(n + 1);
@@ -77,9 +78,11 @@ int64_t AttentionMapAccumulator::samples(int layer) const {
 
 std::vector<float> AttentionMapAccumulator::mean(int layer, int head) const {
   check(layer, head);
-  if (samples(layer) == 0) throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
+  if (samples(layer) == 0)
+    throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
   const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
-  return std::vector<float>(mean_.begin() + static_cast<std::ptrdiff_t>(o), mean_.begin() + static_cast<std::ptrdiff_t>(o + TT));
+  return std::vector<float>(mean_.begin() + static_cast<std::ptrdiff_t>(o),
+                            mean_.begin() + static_cast<std::ptrdiff_t>(o + TT));
 }
 
 std::vector<float> AttentionMapAccumulator::stddev(int layer, int head) const {
@@ -89,15 +92,18 @@ std::vector<float> AttentionMapAccumulator::stddev(int layer, int head) const {
   const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
   std::vector<float> out(TT, 0.0f);
   if (n < 2) return out;
-  for (size_t e = 0; e < TT; ++e) out[e] = static_cast<float>(std::sqrt(std::max(0.0, m2_[o + e] / static_cast<double>(n - 1))));
+  for (size_t e = 0; e < TT; ++e)
+    out[e] = static_cast<float>(std::sqrt(std::max(0.0, m2_[o + e] / static_cast<double>(n - 1))));
   return out;
 }
 
 std::vector<float> AttentionMapAccumulator::sample0(int layer, int head) const {
   check(layer, head);
-  if (samples(layer) == 0) throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
+  if (samples(layer) == 0)
+    throw AttentionMapsError("attention maps: layer " + std::to_string(layer) + " has no samples");
   const size_t o = offset(layer, head), TT = static_cast<size_t>(side_) * side_;
-  return std::vector<float>(sample0_.begin() + static_cast<std::ptrdiff_t>(o), sample0_.begin() + static_cast<std::ptrdiff_t>(o + TT));
+  return std::vector<float>(sample0_.begin() + static_cast<std::ptrdiff_t>(o),
+                            sample0_.begin() + static_cast<std::ptrdiff_t>(o + TT));
 }
 
 }  // namespace sinklab

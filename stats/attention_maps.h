@@ -41,8 +41,8 @@ class AttentionMapAccumulator {
   void add(int layer, const float* probs, int batch);
   void add(int layer, const float* probs, int batch, const AttentionBlockLayout& layout);
 
-  // [side * side] row-major, cell (r, c) = query r * stride, key c * stride. stddev is the sample standard deviation (n - 1 in the denominator, as
-  // torch.std), 0 when only one input was seen. Throw when the layer has no samples.
+  // [side * side] row-major, cell (r, c) = query r * stride, key c * stride. stddev is the sample standard deviation (n
+  // - 1 in the denominator, as torch.std), 0 when only one input was seen. Throw when the layer has no samples.
   std::vector<float> mean(int layer, int head) const;
   std::vector<float> stddev(int layer, int head) const;
   std::vector<float> sample0(int layer, int head) const;

@@ -6,7 +6,8 @@
 namespace sinklab {
 
 std::vector<int32_t> snapshot_positions(int seq_len) {
-  if (seq_len < 1) throw AttentionSnapshotError("attention snapshots: seq_len must be >= 1 (got " + std::to_string(seq_len) + ")");
+  if (seq_len < 1)
+    throw AttentionSnapshotError("attention snapshots: seq_len must be >= 1 (got " + std::to_string(seq_len) + ")");
   std::vector<int32_t> p;
   if (seq_len <= kSnapshotFullSide) {
     for (int i = 0; i < seq_len; ++i) p.push_back(i);
@@ -14,7 +15,8 @@ std::vector<int32_t> snapshot_positions(int seq_len) {
   }
   const int64_t middle = seq_len - 2 * kSnapshotEdge;  // > kSnapshotMiddleBins, so no bin is empty
   for (int i = 0; i < kSnapshotEdge; ++i) p.push_back(i);
-  for (int b = 0; b < kSnapshotMiddleBins; ++b) p.push_back(static_cast<int32_t>(kSnapshotEdge + b * middle / kSnapshotMiddleBins));
+  for (int b = 0; b < kSnapshotMiddleBins; ++b)
+    p.push_back(static_cast<int32_t>(kSnapshotEdge + b * middle / kSnapshotMiddleBins));
   for (int i = seq_len - kSnapshotEdge; i < seq_len; ++i) p.push_back(i);
   return p;
 }
@@ -23,7 +25,8 @@ SnapshotMapAccumulator::SnapshotMapAccumulator(int layers, int heads, int seq_le
     : layers_(layers), heads_(heads), seq_len_(seq_len) {
   if (layers < 1 || heads < 1 || seq_len < 1)
     throw AttentionSnapshotError("attention snapshots: layers, heads and seq_len must be >= 1 (got " +
-                                 std::to_string(layers) + ", " + std::to_string(heads) + ", " + std::to_string(seq_len) + ")");
+                                 std::to_string(layers) + ", " + std::to_string(heads) + ", " +
+                                 std::to_string(seq_len) + ")");
   positions_ = snapshot_positions(seq_len);
   side_ = static_cast<int>(positions_.size());
   bin_of_.resize(static_cast<size_t>(seq_len));
@@ -76,7 +79,8 @@ void SnapshotMapAccumulator::add(int layer, const float* probs, int batch, const
 }
 
 int64_t SnapshotMapAccumulator::samples(int layer) const {
-  if (layer < 0 || layer >= layers_) throw AttentionSnapshotError("attention snapshots: layer " + std::to_string(layer) + " out of range");
+  if (layer < 0 || layer >= layers_)
+    throw AttentionSnapshotError("attention snapshots: layer " + std::to_string(layer) + " out of range");
   return samples_[static_cast<size_t>(layer)];
 }
 
@@ -107,8 +111,8 @@ void AttentionSnapshots::append(int64_t step, const SnapshotMapAccumulator& maps
                                  " do not fit snapshots of " + std::to_string(layers) + " x " + std::to_string(heads) +
                                  " at T " + std::to_string(seq_len));
   if (!steps.empty() && step <= steps.back())
-    throw AttentionSnapshotError("attention snapshots: step " + std::to_string(step) + " is not after the last kept step " +
-                                 std::to_string(steps.back()));
+    throw AttentionSnapshotError("attention snapshots: step " + std::to_string(step) +
+                                 " is not after the last kept step " + std::to_string(steps.back()));
   const std::vector<float> m = maps.mean(), x = maps.example();
   steps.push_back(step);
   mean.insert(mean.end(), m.begin(), m.end());
@@ -129,8 +133,10 @@ void AttentionSnapshots::keep_multiples_of(int64_t interval) {
     if (steps[i] % interval != 0) continue;
     if (kept != i) {
       steps[kept] = steps[i];
-      std::copy_n(mean.begin() + static_cast<std::ptrdiff_t>(i * b), b, mean.begin() + static_cast<std::ptrdiff_t>(kept * b));
-      std::copy_n(example.begin() + static_cast<std::ptrdiff_t>(i * b), b, example.begin() + static_cast<std::ptrdiff_t>(kept * b));
+      std::copy_n(mean.begin() + static_cast<std::ptrdiff_t>(i * b), b,
+                  mean.begin() + static_cast<std::ptrdiff_t>(kept * b));
+      std::copy_n(example.begin() + static_cast<std::ptrdiff_t>(i * b), b,
+                  example.begin() + static_cast<std::ptrdiff_t>(kept * b));
     }
     ++kept;
   }

@@ -111,7 +111,8 @@ void ExtremeTokenMeter::add_head_window(const AttentionView& view, int64_t b, in
     const float* qi = q + i * D;
     const double q_norm = norm_of(qi, D);
     cos_first += cosine(dot_of(qi, k, D), q_norm, key_norms[0]);
-    for (int64_t j = 1; j <= i; ++j) cos_others += cosine(dot_of(qi, k + j * D, D), q_norm, key_norms[static_cast<size_t>(j)]);
+    for (int64_t j = 1; j <= i; ++j)
+      cos_others += cosine(dot_of(qi, k + j * D, D), q_norm, key_norms[static_cast<size_t>(j)]);
     others += i;
   }
   s.key_cos_first += cos_first / static_cast<double>(T - 1);
@@ -145,7 +146,8 @@ void ExtremeTokenMeter::on_activation(std::string_view name, const Tensor& value
     s.channels = static_cast<int>(C);
     s.mean_abs.assign(static_cast<size_t>(T * C), 0.0);
   }
-  if (static_cast<int64_t>(s.mean_abs.size()) != T * C) throw std::logic_error("ExtremeTokenMeter: windows of different lengths");
+  if (static_cast<int64_t>(s.mean_abs.size()) != T * C)
+    throw std::logic_error("ExtremeTokenMeter: windows of different lengths");
   std::vector<double> norms(static_cast<size_t>(T));
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t i = 0; i < T; ++i) {
@@ -227,8 +229,9 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
     std::vector<size_t> order(s.mean_abs.size());
     std::iota(order.begin(), order.end(), size_t{0});
     const size_t top = std::min<size_t>(kTopActivations, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                      [&](size_t a, size_t b) { return s.mean_abs[a] > s.mean_abs[b] || (s.mean_abs[a] == s.mean_abs[b] && a < b); });
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+        [&](size_t a, size_t b) { return s.mean_abs[a] > s.mean_abs[b] || (s.mean_abs[a] == s.mean_abs[b] && a < b); });
     for (size_t t = 0; t < top; ++t) {
       TopActivation a;
       a.position = static_cast<int>(order[t] / static_cast<size_t>(s.channels));

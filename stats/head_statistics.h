@@ -64,58 +64,58 @@ enum class InFiles : uint8_t { required, null_when_absent };
 // NUMBER(name, rows, value, reduction, column, in_files, in_run_table, doc) is a double, FLAG(...) a
 // bool; in_run_table (stats/run_numbers.h) puts it, per head, in the report's summary.csv. Keep the
 // names: they are the JSON keys that reports and users read.
-#define SINKLAB_HEAD_STATISTICS(NUMBER, FLAG)                                                                      \
-  NUMBER(bos_mass_nontrigger_mean, no_op, sink_mass, mean, "BOS@non-trig", required, yes,                               \
-         "attention parked on the sink keys by rows that have nothing to do")                                      \
-  NUMBER(bos_mass_nontrigger_min, no_op, sink_mass, min, "BOS min", required, no,                                      \
-         "the weakest such row: a sink holds on every row only if this is high too")                               \
-  NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required, yes,                                        \
-         "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off")  \
-  NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required, no,                             \
+#define SINKLAB_HEAD_STATISTICS(NUMBER, FLAG)                                                                         \
+  NUMBER(bos_mass_nontrigger_mean, no_op, sink_mass, mean, "BOS@non-trig", required, yes,                             \
+         "attention parked on the sink keys by rows that have nothing to do")                                         \
+  NUMBER(bos_mass_nontrigger_min, no_op, sink_mass, min, "BOS min", required, no,                                     \
+         "the weakest such row: a sink holds on every row only if this is high too")                                  \
+  NUMBER(mass_nontrigger_mean, no_op, row_mass, mean, "row mass", required, yes,                                      \
+         "how much attention a no-op row spends at all: 1 for softmax, near 0 for a relu head that switches off")     \
+  NUMBER(nonbos_mass_nontrigger_mean, no_op, non_sink_mass, mean, "non-BOS", required, no,                            \
          "what a no-op row spends on ordinary keys; the same number as content_mass_nontrigger_mean, kept for older " \
-         "files and readers")                                                                                      \
-  NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required, no,                                               \
-         "attention the working row still parks on the sink")                                                      \
-  NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required, no,                                        \
-         "the trigger row averages keys 1..j: ideally 1/j")                                                        \
-  NUMBER(trigger_keys_max_deviation, active, keys_max_deviation, mean, "trig dev", required, no,                       \
-         "the spread around that ideal average (a mean of per-row maxima)")                                        \
-  NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required, yes,                                            \
-         "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")    \
+         "files and readers")                                                                                         \
+  NUMBER(trigger_bos, active, sink_mass, mean, "trig BOS", required, no,                                              \
+         "attention the working row still parks on the sink")                                                         \
+  NUMBER(trigger_keys_mean, active, keys_mean, mean, "trig keys", required, no,                                       \
+         "the trigger row averages keys 1..j: ideally 1/j")                                                           \
+  NUMBER(trigger_keys_max_deviation, active, keys_max_deviation, mean, "trig dev", required, no,                      \
+         "the spread around that ideal average (a mean of per-row maxima)")                                           \
+  NUMBER(sink_score, all, sink_share, sample_mean, "alpha_0", required, yes,                                          \
+         "alpha_0 of Gu et al. 2024; renormalizing each row makes it usable for unnormalized (relu) attention")       \
   FLAG(sink_head, all, sink_share, above_eps, "sink", required, no,                                                   \
-       "`sink_score > eps` and the sink keys' own mass on the same rows > eps: a share of rows that spend mass")         \
-  NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required, yes,                                           \
-         "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                               \
-  NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent, no,                                    \
-         "sink mass over every row, for tasks without no-op rows")                                                 \
-  NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent, no,                                        \
-         "row mass over every row, for tasks without no-op rows")                                                  \
-  NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent, no,                                   \
-         "entropy over every row, for tasks without no-op rows")                                                   \
-  NUMBER(content_mass_nontrigger_mean, no_op, non_sink_mass, mean, "", null_when_absent, no,                           \
-         "content mass: what a no-op row spends on ordinary (non-sink) keys")                                      \
-  NUMBER(effective_content_mass, no_op, gated_non_sink_mass, mean, "", null_when_absent, no,                           \
-         "content mass that reaches the output past the head's gate (= content mass without a gate)")              \
-  NUMBER(virtual_mass_nontrigger_mean, no_op, virtual_mass, mean, "virtual", null_when_absent, no,                     \
-         "mass a no-op row sends to no key: a virtual slot (softmax_n, sink logit, key bias), 1 - row sum "        \
-         "(softpick, clipped; negative possible), 1 - gate (gated), 0 for simplex rows; null for unnormalized rows") \
-  NUMBER(value_weighted_bos_share, no_op, value_weighted_sink_share, mean, "vBOS@nt", null_when_absent, no,            \
+       "`sink_score > eps` and the sink keys' own mass on the same rows > eps: a share of rows that spend mass")      \
+  NUMBER(entropy_nontrigger, no_op, entropy, mean, "entropy", required, yes,                                          \
+         "how spread a no-op row's attention is (natural log): 0 for a one-hot row")                                  \
+  NUMBER(bos_mass_mean, non_sink, sink_mass, mean, "BOS@all", null_when_absent, no,                                   \
+         "sink mass over every row, for tasks without no-op rows")                                                    \
+  NUMBER(mass_mean, non_sink, row_mass, mean, "mass@all", null_when_absent, no,                                       \
+         "row mass over every row, for tasks without no-op rows")                                                     \
+  NUMBER(entropy_mean, non_sink, entropy, mean, "entropy@all", null_when_absent, no,                                  \
+         "entropy over every row, for tasks without no-op rows")                                                      \
+  NUMBER(content_mass_nontrigger_mean, no_op, non_sink_mass, mean, "", null_when_absent, no,                          \
+         "content mass: what a no-op row spends on ordinary (non-sink) keys")                                         \
+  NUMBER(effective_content_mass, no_op, gated_non_sink_mass, mean, "", null_when_absent, no,                          \
+         "content mass that reaches the output past the head's gate (= content mass without a gate)")                 \
+  NUMBER(virtual_mass_nontrigger_mean, no_op, virtual_mass, mean, "virtual", null_when_absent, no,                    \
+         "mass a no-op row sends to no key: a virtual slot (softmax_n, sink logit, key bias), 1 - row sum "           \
+         "(softpick, clipped; negative possible), 1 - gate (gated), 0 for simplex rows; null for unnormalized rows")  \
+  NUMBER(value_weighted_bos_share, no_op, value_weighted_sink_share, mean, "vBOS@nt", null_when_absent, no,           \
          "the sink keys' share of what a no-op row adds to the output, weights times value norms norm(W_O W_V x_k); " \
-         "null without value norms")                                                                               \
-  NUMBER(value_weighted_bos_share_v, no_op, value_weighted_sink_share_v, mean, "", null_when_absent, no,               \
-         "the same share with norm(W_V x_k), before W_O")                                                           \
-  NUMBER(value_weighted_zero_rows, no_op, value_weighted_zero, mean, "", null_when_absent, no,                         \
-         "fraction of no-op rows that add nothing to the output (left out of value_weighted_bos_share)")            \
-  NUMBER(sink_score_abs, all, sink_share_abs, sample_mean, "", null_when_absent, no,                                   \
-         "sink_score on abs(A) / row sum of abs(A), for weights of either sign")                                  \
-  NUMBER(gate_nontrigger_mean, no_op, gate, mean, "gate@nt", null_when_absent, no,                                     \
-         "output gate of no-op rows (gated attention); null without a gate")                                       \
-  NUMBER(gate_trigger_mean, active, gate, mean, "", null_when_absent, no,                                              \
-         "output gate of active rows; null without a gate")                                                        \
-  NUMBER(mass_trigger_mean, active, row_mass, mean, "", null_when_absent, no,                                          \
-         "how much attention the working rows spend: with mass_nontrigger_mean, shows a relu head that is on "       \
-         "where there is work and off elsewhere")                                                                  \
-  NUMBER(sink_excess, all, sink_excess, sample_mean, "excess", null_when_absent, yes,                                  \
+         "null without value norms")                                                                                  \
+  NUMBER(value_weighted_bos_share_v, no_op, value_weighted_sink_share_v, mean, "", null_when_absent, no,              \
+         "the same share with norm(W_V x_k), before W_O")                                                             \
+  NUMBER(value_weighted_zero_rows, no_op, value_weighted_zero, mean, "", null_when_absent, no,                        \
+         "fraction of no-op rows that add nothing to the output (left out of value_weighted_bos_share)")              \
+  NUMBER(sink_score_abs, all, sink_share_abs, sample_mean, "", null_when_absent, no,                                  \
+         "sink_score on abs(A) / row sum of abs(A), for weights of either sign")                                      \
+  NUMBER(gate_nontrigger_mean, no_op, gate, mean, "gate@nt", null_when_absent, no,                                    \
+         "output gate of no-op rows (gated attention); null without a gate")                                          \
+  NUMBER(gate_trigger_mean, active, gate, mean, "", null_when_absent, no,                                             \
+         "output gate of active rows; null without a gate")                                                           \
+  NUMBER(mass_trigger_mean, active, row_mass, mean, "", null_when_absent, no,                                         \
+         "how much attention the working rows spend: with mass_nontrigger_mean, shows a relu head that is on "        \
+         "where there is work and off elsewhere")                                                                     \
+  NUMBER(sink_excess, all, sink_excess, sample_mean, "excess", null_when_absent, yes,                                 \
          "the sink share above uniform attention's, (alpha - u) / (1 - u) per row: 0 uniform, 1 all on the sink "     \
          "keys, < 0 below uniform; graded where sink_head is a yes/no at eps")
 
@@ -172,7 +172,8 @@ constexpr bool flags_are_never_null() {
   }
   return true;
 }
-static_assert(flags_are_never_null(), "a FLAG reduces above_eps over all rows and is required in files; a NUMBER does not use above_eps");
+static_assert(flags_are_never_null(),
+              "a FLAG reduces above_eps over all rows and is required in files; a NUMBER does not use above_eps");
 
 // above_eps pairs a renormalized share with the sink mass it was renormalized from.
 constexpr bool flags_read_the_sink_share() {

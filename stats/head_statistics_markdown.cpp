@@ -67,8 +67,8 @@ std::string head_statistics_markdown() {
   std::string out = "| field | rows | value of row i | over rows | meaning |\n|---|---|---|---|---|\n";
   for (const HeadStatistic& s : kHeadStatistics) {
     out += "| `" + std::string(s.name) + "`" + (s.in_files == InFiles::null_when_absent ? " *" : "") +
-           (s.in_run_table == InRunTable::yes ? " †" : "") + " | " +
-           rows_text(s.rows) + " | " + value_text(s.value) + " | " + reduction_text(s.reduction) + " | " + s.doc + " |\n";
+           (s.in_run_table == InRunTable::yes ? " †" : "") + " | " + rows_text(s.rows) + " | " + value_text(s.value) +
+           " | " + reduction_text(s.reduction) + " | " + s.doc + " |\n";
   }
   out += "\n\\* read as null from run files written before the statistic existed. † a column of the report's "
          "summary.csv for every head (`L0H1_<field>`).\n";

@@ -23,42 +23,49 @@ enum class NumberFormat : unsigned char { integer, fixed4, scientific, seconds }
 
 enum class InRunTable : unsigned char { no, yes };  // a column of summary.csv
 
-#define SINKLAB_RUN_NUMBERS(ALWAYS, WHEN_DEFINED)                                                                   \
-  ALWAYS(train_loss, no, scientific, "training loss of the last step's batch")                                      \
-  ALWAYS(eval_mse, yes, scientific, "mean squared error on the fixed evaluation set (vector tasks; null for token tasks)") \
+#define SINKLAB_RUN_NUMBERS(ALWAYS, WHEN_DEFINED)                                                                      \
+  ALWAYS(train_loss, no, scientific, "training loss of the last step's batch")                                         \
+  ALWAYS(eval_mse, yes, scientific,                                                                                    \
+         "mean squared error on the fixed evaluation set (vector tasks; null for token tasks)")                        \
   ALWAYS(eval_max_abs_error, yes, scientific, "largest abs(prediction - target) on the evaluation set (vector tasks)") \
-  ALWAYS(wall_seconds, yes, seconds, "wall time of the run, resumed parts included")                                \
-  WHEN_DEFINED(eval_loss, yes, fixed4, "token tasks: evaluation cross-entropy in nats over the scored positions")   \
-  WHEN_DEFINED(eval_accuracy, yes, fixed4, "token tasks: share of scored positions predicted correctly")            \
-  WHEN_DEFINED(eval_active_loss, yes, fixed4, "token tasks: eval_loss over the rows the task flags active")          \
-  WHEN_DEFINED(eval_active_accuracy, yes, fixed4, "token tasks: eval_accuracy over the active rows")                 \
-  WHEN_DEFINED(eval_no_op_loss, yes, fixed4, "token tasks: eval_loss over the no-op rows")                          \
-  WHEN_DEFINED(eval_no_op_accuracy, yes, fixed4, "token tasks: eval_accuracy over the no-op rows")                  \
-  ALWAYS(sink_rate, no, fixed4, "share of heads that are sink heads (sink_head) in the final evaluation")          \
-  ALWAYS(uniform_baseline, no, fixed4, "alpha_0 of uniform causal attention at the evaluation length, H_T / T")   \
-  WHEN_DEFINED(sink_score_mean, yes, fixed4, "mean over heads of sink_score in the final evaluation: sink_rate without " \
-               "the eps threshold, to compare runs whose heads sit near eps")                                      \
-  WHEN_DEFINED(gu_sink_rate, yes, fixed4, "text_lm: Gu's Sink_1^eps, the share of heads with alpha_0 > eps on 100 "   \
-               "training windows of T 64 without BOS (summary.json's extreme_tokens.gu_no_bos)")                      \
-  WHEN_DEFINED(gu_sink_rate_bos, yes, fixed4, "text_lm: the same on windows that start with BOS")                    \
-  WHEN_DEFINED(sink_rate_slot, yes, fixed4, "key-bias models: Gu's Sink*, the share of heads whose key-bias slot "    \
-               "takes > eps of a row on the evaluation inputs")                                                      \
-  WHEN_DEFINED(massive_ratio_max, yes, fixed4, "largest massive-activation ratio max abs(h) / median abs(h) of any "  \
-               "block's output on the evaluation inputs (Sun et al.)")                                               \
-  WHEN_DEFINED(sink_excess_mean, yes, fixed4, "mean over heads of sink_excess in the final evaluation: how far the "  \
+  ALWAYS(wall_seconds, yes, seconds, "wall time of the run, resumed parts included")                                   \
+  WHEN_DEFINED(eval_loss, yes, fixed4, "token tasks: evaluation cross-entropy in nats over the scored positions")      \
+  WHEN_DEFINED(eval_accuracy, yes, fixed4, "token tasks: share of scored positions predicted correctly")               \
+  WHEN_DEFINED(eval_active_loss, yes, fixed4, "token tasks: eval_loss over the rows the task flags active")            \
+  WHEN_DEFINED(eval_active_accuracy, yes, fixed4, "token tasks: eval_accuracy over the active rows")                   \
+  WHEN_DEFINED(eval_no_op_loss, yes, fixed4, "token tasks: eval_loss over the no-op rows")                             \
+  WHEN_DEFINED(eval_no_op_accuracy, yes, fixed4, "token tasks: eval_accuracy over the no-op rows")                     \
+  ALWAYS(sink_rate, no, fixed4, "share of heads that are sink heads (sink_head) in the final evaluation")              \
+  ALWAYS(uniform_baseline, no, fixed4, "alpha_0 of uniform causal attention at the evaluation length, H_T / T")        \
+  WHEN_DEFINED(sink_score_mean, yes, fixed4,                                                                           \
+               "mean over heads of sink_score in the final evaluation: sink_rate without "                             \
+               "the eps threshold, to compare runs whose heads sit near eps")                                          \
+  WHEN_DEFINED(gu_sink_rate, yes, fixed4,                                                                              \
+               "text_lm: Gu's Sink_1^eps, the share of heads with alpha_0 > eps on 100 "                               \
+               "training windows of T 64 without BOS (summary.json's extreme_tokens.gu_no_bos)")                       \
+  WHEN_DEFINED(gu_sink_rate_bos, yes, fixed4, "text_lm: the same on windows that start with BOS")                      \
+  WHEN_DEFINED(sink_rate_slot, yes, fixed4,                                                                            \
+               "key-bias models: Gu's Sink*, the share of heads whose key-bias slot "                                  \
+               "takes > eps of a row on the evaluation inputs")                                                        \
+  WHEN_DEFINED(massive_ratio_max, yes, fixed4,                                                                         \
+               "largest massive-activation ratio max abs(h) / median abs(h) of any "                                   \
+               "block's output on the evaluation inputs (Sun et al.)")                                                 \
+  WHEN_DEFINED(sink_excess_mean, yes, fixed4,                                                                          \
+               "mean over heads of sink_excess in the final evaluation: how far the "                                  \
                "heads' sink share sits above uniform attention's (0) towards all on the sink keys (1); the headline, " \
                "sink_rate's eps count second")
 
-#define SINKLAB_STEP_NUMBERS(ALWAYS, WHEN_DEFINED)                                                                  \
-  ALWAYS(loss, no, scientific, "training loss of the step's batch")                                                 \
-  ALWAYS(max_abs_error, no, scientific, "largest abs(prediction - target) on the step's batch (vector tasks; null for token tasks)") \
-  ALWAYS(lr, no, scientific, "learning rate used by the step")                                                       \
-  ALWAYS(grad_norm, no, scientific, "global gradient norm before clipping")                                          \
-  ALWAYS(steps_per_second, no, fixed4, "training speed since the previous line")                                    \
-  WHEN_DEFINED(accuracy, no, fixed4, "token tasks: share of the batch's scored tokens predicted correctly")         \
-  WHEN_DEFINED(eval_mse, no, scientific, "on lines where an evaluation ran: as in summary.json")                    \
-  WHEN_DEFINED(eval_max_abs_error, no, scientific, "on lines where an evaluation ran")                              \
-  WHEN_DEFINED(eval_loss, no, fixed4, "on lines where an evaluation ran (token tasks)")                             \
+#define SINKLAB_STEP_NUMBERS(ALWAYS, WHEN_DEFINED)                                                          \
+  ALWAYS(loss, no, scientific, "training loss of the step's batch")                                         \
+  ALWAYS(max_abs_error, no, scientific,                                                                     \
+         "largest abs(prediction - target) on the step's batch (vector tasks; null for token tasks)")       \
+  ALWAYS(lr, no, scientific, "learning rate used by the step")                                              \
+  ALWAYS(grad_norm, no, scientific, "global gradient norm before clipping")                                 \
+  ALWAYS(steps_per_second, no, fixed4, "training speed since the previous line")                            \
+  WHEN_DEFINED(accuracy, no, fixed4, "token tasks: share of the batch's scored tokens predicted correctly") \
+  WHEN_DEFINED(eval_mse, no, scientific, "on lines where an evaluation ran: as in summary.json")            \
+  WHEN_DEFINED(eval_max_abs_error, no, scientific, "on lines where an evaluation ran")                      \
+  WHEN_DEFINED(eval_loss, no, fixed4, "on lines where an evaluation ran (token tasks)")                     \
   WHEN_DEFINED(eval_accuracy, no, fixed4, "on lines where an evaluation ran (token tasks)")
 
 // One entry of a list, for code that iterates it. `Holder` is RunSummary or MetricsRecord

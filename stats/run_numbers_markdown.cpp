@@ -16,8 +16,10 @@ std::string line(const char* name, const char* presence, InRunTable in_run_table
 
 std::string run_numbers_markdown() {
   std::string out = std::string("summary.json, one per run:\n\n") + kHeader;
-#define SINKLAB_ALWAYS_LINE(name, in_run_table, format, doc) out += line(#name, "always (null: not computed)", InRunTable::in_run_table, doc);
-#define SINKLAB_WHEN_DEFINED_LINE(name, in_run_table, format, doc) out += line(#name, "when defined", InRunTable::in_run_table, doc);
+#define SINKLAB_ALWAYS_LINE(name, in_run_table, format, doc) \
+  out += line(#name, "always (null: not computed)", InRunTable::in_run_table, doc);
+#define SINKLAB_WHEN_DEFINED_LINE(name, in_run_table, format, doc) \
+  out += line(#name, "when defined", InRunTable::in_run_table, doc);
   SINKLAB_RUN_NUMBERS(SINKLAB_ALWAYS_LINE, SINKLAB_WHEN_DEFINED_LINE)
   out += std::string("\nmetrics.jsonl, one line per logged step:\n\n") + kHeader;
   SINKLAB_STEP_NUMBERS(SINKLAB_ALWAYS_LINE, SINKLAB_WHEN_DEFINED_LINE)

@@ -66,7 +66,8 @@ void list_runs(const PlannedSweep& plan, std::ostream& out) {
 // The analysis report over every run (failed ones are listed in it), then its terminal table.
 // The runs are done and their results safe whatever happens here, so a report problem is reported,
 // not thrown: `sinklab report` can redo it.
-bool write_report(const fs::path& out_dir, const fs::path& executable, bool render, std::ostream& out, std::ostream& err) {
+bool write_report(const fs::path& out_dir, const fs::path& executable, bool render, std::ostream& out,
+                  std::ostream& err) {
   ReportOptions report;
   report.render = render;
   report.log = &err;
@@ -78,7 +79,8 @@ bool write_report(const fs::path& out_dir, const fs::path& executable, bool rend
     return true;
   } catch (const std::runtime_error& e) {
     err << "sinklab: the runs are saved but the report failed: " << e.what() << "\n"
-        << "  (after fixing it: " << shell_command({listed_executable(executable).string(), "report", out_dir.string()}) << ")\n";
+        << "  (after fixing it: " << shell_command({listed_executable(executable).string(), "report", out_dir.string()})
+        << ")\n";
     return false;
   }
 }
@@ -97,7 +99,8 @@ PlannedSweep plan_sweep(const CompareOptions& options, std::ostream& out) {
   plan.executable = options.executable;
   std::vector<KeyValue> named;  // the folder says what the --set values changed, as a run's name does
   for (const auto& o : sets) named.emplace_back(o.key, o.value);
-  plan.out_dir = options.out_dir.empty() ? fs::path("runs") / name_with_overrides(plan.spec.name, named) : options.out_dir;
+  plan.out_dir =
+      options.out_dir.empty() ? fs::path("runs") / name_with_overrides(plan.spec.name, named) : options.out_dir;
   check_output_path(plan.out_dir, OutputKind::folder, "--out");
   const std::size_t points = plan.runs.size() / plan.spec.variants.size();
   out << "sweep " << plan.spec.name << ": " << plan.runs.size() << (plan.runs.size() == 1 ? " run" : " runs") << " ("

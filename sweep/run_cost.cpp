@@ -24,7 +24,8 @@ double expected_run_cost(const RunConfig& config) { return step_cost(config) * c
 std::vector<double> expected_run_costs(const std::vector<PlannedRun>& runs, const ConfigVocabulary& vocab) {
   std::vector<double> costs;
   costs.reserve(runs.size());
-  for (const auto& run : runs) costs.push_back(expected_run_cost(load_run_config(run.config, override_strings(run), vocab)));
+  for (const auto& run : runs)
+    costs.push_back(expected_run_cost(load_run_config(run.config, override_strings(run), vocab)));
   return costs;
 }
 

@@ -25,7 +25,8 @@ SimulatedSchedule simulate_schedule(const std::vector<double>& seconds, const st
   for (int w = 0; w < workers; ++w) free_at.push(0.0);
   for (const std::size_t i : order) {
     const double t = seconds[i];
-    if (!std::isfinite(t) || t < 0) throw std::invalid_argument("run " + std::to_string(i) + " has time " + std::to_string(t));
+    if (!std::isfinite(t) || t < 0)
+      throw std::invalid_argument("run " + std::to_string(i) + " has time " + std::to_string(t));
     const double start = free_at.top();
     free_at.pop();
     free_at.push(start + t);

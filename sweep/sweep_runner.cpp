@@ -121,7 +121,8 @@ std::vector<QuarantinedFile> quarantine_damaged_run_files(const fs::path& dir, c
     if (fs::exists(fs::symlink_status(dir / "summary.json", ec)) && !read_summary(dir, &why))
       moved.push_back({run_id, "summary.json does not read: " + why,
                        move_to_quarantine(dir / "summary.json", run_id, quarantine)});
-    if (auto checkpoint = quarantine_damaged_checkpoint(dir, run_id, quarantine)) moved.push_back(std::move(*checkpoint));
+    if (auto checkpoint = quarantine_damaged_checkpoint(dir, run_id, quarantine))
+      moved.push_back(std::move(*checkpoint));
   } catch (const std::runtime_error& e) {
     throw SweepError(e.what());
   }
@@ -189,7 +190,8 @@ std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, co
   if (!outcome.skipped.empty())
     say("resume: " + std::to_string(outcome.skipped.size()) + " of " + std::to_string(total) +
         " runs already finished" +
-        (outcome.skipped_diverged.empty() ? "" : " (" + std::to_string(outcome.skipped_diverged.size()) + " diverged)") +
+        (outcome.skipped_diverged.empty() ? ""
+                                          : " (" + std::to_string(outcome.skipped_diverged.size()) + " diverged)") +
         ", skipping them");
   return pending;
 }

@@ -92,8 +92,8 @@ std::string counter_text(std::size_t done, std::size_t total);
 // Runs every unfinished run. An unfinished run folder with a checkpoint is resumed from it (`--resume`),
 // one without is cleared and started over (`--force`); see train_arguments.h. A damaged checkpoint is
 // first moved to OUT_DIR/quarantine (record_quarantine), so that run starts over. Never stops early for a
-// failed run; a diverged run (kTrainExitDiverged) counts as finished. Throws SweepError for setup problems (executable missing, folder not
-// writable) and SweepInterrupted on SIGINT/SIGTERM/SIGHUP, after terminating its children.
+// failed run; a diverged run (kTrainExitDiverged) counts as finished. Throws SweepError for setup problems (executable
+// missing, folder not writable) and SweepInterrupted on SIGINT/SIGTERM/SIGHUP, after terminating its children.
 SweepOutcome run_sweep(const std::vector<PlannedRun>& runs, const std::filesystem::path& out_dir,
                        const RunnerOptions& options);
 

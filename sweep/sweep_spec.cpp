@@ -49,7 +49,8 @@ class Parser {
     try {
       root = YAML::Load(text);
     } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own words for it are "bad file"
-      fail(e.mark.line + 1, "YAML nested deeper than " + std::to_string(e.depth()) + " levels; a sweep file is a few levels deep");
+      fail(e.mark.line + 1,
+           "YAML nested deeper than " + std::to_string(e.depth()) + " levels; a sweep file is a few levels deep");
     } catch (const YAML::ParserException& e) {
       fail(e.mark.line + 1, "invalid YAML: " + e.msg);
     }
@@ -114,8 +115,9 @@ class Parser {
       fail(line, "name '" + name + "' must be a non-empty mix of letters, digits, '.', '_', '-' "
                  "(it names the output folder)");
     if (name.size() > kMaxNameBytes)
-      fail(line, "name '" + name.substr(0, 20) + "...' has " + std::to_string(name.size()) + " bytes; names may have at most " +
-                     std::to_string(kMaxNameBytes) + " bytes (they become folder names)");
+      fail(line, "name '" + name.substr(0, 20) + "...' has " + std::to_string(name.size()) +
+                     " bytes; names may have at most " + std::to_string(kMaxNameBytes) +
+                     " bytes (they become folder names)");
   }
 
   void check_key(const std::string& key, int line) const {
@@ -163,8 +165,9 @@ class Parser {
         } else if (key == "class") {
           v.sink_class = scalar(kv.second, "variant class");
           if (!parse_sink_class(v.sink_class))
-            fail(line_of(kv.second), "variant key 'class' is '" + v.sink_class + "'; it must be one of the sink classes " +
-                                         sink_class_letters() + " (docs/compare.md)");
+            fail(line_of(kv.second), "variant key 'class' is '" + v.sink_class +
+                                         "'; it must be one of the sink classes " + sink_class_letters() +
+                                         " (docs/compare.md)");
         } else if (key == "predicted") {
           v.predicted = scalar(kv.second, "variant predicted");
         } else {

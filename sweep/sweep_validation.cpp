@@ -67,12 +67,13 @@ void validate_sweep(const SweepSpec& spec, std::vector<PlannedRun>& runs, const 
   if (together < 2) return;
   std::partial_sort(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(together), estimates.end(),
                     std::greater<>());
-  const double needed = std::accumulate(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(together), 0.0);
+  const double needed =
+      std::accumulate(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(together), 0.0);
   const std::optional<double> available = available_memory();
   if (available && needed > *available)
-    throw SweepError(spec.source.string() + ": --jobs " + std::to_string(together) + ": the " + std::to_string(together) +
-                     " largest runs side by side need an estimated " + format_bytes(needed) + ", more than the " +
-                     format_bytes(*available) + " available; lower --jobs");
+    throw SweepError(spec.source.string() + ": --jobs " + std::to_string(together) + ": the " +
+                     std::to_string(together) + " largest runs side by side need an estimated " + format_bytes(needed) +
+                     ", more than the " + format_bytes(*available) + " available; lower --jobs");
 }
 
 }  // namespace sinklab::sweep

@@ -10,7 +10,8 @@ void AddedTokenMatcher::add(std::string pattern, const AddedToken* token) {
   if (pattern.empty()) return;  // an empty token can never be matched
   auto& bucket = by_first_byte_[static_cast<unsigned char>(pattern[0])];
   bucket.push_back({std::move(pattern), token});
-  std::stable_sort(bucket.begin(), bucket.end(), [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
+  std::stable_sort(bucket.begin(), bucket.end(),
+                   [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
 }
 
 std::vector<Segment> AddedTokenMatcher::split(std::string_view text) const {

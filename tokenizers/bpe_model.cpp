@@ -9,7 +9,9 @@ namespace sinklab::tok {
 
 namespace {
 
-uint64_t pair_key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+uint64_t pair_key(int32_t a, int32_t b) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
 
 // Words longer than this are not cached, and the cache is emptied when it holds this many words:
 // bounded memory on any text, while a book's vocabulary of words fits.
@@ -19,7 +21,8 @@ constexpr std::string_view kMetaspace = "\xE2\x96\x81";  // U+2581
 
 }  // namespace
 
-BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
+BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab, const std::vector<BpeMerge>& merges,
+                   BpeOptions options)
     : options_(options) {
   vocab_.reserve(vocab.size());
   for (auto& [token, id] : vocab) vocab_.emplace(token, id);
@@ -36,7 +39,8 @@ BpeModel::BpeModel(std::unordered_map<std::string, int32_t> vocab, const std::ve
   merges_.reserve(merges.size());
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     // A pair listed twice keeps its last rank, as HF's map built in file order does.
-    merges_.insert_or_assign(pair_key(merges[rank].left, merges[rank].right), RankedMerge{static_cast<int32_t>(rank), merges[rank].merged});
+    merges_.insert_or_assign(pair_key(merges[rank].left, merges[rank].right),
+                             RankedMerge{static_cast<int32_t>(rank), merges[rank].merged});
   }
   if (options_.byte_fallback) {
     byte_ids_.assign(256, -1);

@@ -30,7 +30,8 @@ class ByteLevelDecoder final : public Decoder {
 
 class MetaspaceDecoder final : public Decoder {
  public:
-  MetaspaceDecoder(std::string replacement, PrependScheme scheme) : replacement_(std::move(replacement)), scheme_(scheme) {}
+  MetaspaceDecoder(std::string replacement, PrependScheme scheme)
+      : replacement_(std::move(replacement)), scheme_(scheme) {}
   std::vector<std::string> decode_chain(std::vector<std::string> tokens) const override {
     for (size_t i = 0; i < tokens.size(); ++i) {
       const bool drop = i == 0 && scheme_ != PrependScheme::Never;

@@ -72,7 +72,8 @@ class Sequence final : public Normalizer {
 
 }  // namespace
 
-std::string replace_all(const std::string& text, const std::string& literal, const Regex* regex, const std::string& content) {
+std::string replace_all(const std::string& text, const std::string& literal, const Regex* regex,
+                        const std::string& content) {
   std::string out;
   out.reserve(text.size());
   if (regex) {
@@ -98,7 +99,9 @@ std::string replace_all(const std::string& text, const std::string& literal, con
   return out;
 }
 
-std::unique_ptr<Normalizer> make_unicode_normalizer(UnicodeForm form) { return std::make_unique<UnicodeNormalizer>(form); }
+std::unique_ptr<Normalizer> make_unicode_normalizer(UnicodeForm form) {
+  return std::make_unique<UnicodeNormalizer>(form);
+}
 std::unique_ptr<Normalizer> make_prepend(std::string prefix) { return std::make_unique<Prepend>(std::move(prefix)); }
 std::unique_ptr<Normalizer> make_replace(std::string literal, std::unique_ptr<Regex> regex, std::string content) {
   return std::make_unique<Replace>(std::move(literal), std::move(regex), std::move(content));

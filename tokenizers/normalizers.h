@@ -25,6 +25,7 @@ std::unique_ptr<Normalizer> make_replace(std::string literal, std::unique_ptr<Re
 std::unique_ptr<Normalizer> make_sequence(std::vector<std::unique_ptr<Normalizer>> steps);
 
 // Replaces matches of `literal` (or of `regex` when non-null) in `text` by `content`.
-std::string replace_all(const std::string& text, const std::string& literal, const Regex* regex, const std::string& content);
+std::string replace_all(const std::string& text, const std::string& literal, const Regex* regex,
+                        const std::string& content);
 
 }  // namespace sinklab::tok

@@ -187,7 +187,8 @@ class Sequence final : public PreTokenizer {
 std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(bool add_prefix_space, bool use_regex) {
   return std::make_unique<ByteLevelPreTokenizer>(add_prefix_space, use_regex);
 }
-std::unique_ptr<PreTokenizer> make_split(std::string literal, std::unique_ptr<Regex> regex, SplitBehavior behavior, bool invert) {
+std::unique_ptr<PreTokenizer> make_split(std::string literal, std::unique_ptr<Regex> regex, SplitBehavior behavior,
+                                         bool invert) {
   return std::make_unique<Split>(std::move(literal), std::move(regex), behavior, invert);
 }
 std::unique_ptr<PreTokenizer> make_metaspace(std::string replacement, PrependScheme scheme, bool split) {

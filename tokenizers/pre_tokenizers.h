@@ -31,7 +31,8 @@ enum class PrependScheme { Always, Never, First };
 
 std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(bool add_prefix_space, bool use_regex);
 // A literal pattern when `regex` is null.
-std::unique_ptr<PreTokenizer> make_split(std::string literal, std::unique_ptr<Regex> regex, SplitBehavior behavior, bool invert);
+std::unique_ptr<PreTokenizer> make_split(std::string literal, std::unique_ptr<Regex> regex, SplitBehavior behavior,
+                                         bool invert);
 std::unique_ptr<PreTokenizer> make_metaspace(std::string replacement, PrependScheme scheme, bool split);
 std::unique_ptr<PreTokenizer> make_pre_tokenizer_sequence(std::vector<std::unique_ptr<PreTokenizer>> steps);
 

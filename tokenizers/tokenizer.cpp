@@ -43,8 +43,10 @@ struct Tokenizer::Impl {
   }
 };
 
-Tokenizer Tokenizer::from_json(std::string_view tokenizer_json, std::string_view config_json, const std::string& label) {
-  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(tokenizer_json, label, config_json, "tokenizer_config.json"), label));
+Tokenizer Tokenizer::from_json(std::string_view tokenizer_json, std::string_view config_json,
+                               const std::string& label) {
+  return Tokenizer(std::make_shared<const Impl>(
+      tok::read_tokenizer_json(tokenizer_json, label, config_json, "tokenizer_config.json"), label));
 }
 
 Tokenizer Tokenizer::from_path(const std::filesystem::path& path) {
@@ -60,12 +62,14 @@ Tokenizer Tokenizer::from_path(const std::filesystem::path& path) {
   std::string text, config_text;
   try {
     text = read_regular_file(file, kMaxTokenizerJsonBytes, "tokenizer.json");
-    if (std::filesystem::exists(config, ec)) config_text = read_regular_file(config, kMaxConfigBytes, "tokenizer_config.json");
+    if (std::filesystem::exists(config, ec))
+      config_text = read_regular_file(config, kMaxConfigBytes, "tokenizer_config.json");
   } catch (const FileReadError& e) {
     throw TokenizerError(e.what());
   }
   if (config_text.empty()) config.clear();
-  return Tokenizer(std::make_shared<const Impl>(tok::read_tokenizer_json(text, file.string(), config_text, config.string()), file.string()));
+  return Tokenizer(std::make_shared<const Impl>(
+      tok::read_tokenizer_json(text, file.string(), config_text, config.string()), file.string()));
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view input, bool add_special_tokens) const {
@@ -114,7 +118,8 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
     } else if (const std::string* token = m.parts.model->id_to_token(id)) {
       tokens.push_back(*token);
     } else {
-      throw TokenizerError(m.source + ": decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(m.vocab_size) + ")");
+      throw TokenizerError(m.source + ": decode: id " + std::to_string(id) + " is not a token (vocabulary size " +
+                           std::to_string(m.vocab_size) + ")");
     }
   }
   std::string out;
@@ -129,14 +134,16 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
 int32_t Tokenizer::vocab_size() const { return impl_->vocab_size; }
 
 std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
-  if (auto it = impl_->added_by_content.find(std::string(token)); it != impl_->added_by_content.end()) return it->second;
+  if (auto it = impl_->added_by_content.find(std::string(token)); it != impl_->added_by_content.end())
+    return it->second;
   return impl_->parts.model->token_to_id(token);
 }
 
 std::string Tokenizer::id_to_token(int32_t id) const {
   if (auto it = impl_->added_by_id.find(id); it != impl_->added_by_id.end()) return it->second->content;
   if (const std::string* token = impl_->parts.model->id_to_token(id)) return *token;
-  throw TokenizerError(impl_->source + ": id_to_token: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(impl_->vocab_size) + ")");
+  throw TokenizerError(impl_->source + ": id_to_token: id " + std::to_string(id) + " is not a token (vocabulary size " +
+                       std::to_string(impl_->vocab_size) + ")");
 }
 
 std::optional<int32_t> Tokenizer::bos_id() const { return impl_->parts.bos_id; }

@@ -60,7 +60,9 @@ class Reader {
     const bool is_unsigned = j.is_number_unsigned();
     if (is_unsigned && j.get<uint64_t>() > static_cast<uint64_t>(hi)) fail(where, "out of range");
     const int64_t v = is_unsigned ? static_cast<int64_t>(j.get<uint64_t>()) : j.get<int64_t>();
-    if (v < lo || v > hi) fail(where, "value " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (v < lo || v > hi)
+      fail(where,
+           "value " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
   std::string type_of(const json& j, const std::string& where) const { return string_member(j, "type", where); }
@@ -116,7 +118,8 @@ std::unique_ptr<Normalizer> read_normalizer(const Reader& r, const json& j, cons
     }
     return make_sequence(std::move(steps));
   }
-  r.fail(where + ".type", "normalizer \"" + type + "\" is not supported (supported: NFC, NFD, NFKC, NFKD, Prepend, Replace, Sequence)");
+  r.fail(where + ".type",
+         "normalizer \"" + type + "\" is not supported (supported: NFC, NFD, NFKC, NFKD, Prepend, Replace, Sequence)");
 }
 
 PrependScheme read_prepend_scheme(const Reader& r, const json& j, const std::string& where) {
@@ -141,13 +144,15 @@ std::string read_replacement(const Reader& r, const json& j, const std::string& 
   return replacement;
 }
 
-std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j, const std::string& where, int depth = 0) {
+std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j, const std::string& where,
+                                                 int depth = 0) {
   if (j.is_null()) return nullptr;
   if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   if (type == "ByteLevel") {
     if (!r.optional_member(j, "add_prefix_space")) r.fail(where, "missing key \"add_prefix_space\"");
-    return make_byte_level_pre_tokenizer(r.bool_member(j, "add_prefix_space", false, where), r.bool_member(j, "use_regex", true, where));
+    return make_byte_level_pre_tokenizer(r.bool_member(j, "add_prefix_space", false, where),
+                                         r.bool_member(j, "use_regex", true, where));
   }
   if (type == "Split") {
     std::string literal;
@@ -164,7 +169,8 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j,
     return make_split(std::move(literal), std::move(regex), behavior, r.bool_member(j, "invert", false, where));
   }
   if (type == "Metaspace") {
-    return make_metaspace(read_replacement(r, j, where), read_prepend_scheme(r, j, where), r.bool_member(j, "split", true, where));
+    return make_metaspace(read_replacement(r, j, where), read_prepend_scheme(r, j, where),
+                          r.bool_member(j, "split", true, where));
   }
   if (type == "Sequence") {
     const json& list = r.array(r.member(j, "pretokenizers", where), where + ".pretokenizers");
@@ -175,7 +181,8 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const Reader& r, const json& j,
     }
     return make_pre_tokenizer_sequence(std::move(steps));
   }
-  r.fail(where + ".type", "pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Split, Metaspace, Sequence)");
+  r.fail(where + ".type",
+         "pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Split, Metaspace, Sequence)");
 }
 
 std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std::string& where, int depth = 0) {
@@ -183,19 +190,22 @@ std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std:
   if (depth > kMaxNesting) r.fail(where, "Sequences nested deeper than " + std::to_string(kMaxNesting));
   const std::string type = r.type_of(j, where);
   if (type == "ByteLevel") return make_byte_level_decoder();
-  if (type == "Metaspace") return make_metaspace_decoder(read_replacement(r, j, where), read_prepend_scheme(r, j, where));
+  if (type == "Metaspace")
+    return make_metaspace_decoder(read_replacement(r, j, where), read_prepend_scheme(r, j, where));
   if (type == "Replace") {
     std::string literal;
     std::unique_ptr<Regex> regex;
     r.pattern(r.member(j, "pattern", where), where + ".pattern", literal, regex);
-    return make_replace_decoder(std::move(literal), std::move(regex), to_valid_utf8(r.string_member(j, "content", where)));
+    return make_replace_decoder(std::move(literal), std::move(regex),
+                                to_valid_utf8(r.string_member(j, "content", where)));
   }
   if (type == "ByteFallback") return make_byte_fallback_decoder();
   if (type == "Fuse") return make_fuse_decoder();
   if (type == "Strip") {
     const std::string content = to_valid_utf8(r.string_member(j, "content", where));
     size_t i = 0;
-    if (content.empty() || (next_code_point(content, i), i != content.size())) r.fail(where + ".content", "expected exactly one character");
+    if (content.empty() || (next_code_point(content, i), i != content.size()))
+      r.fail(where + ".content", "expected exactly one character");
     i = 0;
     const char32_t c = next_code_point(content, i);
     const auto count = [&](const char* key) {
@@ -212,7 +222,9 @@ std::unique_ptr<Decoder> read_decoder(const Reader& r, const json& j, const std:
     }
     return make_decoder_sequence(std::move(steps));
   }
-  r.fail(where + ".type", "decoder \"" + type + "\" is not supported (supported: ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence)");
+  r.fail(where + ".type",
+         "decoder \"" + type +
+             "\" is not supported (supported: ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence)");
 }
 
 std::unique_ptr<BpeModel> read_model(const Reader& r, const json& j, const std::string& where) {
@@ -223,7 +235,8 @@ std::unique_ptr<BpeModel> read_model(const Reader& r, const json& j, const std::
     if (name != "BPE") r.fail(where + ".type", "model \"" + name + "\" is not supported (supported: BPE)");
   }
   if (const json* d = r.optional_member(j, "dropout")) {
-    if (!d->is_number() || d->get<double>() != 0.0) r.fail(where + ".dropout", "BPE dropout is random; only null or 0 is supported");
+    if (!d->is_number() || d->get<double>() != 0.0)
+      r.fail(where + ".dropout", "BPE dropout is random; only null or 0 is supported");
   }
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     if (const json* v = r.optional_member(j, key); v && !(v->is_string() && v->get<std::string>().empty()))
@@ -288,7 +301,8 @@ void read_post_processor(const Reader& r, const json& j, const std::string& wher
   if (type == "ByteLevel") return;
   if (type == "Sequence") {
     const json& list = r.array(r.member(j, "processors", where), where + ".processors");
-    for (size_t i = 0; i < list.size(); ++i) read_post_processor(r, list[i], where + ".processors[" + std::to_string(i) + "]", out, depth + 1);
+    for (size_t i = 0; i < list.size(); ++i)
+      read_post_processor(r, list[i], where + ".processors[" + std::to_string(i) + "]", out, depth + 1);
     return;
   }
   if (type == "TemplateProcessing") {
@@ -301,7 +315,8 @@ void read_post_processor(const Reader& r, const json& j, const std::string& wher
       r.object(single[i], at);
       if (const json* s = r.optional_member(single[i], "Sequence")) {
         const std::string id = r.string_member(*s, "id", at + ".Sequence");
-        if (id != "A") r.fail(at + ".Sequence.id", "the single template can only hold sequence A, found \"" + id + "\"");
+        if (id != "A")
+          r.fail(at + ".Sequence.id", "the single template can only hold sequence A, found \"" + id + "\"");
         ++sequences;
       } else if (const json* t = r.optional_member(single[i], "SpecialToken")) {
         const std::string name = r.string_member(*t, "id", at + ".SpecialToken");
@@ -310,7 +325,8 @@ void read_post_processor(const Reader& r, const json& j, const std::string& wher
         const std::string sat = where + ".special_tokens[\"" + name + "\"].ids";
         const json& list = r.array(r.member(*it, "ids", where + ".special_tokens[\"" + name + "\"]"), sat);
         for (size_t k = 0; k < list.size(); ++k)
-          (sequences ? suffix : prefix).push_back(static_cast<int32_t>(r.integer(list[k], 0, kMaxId, sat + "[" + std::to_string(k) + "]")));
+          (sequences ? suffix : prefix)
+              .push_back(static_cast<int32_t>(r.integer(list[k], 0, kMaxId, sat + "[" + std::to_string(k) + "]")));
       } else {
         r.fail(at, "expected \"Sequence\" or \"SpecialToken\"");
       }
@@ -325,7 +341,9 @@ void read_post_processor(const Reader& r, const json& j, const std::string& wher
     prefix.push_back(special("cls"));
     suffix.push_back(special("sep"));
   } else {
-    r.fail(where + ".type", "post-processor \"" + type + "\" is not supported (supported: TemplateProcessing, ByteLevel, RobertaProcessing, BertProcessing, Sequence)");
+    r.fail(where + ".type", "post-processor \"" + type +
+                                "\" is not supported (supported: TemplateProcessing, ByteLevel, RobertaProcessing, "
+                                "BertProcessing, Sequence)");
   }
   out.prefix.insert(out.prefix.begin(), prefix.begin(), prefix.end());
   out.suffix.insert(out.suffix.end(), suffix.begin(), suffix.end());
@@ -353,7 +371,8 @@ TokenizerParts read_tokenizer_json(std::string_view text, const std::string& lab
   TokenizerParts parts;
   parts.model = read_model(r, r.member(j, "model", ""), "model");
   parts.normalizer = j.contains("normalizer") ? read_normalizer(r, j["normalizer"], "normalizer") : nullptr;
-  parts.pre_tokenizer = j.contains("pre_tokenizer") ? read_pre_tokenizer(r, j["pre_tokenizer"], "pre_tokenizer") : nullptr;
+  parts.pre_tokenizer =
+      j.contains("pre_tokenizer") ? read_pre_tokenizer(r, j["pre_tokenizer"], "pre_tokenizer") : nullptr;
   parts.decoder = j.contains("decoder") ? read_decoder(r, j["decoder"], "decoder") : nullptr;
 
   if (const json* added = r.optional_member(j, "added_tokens")) {
@@ -376,9 +395,11 @@ TokenizerParts read_tokenizer_json(std::string_view text, const std::string& lab
       if (auto [it, fresh] = by_id.emplace(token.id, token.content); !fresh)
         r.fail(at + ".id", "id " + std::to_string(token.id) + " is also given to \"" + it->second + "\"");
       if (auto model_id = parts.model->token_to_id(token.content); model_id && *model_id != token.id)
-        r.fail(at + ".id", "\"" + token.content + "\" has id " + std::to_string(token.id) + " but the vocabulary gives it " + std::to_string(*model_id));
+        r.fail(at + ".id", "\"" + token.content + "\" has id " + std::to_string(token.id) +
+                               " but the vocabulary gives it " + std::to_string(*model_id));
       if (const std::string* other = parts.model->id_to_token(token.id); other && *other != token.content)
-        r.fail(at + ".id", "id " + std::to_string(token.id) + " is \"" + *other + "\" in the vocabulary, not \"" + token.content + "\"");
+        r.fail(at + ".id", "id " + std::to_string(token.id) + " is \"" + *other + "\" in the vocabulary, not \"" +
+                               token.content + "\"");
       parts.added_tokens.push_back(std::move(token));
     }
   }
@@ -427,7 +448,9 @@ TokenizerParts read_tokenizer_json(std::string_view text, const std::string& lab
     }
   }
   const PostProcessor& post = parts.post_processor;
-  parts.bos_id = config_names_bos ? config_bos : post.prefix.empty() ? std::nullopt : std::optional(post.prefix.front());
+  parts.bos_id = config_names_bos      ? config_bos
+                 : post.prefix.empty() ? std::nullopt
+                                       : std::optional(post.prefix.front());
   parts.eos_id = config_names_eos ? config_eos : post.suffix.empty() ? std::nullopt : std::optional(post.suffix.back());
 
   if (parts.pre_tokenizer && parts.pre_tokenizer->byte_level()) parts.description = "byte-level BPE";

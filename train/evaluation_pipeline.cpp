@@ -30,7 +30,8 @@ SinkEvaluation EvaluationPipeline::evaluate(Graph& g, Model& model, const Evalua
 
 ExtremeTokenReport EvaluationPipeline::extreme_tokens(Graph& g, Model& model) const {
   set_thread_count(config_.threads);
-  return measure_extreme_token_report(g, model.transformer(), config_, *task_, objective_, set_, model.shape().max_seq_len);
+  return measure_extreme_token_report(g, model.transformer(), config_, *task_, objective_, set_,
+                                      model.shape().max_seq_len);
 }
 
 void EvaluationPipeline::record_final_evaluation(RunSummary& s, SinkEvaluation e, Graph& g, Model& model) const {

@@ -15,7 +15,8 @@ ShardedGradient::ShardedGradient(size_t parameters, int shards, ShardExchange* e
     ranks_ = exchange_->ranks();
     if (shards % ranks_ != 0)
       throw std::invalid_argument("train.batch_shards (" + std::to_string(shards) + ") must be a multiple of the " +
-                                  std::to_string(ranks_) + " MPI ranks, so each rank computes the same number of shards: "
+                                  std::to_string(ranks_) +
+                                  " MPI ranks, so each rank computes the same number of shards: "
                                   "set it with --set train.batch_shards=N (it must also divide train.batch_size)");
     local_ = shards / ranks_;
     first_ = rank_ * local_;
@@ -46,8 +47,9 @@ void ShardedGradient::fold(std::span<const float> gradient, const ShardScore& sc
 
 void ShardedGradient::add_shard(int local, std::span<const float> gradient, const ShardScore& score) {
   if (gradient.size() != sum_.size() || local < 0 || local >= local_)
-    throw std::logic_error("ShardedGradient::add_shard: shard " + std::to_string(local) + " of " + std::to_string(local_) +
-                           " with " + std::to_string(gradient.size()) + " floats, expected " + std::to_string(sum_.size()));
+    throw std::logic_error("ShardedGradient::add_shard: shard " + std::to_string(local) + " of " +
+                           std::to_string(local_) + " with " + std::to_string(gradient.size()) + " floats, expected " +
+                           std::to_string(sum_.size()));
   if (rank_ == 0) {
     fold(gradient, score);  // nothing comes before rank 0's shards: sum as they come
     return;
@@ -58,7 +60,9 @@ void ShardedGradient::add_shard(int local, std::span<const float> gradient, cons
 
 namespace {
 
-std::array<double, 5> numbers_of(const ShardScore& s) { return {s.loss, s.max_abs_error, s.scored, s.correct, s.interrupt}; }
+std::array<double, 5> numbers_of(const ShardScore& s) {
+  return {s.loss, s.max_abs_error, s.scored, s.correct, s.interrupt};
+}
 ShardScore score_of(const std::array<double, 5>& n) { return {n[0], n[1], n[2], n[3], n[4]}; }
 
 }  // namespace

@@ -48,7 +48,8 @@ void check_name_flag(const std::string& name) {
 // Unless named, a run is called after what it runs: the config's name plus every flag that changes a
 // value of the file ("1x1_softmax-normalizer=relu"); the seed goes into the folder name instead.
 std::string derived_name(const TrainRequest& a, const RunConfig& config, const std::vector<std::string>& overrides) {
-  if (a.name_with_overrides == nullptr) throw std::logic_error("train_in_folder: a fresh run without --name needs name_with_overrides");
+  if (a.name_with_overrides == nullptr)
+    throw std::logic_error("train_in_folder: a fresh run without --name needs name_with_overrides");
   std::vector<std::pair<std::string, std::string>> parts;
   for (auto& kv : changed_overrides(a.config, overrides, config))
     if (kv.first != "seed") parts.push_back(std::move(kv));
@@ -107,7 +108,8 @@ Resumption resumption_of(const TrainRequest& a) {
   r.checkpoint = fs::is_directory(given) ? given / "checkpoint.bin" : given;
   if (a.force) throw std::invalid_argument("--resume continues a run and --force starts it over: pass one of them");
   if (!a.out.empty() && fs::weakly_canonical(a.out) != fs::weakly_canonical(r.dir))
-    throw std::invalid_argument("--resume " + a.resume + " continues in its own folder " + r.dir.string() + "; leave out --out " + a.out);
+    throw std::invalid_argument("--resume " + a.resume + " continues in its own folder " + r.dir.string() +
+                                "; leave out --out " + a.out);
   return r;
 }
 
@@ -127,7 +129,9 @@ void check_extension(const TrainRequest& a, const RunConfig& run, const RunConfi
 
 RunConfig resumed_config(const TrainRequest& a, Resumption& r) {
   const fs::path own = r.dir / "config.yaml";
-  if (!fs::exists(own)) throw std::invalid_argument("--resume " + a.resume + ": " + own.string() + " is missing, so this is not a sinklab run folder");
+  if (!fs::exists(own))
+    throw std::invalid_argument("--resume " + a.resume + ": " + own.string() +
+                                " is missing, so this is not a sinklab run folder");
   const RunConfig config = load_run_config(own, {});
   if (flags_shape_config(a)) {
     TrainRequest from_flags = a;
@@ -145,8 +149,8 @@ RunConfig resumed_config(const TrainRequest& a, Resumption& r) {
     }
     const std::string diff = first_difference(to_yaml(config), to_yaml(flags_config));
     if (!diff.empty())
-      throw std::invalid_argument("--resume " + a.resume + ": the config or flags given differ from the run's own " + own.string() +
-                                  " (" + diff +
+      throw std::invalid_argument("--resume " + a.resume + ": the config or flags given differ from the run's own " +
+                                  own.string() + " (" + diff +
                                   "); a resumed run keeps its config (only train.max_steps may be raised): "
                                   "leave them out");
   }

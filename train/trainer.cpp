@@ -70,12 +70,14 @@ Trainer::Trainer(const RunConfig& config)
     if (eval_task_->shape().input == TaskInput::tokens) {
       snapshots_.tokens.assign(first.input_ids, first.input_ids + T);
       for (const int32_t id : snapshots_.tokens) snapshots_.token_labels.push_back(eval_task_->token_label(id));
-      if (std::all_of(snapshots_.token_labels.begin(), snapshots_.token_labels.end(), [](const std::string& l) { return l.empty(); }))
+      if (std::all_of(snapshots_.token_labels.begin(), snapshots_.token_labels.end(),
+                      [](const std::string& l) { return l.empty(); }))
         snapshots_.token_labels.clear();  // a task without text for its ids: the page shows the ids
     }
     snapshot_interval_ = config.analysis.snapshot_every;
   }
-  if (config.train.batch_shards > 1) sharded_ = std::make_unique<ShardedGradient>(params_.size(), config.train.batch_shards, nullptr);
+  if (config.train.batch_shards > 1)
+    sharded_ = std::make_unique<ShardedGradient>(params_.size(), config.train.batch_shards, nullptr);
 }
 
 Trainer::~Trainer() = default;
@@ -256,10 +258,11 @@ void Trainer::reload_snapshots(const std::filesystem::path& run_dir, const std::
     throw AttentionSnapshotFileError(e.what() + needs);
   }
   if (kept.layers != snapshots_.layers || kept.heads != snapshots_.heads || kept.seq_len != snapshots_.seq_len ||
-      kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens || kept.token_labels != snapshots_.token_labels)
+      kept.roles != snapshots_.roles || kept.tokens != snapshots_.tokens ||
+      kept.token_labels != snapshots_.token_labels)
     throw AttentionSnapshotFileError(file + "written for another model or evaluation set than this run's (" +
-                                     std::to_string(kept.layers) + " layers x " + std::to_string(kept.heads) + " heads at T " +
-                                     std::to_string(kept.seq_len) + ")" + needs);
+                                     std::to_string(kept.layers) + " layers x " + std::to_string(kept.heads) +
+                                     " heads at T " + std::to_string(kept.seq_len) + ")" + needs);
   const std::vector<int64_t> in_file = kept.steps;
   kept.keep_before(done);
   // The file's interval may have grown past the checkpoint's by the next point the file is written.
@@ -394,8 +397,8 @@ void Trainer::replay_onsets(const std::filesystem::path& run_dir) {
   }
   for (const MetricsRecord& r : kept) {
     if (r.heads.size() != heads)
-      throw RunFileError(path.string() + ": step " + std::to_string(r.step) + " logs " + std::to_string(r.heads.size()) +
-                         " heads, the run has " + std::to_string(heads));
+      throw RunFileError(path.string() + ": step " + std::to_string(r.step) + " logs " +
+                         std::to_string(r.heads.size()) + " heads, the run has " + std::to_string(heads));
     onset_.observe(r.step, r.heads);
   }
 }
@@ -430,8 +433,9 @@ void Trainer::resume(const std::filesystem::path& checkpoint) {
     }
   }
   if (resumed_.step > config_.train.max_steps)  // the config hash matched, so max_steps is the writer's
-    throw CheckpointError("checkpoint " + checkpoint.string() + ": training state: step " + std::to_string(resumed_.step) +
-                          " is beyond train.max_steps " + std::to_string(config_.train.max_steps));
+    throw CheckpointError("checkpoint " + checkpoint.string() + ": training state: step " +
+                          std::to_string(resumed_.step) + " is beyond train.max_steps " +
+                          std::to_string(config_.train.max_steps));
   optimizer_->set_steps(resumed_.optimizer_steps);
   data_rng_.set_state(resumed_.rng);
 }
@@ -444,11 +448,14 @@ std::string Trainer::non_finite_after_step(int64_t step, double loss) const {
   if (!std::isfinite(last_grad_norm_)) return "gradient norm is " + non_finite_text(last_grad_norm_) + at();
   const auto values = params_.values();
   const int64_t bad = kernels::count_non_finite(values.data(), static_cast<int64_t>(values.size()));
-  if (bad > 0) return std::to_string(bad) + " of " + std::to_string(values.size()) + " parameters are non-finite after the update" + at();
+  if (bad > 0)
+    return std::to_string(bad) + " of " + std::to_string(values.size()) +
+           " parameters are non-finite after the update" + at();
   return {};
 }
 
-MetricsRecord Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state) {
+MetricsRecord Trainer::log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log,
+                                LoopState& state) {
   MetricsRecord r;
   r.step = step;
   r.loss = loss;
@@ -511,7 +518,8 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     if (log_stop) observe_batch_in_chunks(tc.batch_size);
     if (log_now || state.stop != StopRule::none) {
       const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
-      if (secs > 0 && (window_steps > 1 || step > first_step)) steps_per_second = static_cast<double>(window_steps) / secs;
+      if (secs > 0 && (window_steps > 1 || step > first_step))
+        steps_per_second = static_cast<double>(window_steps) / secs;
       window_start = Clock::now();
       window_steps = 0;
     }
@@ -537,10 +545,11 @@ void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressRe
     // A met stop rule ends the run at this step (its update was not applied: see stop_rule_met).
     if (state.stop != StopRule::none) return;
     const bool by_steps = duties.checkpoint;
-    const bool by_time =
-        tc.checkpoint_seconds > 0 && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= tc.checkpoint_seconds;
+    const bool by_time = tc.checkpoint_seconds > 0 &&
+                         std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= tc.checkpoint_seconds;
     if (writes && (by_steps || by_time)) {
-      if (snapshots_on(options)) write_snapshots(options.run_dir);  // first: the checkpoint's step bounds what a resume keeps
+      if (snapshots_on(options))
+        write_snapshots(options.run_dir);  // first: the checkpoint's step bounds what a resume keeps
       LoopState done = state;
       done.step = step + 1;
       save(options.run_dir / "checkpoint.bin", done, log.sync());
@@ -655,7 +664,8 @@ RunSummary Trainer::run(const TrainOptions& options) {
       // The final weights: a run stopped by a rule ends at its last step (its update not applied),
       // one that reached max_steps after step max_steps - 1.
       const int64_t last = state.stop != StopRule::none ? state.step : state.step - 1;
-      if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last)) take_snapshot(last, true);
+      if (!s.diverged() && last >= 0 && (snapshots_.steps.empty() || snapshots_.steps.back() < last))
+        take_snapshot(last, true);
       // A diverged run keeps the snapshots it took while finite. Before the checkpoint, which records
       // them: a kill between the two leaves a file that a resume still accepts.
       write_snapshots(options.run_dir);

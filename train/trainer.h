@@ -91,7 +91,8 @@ class Trainer {
   class MetricsLog;
   void run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state);
   // Writes the step's metrics line and returns it.
-  MetricsRecord log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log, LoopState& state);
+  MetricsRecord log_step(int64_t step, bool evaluates, double loss, double steps_per_second, MetricsLog& log,
+                         LoopState& state);
   std::string non_finite_after_step(int64_t step, double loss) const;
   // A logged step's sink statistics from a forward-only pass of its batch, one evaluation chunk at a time.
   void observe_batch_in_chunks(int batch);

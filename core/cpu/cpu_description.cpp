@@ -14,7 +14,8 @@ std::string brand_string() {
   unsigned regs[12] = {};
   unsigned max_leaf = __get_cpuid_max(0x80000000u, nullptr);
   if (max_leaf < 0x80000004u) return "unknown";
-  for (unsigned i = 0; i < 3; ++i) __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
+  for (unsigned i = 0; i < 3; ++i)
+    __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
   char text[sizeof regs + 1] = {};
   std::memcpy(text, regs, sizeof regs);
   std::string s(text);

@@ -62,13 +62,16 @@ IsaLevel cpu_isa_level() {
   // __builtin_cpu_supports checks the OS too: AVX and AVX-512 count only when XGETBV says their
   // register state is enabled. The levels' defining features (GCC's "x86-64-v3" names would do, but
   // clang 14 knows neither them nor f16c, lzcnt or movbe, which come with AVX2 on every such CPU).
-  const bool v2 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
+  const bool v2 =
+      __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
   const bool fma = __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
-  const bool v3 = fma && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+  const bool v3 =
+      fma && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
   const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
                   __builtin_cpu_supports("avx512vl");
-  if (!v2) throw std::runtime_error("this CPU lacks x86-64-v2 (SSE4.2, POPCNT), the least this build of sinklab runs on");
+  if (!v2)
+    throw std::runtime_error("this CPU lacks x86-64-v2 (SSE4.2, POPCNT), the least this build of sinklab runs on");
   return v4 ? IsaLevel::avx512 : v3 ? IsaLevel::avx2 : fma ? IsaLevel::avx : IsaLevel::sse42;
 }
 

@@ -90,7 +90,8 @@ uint64_t regular_file_size(const std::filesystem::path& path, const std::string&
   return ReadableFile(path, what, ReadableFile::kNoSizeLimit).size();
 }
 
-std::string read_file_range(const std::filesystem::path& path, uint64_t offset, uint64_t length, const std::string& what) {
+std::string read_file_range(const std::filesystem::path& path, uint64_t offset, uint64_t length,
+                            const std::string& what) {
   return ReadableFile(path, what, ReadableFile::kNoSizeLimit).read(offset, length);
 }
 

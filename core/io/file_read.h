@@ -54,6 +54,7 @@ std::string read_regular_file(const std::filesystem::path& path, uint64_t max_by
 uint64_t regular_file_size(const std::filesystem::path& path, const std::string& what);
 // Bytes [offset, offset + length) of a regular file, for formats read piece by piece (a multi-GB
 // safetensors file). Throws FileReadError when the file ends before offset + length.
-std::string read_file_range(const std::filesystem::path& path, uint64_t offset, uint64_t length, const std::string& what);
+std::string read_file_range(const std::filesystem::path& path, uint64_t offset, uint64_t length,
+                            const std::string& what);
 
 }  // namespace sinklab

@@ -129,7 +129,8 @@ AppendFile::AppendFile(const std::filesystem::path& path, uint64_t keep_bytes) :
     throw FileWriteError(path.string() + ": has " + std::to_string(end) + " bytes, fewer than the " +
                          std::to_string(keep_bytes) + " the checkpoint recorded (the log was truncated or replaced)");
   }
-  if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 || ::lseek(fd_, static_cast<off_t>(keep_bytes), SEEK_SET) < 0) {
+  if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 ||
+      ::lseek(fd_, static_cast<off_t>(keep_bytes), SEEK_SET) < 0) {
     const int error = errno;
     ::close(fd_);
     fail(path, "cannot truncate", error);

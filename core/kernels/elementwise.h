@@ -34,9 +34,15 @@ void fill_zero(float* y, int64_t n);
 
 // dx += c * dy (mul_scalar); the other linear ops are this with c = 1 or -1.
 void mul_scalar_backward(const float* dy, float c, float* dx, const ElementwiseLayout& l);
-inline void add_scalar_backward(const float* dy, float* dx, const ElementwiseLayout& l) { mul_scalar_backward(dy, 1.0f, dx, l); }
-inline void neg_backward(const float* dy, float* dx, const ElementwiseLayout& l) { mul_scalar_backward(dy, -1.0f, dx, l); }
-inline void copy_backward(const float* dy, float* dx, const ElementwiseLayout& l) { mul_scalar_backward(dy, 1.0f, dx, l); }
+inline void add_scalar_backward(const float* dy, float* dx, const ElementwiseLayout& l) {
+  mul_scalar_backward(dy, 1.0f, dx, l);
+}
+inline void neg_backward(const float* dy, float* dx, const ElementwiseLayout& l) {
+  mul_scalar_backward(dy, -1.0f, dx, l);
+}
+inline void copy_backward(const float* dy, float* dx, const ElementwiseLayout& l) {
+  mul_scalar_backward(dy, 1.0f, dx, l);
+}
 // dx += dy * p * x^(p-1)
 void pow_scalar_backward(const float* x, float p, const float* dy, float* dx, const ElementwiseLayout& l);
 

@@ -64,7 +64,8 @@ ElementwiseLayout unary_layout(const Shape& shape, const Strides& strides) {
   return coalesce(axes, shape.rank);
 }
 
-ElementwiseLayout binary_layout(const Shape& out, const Shape& a, const Strides& sa, const Shape& b, const Strides& sb) {
+ElementwiseLayout binary_layout(const Shape& out, const Shape& a, const Strides& sa, const Shape& b,
+                                const Strides& sb) {
   std::array<Axis, kMaxRank> axes{};
   for (int i = 0; i < out.rank; ++i)
     axes[static_cast<size_t>(i)] = {out[i], aligned_stride(out, i, a, sa), aligned_stride(out, i, b, sb)};

@@ -73,7 +73,8 @@ void map_binary(const float* a, const float* b, float* y, const ElementwiseLayou
 // broadcast (stride 0) the contributions are summed in iteration order, so results are deterministic;
 // such passes run on one thread because several iterations write the same element.
 template <class G>
-void accumulate_grad(const float* self, const float* other, const float* dy, float* dx, const ElementwiseLayout& l, G g) {
+void accumulate_grad(const float* self, const float* other, const float* dy, float* dx, const ElementwiseLayout& l,
+                     G g) {
   for_each_chunk(l, writes_distinct(l, l.a), [&](int64_t yo, int64_t so, int64_t oo, int64_t len) {
     const float* sr = self + so;
     const float* orow = other + oo;
@@ -84,7 +85,8 @@ void accumulate_grad(const float* self, const float* other, const float* dy, flo
       strided_row(len, 0, l.b[3], [&](int64_t k, int64_t, int64_t io) { acc += g(sr[0], orow[io], dr[k]); });
       xr[0] += acc;
     } else {
-      strided_row(len, l.a[3], l.b[3], [&](int64_t k, int64_t is, int64_t io) { xr[is] += g(sr[is], orow[io], dr[k]); });
+      strided_row(len, l.a[3], l.b[3],
+                  [&](int64_t k, int64_t is, int64_t io) { xr[is] += g(sr[is], orow[io], dr[k]); });
     }
   });
 }

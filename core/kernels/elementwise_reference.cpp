@@ -58,7 +58,8 @@ void sub_backward_reference(const float* dy, float* da, float* db, const Element
   }
 }
 
-void mul_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db, const ElementwiseLayout& l) {
+void mul_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db,
+                            const ElementwiseLayout& l) {
   for (int64_t i = 0; i < l.numel(); ++i) {
     const int64_t oa = offset_a(l, i), ob = offset_b(l, i);
     if (da) da[oa] += dy[i] * b[ob];
@@ -66,7 +67,8 @@ void mul_backward_reference(const float* a, const float* b, const float* dy, flo
   }
 }
 
-void div_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db, const ElementwiseLayout& l) {
+void div_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db,
+                            const ElementwiseLayout& l) {
   for (int64_t i = 0; i < l.numel(); ++i) {
     const int64_t oa = offset_a(l, i), ob = offset_b(l, i);
     const double bv = b[ob];

@@ -11,8 +11,10 @@ void mul_forward_reference(const float* a, const float* b, float* y, const Eleme
 void div_forward_reference(const float* a, const float* b, float* y, const ElementwiseLayout& l);
 void add_backward_reference(const float* dy, float* da, float* db, const ElementwiseLayout& l);
 void sub_backward_reference(const float* dy, float* da, float* db, const ElementwiseLayout& l);
-void mul_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db, const ElementwiseLayout& l);
-void div_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db, const ElementwiseLayout& l);
+void mul_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db,
+                            const ElementwiseLayout& l);
+void div_backward_reference(const float* a, const float* b, const float* dy, float* da, float* db,
+                            const ElementwiseLayout& l);
 
 void add_scalar_forward_reference(const float* x, float c, float* y, const ElementwiseLayout& l);
 void mul_scalar_forward_reference(const float* x, float c, float* y, const ElementwiseLayout& l);

@@ -1,5 +1,5 @@
-// The public kernels of core/kernels/finite_check.h: each runs the copy of core/kernels/finite_check.isa.cpp compiled for
-// the chosen ISA level (core/cpu/isa_dispatch.h).
+// The public kernels of core/kernels/finite_check.h: each runs the copy of core/kernels/finite_check.isa.cpp compiled
+// for the chosen ISA level (core/cpu/isa_dispatch.h).
 #include "core/kernels/finite_check.h"
 
 #include "core/cpu/isa_dispatch.h"

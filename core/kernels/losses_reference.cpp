@@ -56,7 +56,8 @@ void cross_entropy_backward_reference(const float* logits, const int32_t* target
     for (int64_t k = 0; k < cols; ++k) s += std::exp(xr[k] - m);
     for (int64_t k = 0; k < cols; ++k) {
       const double p = std::exp(xr[k] - m) / s;
-      dlogits[r * cols + k] += static_cast<float>(g * (p - (k == targets[r] ? 1.0 : 0.0)) / static_cast<double>(scored));
+      dlogits[r * cols + k] +=
+          static_cast<float>(g * (p - (k == targets[r] ? 1.0 : 0.0)) / static_cast<double>(scored));
     }
   }
 }

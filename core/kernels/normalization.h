@@ -16,7 +16,8 @@ void layer_norm_backward(const float* x, const float* weight, const float* mean,
 
 // x, y: [rows, cols]; weight: [cols] or null; rstd: [rows] (written)
 // y = x * rstd * weight, rstd = 1 / sqrt(mean(x^2) + eps)
-void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows, int64_t cols, float eps);
+void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows, int64_t cols,
+                      float eps);
 void rms_norm_backward(const float* x, const float* weight, const float* rstd, const float* dy, float* dx,
                        float* dweight, int64_t rows, int64_t cols);
 

@@ -12,7 +12,9 @@ SINKLAB_ISA_BEGIN
 namespace sinklab::kernels::SINKLAB_ISA_NAMESPACE {
 namespace {
 
-[[maybe_unused]] bool parallel_rows(int64_t rows, int64_t cols) { return rows > 1 && rows * cols >= kParallelMinElements; }
+[[maybe_unused]] bool parallel_rows(int64_t rows, int64_t cols) {
+  return rows > 1 && rows * cols >= kParallelMinElements;
+}
 
 // Applies the optional affine part in place: y = y * weight + bias.
 void affine_row(float* y, const float* weight, const float* bias, int64_t cols) {
@@ -89,7 +91,8 @@ void layer_norm_backward(const float* x, const float* weight, const float* mean,
   }
 }
 
-void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows, int64_t cols, float eps) {
+void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows, int64_t cols,
+                      float eps) {
 #pragma omp parallel for schedule(static) if (parallel_rows(rows, cols))
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;

@@ -56,7 +56,8 @@ void layer_norm_backward_reference(const float* x, const float* weight, float ep
       // d xhat_k / d x_j = rstd * (delta_kj - 1/n - xhat_k * xhat_j / n)
       double acc = 0.0;
       for (int64_t k = 0; k < cols; ++k) {
-        const double jac = st.rstd * ((k == j ? 1.0 : 0.0) - 1.0 / n - xhat[static_cast<size_t>(k)] * xhat[static_cast<size_t>(j)] / n);
+        const double jac = st.rstd * ((k == j ? 1.0 : 0.0) - 1.0 / n -
+                                      xhat[static_cast<size_t>(k)] * xhat[static_cast<size_t>(j)] / n);
         acc += gr[k] * w_at(weight, k) * jac;
       }
       dx[r * cols + j] += static_cast<float>(acc);

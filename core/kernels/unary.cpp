@@ -13,12 +13,26 @@ SINKLAB_DISPATCHED(void, sigmoid_forward, (const float* x, float* y, const Eleme
 SINKLAB_DISPATCHED(void, relu_forward, (const float* x, float* y, const ElementwiseLayout& l), (x, y, l))
 SINKLAB_DISPATCHED(void, gelu_forward, (const float* x, float* y, const ElementwiseLayout& l), (x, y, l))
 SINKLAB_DISPATCHED(void, gelu_tanh_forward, (const float* x, float* y, const ElementwiseLayout& l), (x, y, l))
-SINKLAB_DISPATCHED(void, exp_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, log_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, tanh_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, sigmoid_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, relu_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, gelu_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
-SINKLAB_DISPATCHED(void, gelu_tanh_backward, (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l), (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, exp_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, log_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, tanh_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, sigmoid_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, relu_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, gelu_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
+SINKLAB_DISPATCHED(void, gelu_tanh_backward,
+                   (const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l),
+                   (x, y, dy, dx, l))
 
 }  // namespace sinklab::kernels

@@ -39,6 +39,7 @@ void tanh_backward_reference(const float* x, const float* y, const float* dy, fl
 void sigmoid_backward_reference(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l);
 void relu_backward_reference(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l);
 void gelu_backward_reference(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l);
-void gelu_tanh_backward_reference(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l);
+void gelu_tanh_backward_reference(const float* x, const float* y, const float* dy, float* dx,
+                                  const ElementwiseLayout& l);
 
 }  // namespace sinklab::kernels

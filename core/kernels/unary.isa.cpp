@@ -49,7 +49,8 @@ void gelu_forward(const float* x, float* y, const ElementwiseLayout& l) {
 }
 
 void gelu_tanh_forward(const float* x, float* y, const ElementwiseLayout& l) {
-  map_unary(x, y, l, [](float v) { return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v))); });
+  map_unary(x, y, l,
+            [](float v) { return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v))); });
 }
 
 void exp_backward(const float* x, const float* y, const float* dy, float* dx, const ElementwiseLayout& l) {

@@ -76,7 +76,8 @@ void gelu_backward_reference(const float* x, const float*, const float* dy, floa
   backward(x, dy, dx, l, [](double v) { return normal_cdf(v) + v * normal_pdf(v); });
 }
 
-void gelu_tanh_backward_reference(const float* x, const float*, const float* dy, float* dx, const ElementwiseLayout& l) {
+void gelu_tanh_backward_reference(const float* x, const float*, const float* dy, float* dx,
+                                  const ElementwiseLayout& l) {
   backward(x, dy, dx, l, gelu_tanh_prime);
 }
 

@@ -15,7 +15,9 @@ struct AttentionBlockLayout {
   static AttentionBlockLayout head_major(int64_t batch, int64_t seq_len) {
     return {seq_len * seq_len, batch * seq_len * seq_len};
   }
-  const float* block(const float* base, int64_t b, int64_t h) const { return base + b * batch_stride + h * head_stride; }
+  const float* block(const float* base, int64_t b, int64_t h) const {
+    return base + b * batch_stride + h * head_stride;
+  }
 };
 
 }  // namespace sinklab

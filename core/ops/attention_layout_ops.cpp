@@ -53,7 +53,8 @@ Tensor repeat_heads(Graph& g, const Tensor& x, int64_t groups) {
   Tensor y = g.new_tensor(shape, g.needs_grad({x}));
   for (int64_t k = 0; k < K; ++k)
     for (int64_t r = 0; r < groups; ++r)
-      std::memcpy(y.data() + (k * groups + r) * block, x.data() + k * block, static_cast<size_t>(block) * sizeof(float));
+      std::memcpy(y.data() + (k * groups + r) * block, x.data() + k * block,
+                  static_cast<size_t>(block) * sizeof(float));
   if (y.requires_grad()) {
     Node n;
     n.backward = repeat_heads_backward;

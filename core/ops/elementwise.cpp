@@ -70,7 +70,8 @@ void pow_backward(const Node& n) {
 }
 
 // Records the node of a one-input op when its output tracks a gradient.
-Tensor finish_unary(Graph& g, const char* op, const Tensor& x, const Tensor& y, float c, float slope, BackwardFn backward) {
+Tensor finish_unary(Graph& g, const char* op, const Tensor& x, const Tensor& y, float c, float slope,
+                    BackwardFn backward) {
   if (y.requires_grad()) {
     Node n;
     n.backward = backward;
@@ -92,10 +93,18 @@ bool is_integer(float p) { return std::isfinite(p) && std::nearbyint(p) == p; }
 
 }  // namespace
 
-Tensor add(Graph& g, const Tensor& a, const Tensor& b) { return binary(g, "add", a, b, kernels::add_forward, add_backward); }
-Tensor sub(Graph& g, const Tensor& a, const Tensor& b) { return binary(g, "sub", a, b, kernels::sub_forward, sub_backward); }
-Tensor mul(Graph& g, const Tensor& a, const Tensor& b) { return binary(g, "mul", a, b, kernels::mul_forward, mul_backward); }
-Tensor div(Graph& g, const Tensor& a, const Tensor& b) { return binary(g, "div", a, b, kernels::div_forward, div_backward); }
+Tensor add(Graph& g, const Tensor& a, const Tensor& b) {
+  return binary(g, "add", a, b, kernels::add_forward, add_backward);
+}
+Tensor sub(Graph& g, const Tensor& a, const Tensor& b) {
+  return binary(g, "sub", a, b, kernels::sub_forward, sub_backward);
+}
+Tensor mul(Graph& g, const Tensor& a, const Tensor& b) {
+  return binary(g, "mul", a, b, kernels::mul_forward, mul_backward);
+}
+Tensor div(Graph& g, const Tensor& a, const Tensor& b) {
+  return binary(g, "div", a, b, kernels::div_forward, div_backward);
+}
 
 Tensor add_scalar(Graph& g, const Tensor& x, float c) {
   Tensor y = new_like(g, "add_scalar", x);
@@ -123,8 +132,8 @@ Tensor pow_scalar(Graph& g, const Tensor& x, float p) {
     const int64_t bad = kernels::first_nonpositive(x.data(), l);
     if (bad >= 0)
       throw std::range_error("pow_scalar: exponent " + std::to_string(p) + " needs inputs > 0, but x" +
-                             op_checks::index_str(x.shape(), bad) + " = " + std::to_string(op_checks::value_at(x, bad)) +
-                             " (x is " + x.shape().str() + ")");
+                             op_checks::index_str(x.shape(), bad) + " = " +
+                             std::to_string(op_checks::value_at(x, bad)) + " (x is " + x.shape().str() + ")");
   }
   Tensor y = new_like(g, "pow_scalar", x);
   kernels::pow_scalar_forward(x.data(), p, y.data(), l);

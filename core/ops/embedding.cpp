@@ -26,13 +26,15 @@ Tensor embedding(Graph& g, const Tensor& table, const int32_t* ids, const Shape&
   op_checks::require_contiguous("embedding", "table", table);
   if (table.rank() != 2) op_checks::fail("embedding", "table must be [V, C], got " + table.shape().str());
   if (ids_shape.rank >= kMaxRank)
-    op_checks::fail("embedding", "ids of shape " + ids_shape.str() + " would give an output of rank > " + std::to_string(kMaxRank));
+    op_checks::fail("embedding",
+                    "ids of shape " + ids_shape.str() + " would give an output of rank > " + std::to_string(kMaxRank));
   const int64_t n = ids_shape.numel(), vocab = table.dim(0), dim = table.dim(1);
   if (n > 0 && !ids) op_checks::fail("embedding", "ids pointer is null for ids of shape " + ids_shape.str());
   const int64_t bad = kernels::first_invalid_id(ids, n, vocab);
   if (bad >= 0)
-    throw std::range_error("embedding: id " + std::to_string(ids[bad]) + " at ids" + op_checks::index_str(ids_shape, bad) +
-                           " is out of range for a table of " + std::to_string(vocab) + " rows");
+    throw std::range_error("embedding: id " + std::to_string(ids[bad]) + " at ids" +
+                           op_checks::index_str(ids_shape, bad) + " is out of range for a table of " +
+                           std::to_string(vocab) + " rows");
   Shape out = ids_shape;
   out[out.rank++] = dim;
   Tensor y = g.new_tensor(out, g.needs_grad({table}));

@@ -135,7 +135,8 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
     throw std::invalid_argument("matmul: inner dimensions differ: " + a.shape().str() + " x " + b.shape().str());
   for (size_t d = 0; d < 2; ++d)
     if (bl.dims[d] != 1 && al.dims[d] != 1 && bl.dims[d] != al.dims[d])
-      throw std::invalid_argument("matmul: batch dimensions of " + b.shape().str() + " do not match " + a.shape().str());
+      throw std::invalid_argument("matmul: batch dimensions of " + b.shape().str() + " do not match " +
+                                  a.shape().str());
   if (broadcasts_over(al, bl) && broadcasts_over(bl, al))
     throw std::invalid_argument("matmul: " + a.shape().str() + " x " + b.shape().str() +
                                 " broadcasts both operands; only one may be shared over the other's batch");
@@ -147,7 +148,8 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
   Tensor c = g.new_tensor(out_shape, g.needs_grad({a, b}));
   // A weight shared over the batch: one [batch*M, K] x [K, N] product instead of many small ones.
   const bool flat = is_unbatched(bl) && rows_mergeable(al);
-  kernels::matmul(a.data(), flat ? merge_rows(al) : al, b.data(), bl, c.data(), flat ? merge_rows(operand(c)) : operand(c),
+  kernels::matmul(a.data(), flat ? merge_rows(al) : al, b.data(), bl, c.data(),
+                  flat ? merge_rows(operand(c)) : operand(c),
                   /*accumulate=*/false, alpha);
 
   if (c.requires_grad()) {

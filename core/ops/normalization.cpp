@@ -42,7 +42,8 @@ void rms_norm_backward(const Node& n) {
 std::pair<int64_t, int64_t> rows_cols(const char* op, const Tensor& x, float eps) {
   op_checks::require_contiguous(op, "x", x);
   if (x.rank() == 0 || x.dim(-1) == 0) op_checks::fail(op, "needs a non-empty last axis, got " + x.shape().str());
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) op_checks::fail(op, "eps must be >= 0 and finite, got " + std::to_string(eps));
+  if (!(eps >= 0.0f) || !std::isfinite(eps))
+    op_checks::fail(op, "eps must be >= 0 and finite, got " + std::to_string(eps));
   return {x.numel() / x.dim(-1), x.dim(-1)};
 }
 

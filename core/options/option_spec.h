@@ -55,7 +55,8 @@ class OptionValues {
   template <typename T>
   const T& get(const std::string& key) const {
     const OptionValue* v = find(key);
-    if (!v || !std::holds_alternative<T>(*v)) throw std::logic_error("option '" + key + "' is unset or of another type");
+    if (!v || !std::holds_alternative<T>(*v))
+      throw std::logic_error("option '" + key + "' is unset or of another type");
     return std::get<T>(*v);
   }
   void clear() { values_.clear(); }

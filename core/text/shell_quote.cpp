@@ -7,7 +7,8 @@ namespace sinklab {
 
 std::string shell_quote(std::string_view arg) {
   const auto safe = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
   };
   if (!arg.empty() && std::all_of(arg.begin(), arg.end(), safe)) return std::string(arg);
   std::string quoted = "'";

@@ -62,7 +62,8 @@ bool ClippedSoftmaxNormalizer::near_kink(const double* scores, const RowSpec& ro
   softmax_into(scores, p.data(), n);
   const double stretch = zeta_ - gamma_;
   for (int k = 0; k < n; ++k) {
-    const double pre = stretch * p[static_cast<size_t>(k)] + gamma_, reach = margin * stretch * p[static_cast<size_t>(k)];
+    const double pre = stretch * p[static_cast<size_t>(k)] + gamma_,
+                 reach = margin * stretch * p[static_cast<size_t>(k)];
     if (std::fabs(pre) < reach || std::fabs(pre - 1.0) < reach) return true;
   }
   return false;
@@ -100,7 +101,8 @@ void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, 
       if (T <= kLanes) {
         alignas(64) float p[kLanes * kLanes];
         block_softmax(scores, T, p);
-        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)),
+                     gamma = _mm512_set1_ps(static_cast<float>(gamma_));
         const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
         for (int i = 0; i < T; ++i) {
           const __m512 pre = _mm512_fmadd_ps(stretch, _mm512_load_ps(p + i * kLanes), gamma);
@@ -124,14 +126,15 @@ void ClippedSoftmaxNormalizer::backward_block(const float* scores, const float* 
       if (T <= kLanes) {
         alignas(64) float p_block[kLanes * kLanes];
         block_softmax(scores, T, p_block);
-        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)), gamma = _mm512_set1_ps(static_cast<float>(gamma_));
+        const __m512 stretch = _mm512_set1_ps(static_cast<float>(zeta_ - gamma_)),
+                     gamma = _mm512_set1_ps(static_cast<float>(gamma_));
         const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
         for (int i = 0; i < T; ++i) {
           const __mmask16 visible = first_lanes(i + 1);
           const __m512 p = _mm512_load_ps(p_block + i * kLanes);
           const __m512 pre = _mm512_fmadd_ps(stretch, p, gamma);
-          const __mmask16 passing = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(visible, pre, zero, _CMP_GT_OQ), pre,
-                                                            one, _CMP_LT_OQ);
+          const __mmask16 passing =
+              _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(visible, pre, zero, _CMP_GT_OQ), pre, one, _CMP_LT_OQ);
           const __m512 g = _mm512_maskz_mul_ps(passing, stretch, _mm512_maskz_loadu_ps(visible, dprobs + i * T));
           const __m512 dot = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, g)));
           const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);

@@ -1,7 +1,8 @@
 #pragma once
 // What a normalizer plug-in registers, in one place next to its code: its name, one doc line, its
-// options, its factory and the facts about its rows that the probes rely on. The config schema and docs/config.md are generated from the options
-// (config_loading/plugin_fields.cpp); normalizer_registry.cpp holds the one list of registrations.
+// options, its factory and the facts about its rows that the probes rely on. The config schema and docs/config.md are
+// generated from the options (config_loading/plugin_fields.cpp); normalizer_registry.cpp holds the one list of
+// registrations.
 #include <memory>
 #include <string>
 #include <vector>

@@ -39,8 +39,8 @@ bool ReluNormalizer::near_kink(const double* scores, const RowSpec& row, const d
   return false;
 }
 
-// Blocks of T <= 16 keys (positional divisors; row_sum rows go through the row calls): one causal row per AVX-512 register, no per-row call, masked keys stored
-// as zeros in the same write. scores, probs: [T, T]
+// Blocks of T <= 16 keys (positional divisors; row_sum rows go through the row calls): one causal row per AVX-512
+// register, no per-row call, masked keys stored as zeros in the same write. scores, probs: [T, T]
 void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                    const float* head_params, float* scratch) const {
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {

@@ -118,13 +118,15 @@ NormalizerRegistration softmax_normalizer_registration() {
   // 1 / temperature must be a normal float32 (logits are scaled by it in float32), with room left for
   // large logits; 1e-20 already makes the softmax an argmax.
   constexpr double kMinTemperature = 1e-20, kMaxTemperature = 1e20;
-  return {"softmax", "softmax(s / temperature) over the visible keys",
-          {OptionSpec::number("temperature", 1.0, Bound::closed(kMinTemperature, kMaxTemperature),
-                              "softmax of logits / temperature")},
-          [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
-            return std::make_unique<SoftmaxNormalizer>(o.number("temperature"));
-          },
-          {.softmax_of_scaled_logits = true, .temperature_option = "temperature", .lipschitz = LogitLipschitz::softmax}};
+  return {
+      "softmax",
+      "softmax(s / temperature) over the visible keys",
+      {OptionSpec::number("temperature", 1.0, Bound::closed(kMinTemperature, kMaxTemperature),
+                          "softmax of logits / temperature")},
+      [](const PluginOptions& o) -> std::unique_ptr<Normalizer> {
+        return std::make_unique<SoftmaxNormalizer>(o.number("temperature"));
+      },
+      {.softmax_of_scaled_logits = true, .temperature_option = "temperature", .lipschitz = LogitLipschitz::softmax}};
 }
 
 }  // namespace sinklab

@@ -64,14 +64,17 @@ void SsmaxNormalizer::forward_block(const float* scores, float* probs, int seq_l
         for (int i = 0; i < T; ++i) {
           const __mmask16 visible = first_lanes(i + 1);
           const __m512 lambda = _mm512_set1_ps(head_params[0] * log_keys<float>(RowSpec{i, i + 1, T, head}));
-          const __m512 z = _mm512_mask_mul_ps(minus_inf, visible, _mm512_maskz_loadu_ps(visible, scores + i * T), lambda);
-          _mm512_store_ps(shifted + i * kLanes, _mm512_sub_ps(z, _mm512_set1_ps(_mm512_reduce_max_ps(z))));  // masked: -inf
+          const __m512 z =
+              _mm512_mask_mul_ps(minus_inf, visible, _mm512_maskz_loadu_ps(visible, scores + i * T), lambda);
+          _mm512_store_ps(shifted + i * kLanes,
+                          _mm512_sub_ps(z, _mm512_set1_ps(_mm512_reduce_max_ps(z))));  // masked: -inf
         }
     #pragma omp simd
         for (int k = 0; k < T * kLanes; ++k) shifted[k] = kernels::fast_exp(shifted[k]);  // exp(-inf) = 0
         for (int i = 0; i < T; ++i) {
           const __m512 e = _mm512_load_ps(shifted + i * kLanes);
-          _mm512_mask_storeu_ps(probs + i * T, first_lanes(T), _mm512_mul_ps(e, _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e))));
+          _mm512_mask_storeu_ps(probs + i * T, first_lanes(T),
+                                _mm512_mul_ps(e, _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(e))));
         }
         return true;
       }
@@ -96,9 +99,11 @@ void SsmaxNormalizer::backward_block(const float* scores, const float* probs, co
           const float log_n = log_keys<float>(RowSpec{i, i + 1, T, head});
           const __m512 p = _mm512_maskz_loadu_ps(visible, probs + i * T);
           const __m512 dp = _mm512_maskz_loadu_ps(visible, dprobs + i * T);
-          const __m512 dz = _mm512_mul_ps(p, _mm512_sub_ps(dp, _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp)))));
+          const __m512 dz =
+              _mm512_mul_ps(p, _mm512_sub_ps(dp, _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_mul_ps(p, dp)))));
           const __m512 ds = _mm512_maskz_loadu_ps(visible, dscores + i * T);
-          _mm512_mask_storeu_ps(dscores + i * T, visible, _mm512_fmadd_ps(_mm512_set1_ps(head_params[0] * log_n), dz, ds));
+          _mm512_mask_storeu_ps(dscores + i * T, visible,
+                                _mm512_fmadd_ps(_mm512_set1_ps(head_params[0] * log_n), dz, ds));
           const __m512 s = _mm512_maskz_loadu_ps(visible, scores + i * T);
           dscale += log_n * _mm512_reduce_add_ps(_mm512_mul_ps(s, dz));
         }

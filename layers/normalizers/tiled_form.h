@@ -39,7 +39,8 @@ struct TiledForm {
     return {Rows::softmax_head_slot, Map::relu, Divisor::none, Bias::zero, 1.0f, 0.0f};
   }
   static TiledForm softmax_scaled_by_log_keys() {
-    return {Rows::softmax_log_keys, Map::relu, Divisor::none, Bias::zero, 1.0f, -std::numeric_limits<float>::infinity()};
+    return {
+        Rows::softmax_log_keys, Map::relu, Divisor::none, Bias::zero, 1.0f, -std::numeric_limits<float>::infinity()};
   }
   static TiledForm elementwise(Map f, Divisor c, Bias b = Bias::zero) {
     return {Rows::elementwise, f, c, b, 1.0f, -std::numeric_limits<float>::infinity()};

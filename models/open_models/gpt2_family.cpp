@@ -39,7 +39,8 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   m.tie_embeddings = true;
   read_context(c, "n_positions", 1 << 20, plan);
   // Keys of the sequence-summary heads of GPT2DoubleHeadsModel: not part of the language model.
-  c.ignore({"summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout"});
+  c.ignore(
+      {"summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout"});
   c.refuse_unread("gpt2");
   return plan;
 }
@@ -49,7 +50,8 @@ void transposed_columns(WeightMapping& w, const NamedTensor& t, int64_t col, int
   const int64_t in = t.shape[0], out = t.shape[1];
   std::vector<float> rows(static_cast<size_t>(n * in));
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t c = 0; c < in; ++c) rows[static_cast<size_t>(r * in + c)] = t.values[static_cast<size_t>(c * out + col + r)];
+    for (int64_t c = 0; c < in; ++c)
+      rows[static_cast<size_t>(r * in + c)] = t.values[static_cast<size_t>(c * out + col + r)];
   w.write(parameter, rows.data(), 0, n * in);
 }
 

@@ -32,7 +32,8 @@ std::string read_config(const std::filesystem::path& path) {
 
 HfConfig::HfConfig(const std::filesystem::path& path) : HfConfig(path, read_config(path)) {}
 
-HfConfig::HfConfig(const std::filesystem::path& path, const std::string& text) : path_(path), json_(parse(path, text)) {}
+HfConfig::HfConfig(const std::filesystem::path& path, const std::string& text)
+    : path_(path), json_(parse(path, text)) {}
 
 bool HfConfig::has(const std::string& key) const {
   const auto it = json_.find(key);

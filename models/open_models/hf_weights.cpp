@@ -64,7 +64,8 @@ HfWeights::HfWeights(const std::filesystem::path& folder) : folder_(folder) {
       for (const SafetensorsEntry& e : shard->entries()) {
         const auto it = shard_of_.find(e.name);
         if (it == shard_of_.end())
-          fail("shard " + shard->path().filename().string() + " holds tensor " + e.name + ", which the index does not name");
+          fail("shard " + shard->path().filename().string() + " holds tensor " + e.name +
+               ", which the index does not name");
         if (shards_[it->second].get() != shard.get())
           fail("tensor " + e.name + " is in two shards (" + shard->path().filename().string() + " and " +
                shards_[it->second]->path().filename().string() + ")");

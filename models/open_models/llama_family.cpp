@@ -4,6 +4,8 @@
 
 namespace sinklab {
 
-OpenModelFamily llama_family() { return llama_layout_family({"llama", false, false, false, false}, "Llama-2, Llama-3.x, TinyLlama, SmolLM"); }
+OpenModelFamily llama_family() {
+  return llama_layout_family({"llama", false, false, false, false}, "Llama-2, Llama-3.x, TinyLlama, SmolLM");
+}
 
 }  // namespace sinklab

@@ -15,7 +15,8 @@ OpenModelPlan llama_layout_plan(const HfConfig& c, const HfWeights&, const Llama
   read_stack_sizes(c, m, "hidden_size", "num_hidden_layers", "num_attention_heads");
   m.kv_heads = config_size(c, "num_key_value_heads", m.heads, 1024);
   if (m.heads % m.kv_heads != 0)
-    c.fail("num_key_value_heads", std::to_string(m.kv_heads) + " does not divide num_attention_heads " + std::to_string(m.heads));
+    c.fail("num_key_value_heads",
+           std::to_string(m.kv_heads) + " does not divide num_attention_heads " + std::to_string(m.heads));
   if (m.kv_heads == m.heads) m.kv_heads = 0;
   const int head_dim = config_head_dim(c, m.d_model, m.heads, "hidden_size", "num_attention_heads");
   m.head_dim = head_dim_for(m.d_model, m.heads, head_dim);
@@ -66,7 +67,8 @@ void load_llama_layout(const OpenModelPlan& plan, WeightMapping& w) {
     w.copy(tensor + ".weight", {out, in}, parameter + ".weight");
     if (bias) w.copy(tensor + ".bias", {out}, parameter + ".bias");
   };
-  const bool qkv_bias = resolved_bias(m.attention.qkv_bias, m.bias), out_bias = resolved_bias(m.attention.out_bias, m.bias);
+  const bool qkv_bias = resolved_bias(m.attention.qkv_bias, m.bias),
+             out_bias = resolved_bias(m.attention.out_bias, m.bias);
   const bool mlp_bias = resolved_bias(m.mlp_bias, m.bias);
   for (int l = 0; l < m.layers; ++l) {
     const std::string h = p + "layers." + std::to_string(l) + ".", b = "blocks." + std::to_string(l) + ".";
@@ -90,8 +92,12 @@ void load_llama_layout(const OpenModelPlan& plan, WeightMapping& w) {
 }
 
 OpenModelFamily llama_layout_family(const LlamaVariant& variant, const std::string& checkpoints) {
-  return {variant.family, {variant.family}, checkpoints,
-          [variant](const HfConfig& config, const HfWeights& weights) { return llama_layout_plan(config, weights, variant); },
+  return {variant.family,
+          {variant.family},
+          checkpoints,
+          [variant](const HfConfig& config, const HfWeights& weights) {
+            return llama_layout_plan(config, weights, variant);
+          },
           load_llama_layout};
 }
 

@@ -5,6 +5,8 @@
 
 namespace sinklab {
 
-OpenModelFamily mistral_family() { return llama_layout_family({"mistral", false, false, true, false}, "Mistral-7B v0.1 .. v0.3"); }
+OpenModelFamily mistral_family() {
+  return llama_layout_family({"mistral", false, false, true, false}, "Mistral-7B v0.1 .. v0.3");
+}
 
 }  // namespace sinklab

@@ -38,7 +38,8 @@ const OpenModelFamily& family_of(const HfConfig& config) {
   if (type.empty()) config.fail("model_type", "missing; sinklab picks the architecture from it");
   const OpenModelFamily* family = find_open_model_family(type);
   if (!family) {
-    std::string message = "\"" + type + "\" is not a family sinklab builds; it builds: " + join_names(known_model_types());
+    std::string message =
+        "\"" + type + "\" is not a family sinklab builds; it builds: " + join_names(known_model_types());
     if (const auto guess = closest_match(type, known_model_types())) message += "; did you mean '" + *guess + "'?";
     config.fail("model_type", message);
   }

@@ -10,7 +10,8 @@ namespace sinklab {
 const std::vector<OpenModelFamily>& open_model_families() {
   static const std::vector<OpenModelFamily> families = [] {
     std::vector<OpenModelFamily> f = {
-        gpt2_family(), gpt_neox_family(), llama_family(), mistral_family(), qwen2_family(), qwen3_family(), opt_family(),
+        gpt2_family(),  gpt_neox_family(), llama_family(), mistral_family(),
+        qwen2_family(), qwen3_family(),    opt_family(),
     };
     std::vector<std::string> seen;
     for (const OpenModelFamily& family : f)

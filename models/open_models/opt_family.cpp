@@ -27,7 +27,8 @@ OpenModelPlan plan(const HfConfig& c, const HfWeights& weights) {
   if (!c.boolean_or("do_layer_norm_before", true))
     c.fail("do_layer_norm_before", "false (post-LN, opt-350m) is not built: sinklab's blocks are pre-norm");
   if (c.integer_or("word_embed_proj_dim", m.d_model) != m.d_model)
-    c.fail("word_embed_proj_dim", "differs from hidden_size: the projections around the stream (opt-350m) are not built");
+    c.fail("word_embed_proj_dim",
+           "differs from hidden_size: the projections around the stream (opt-350m) are not built");
   if (!c.boolean_or("layer_norm_elementwise_affine", true))
     c.fail("layer_norm_elementwise_affine", "false is not built (LayerNorm without gain and bias)");
   if (c.boolean_or("_remove_final_layer_norm", false))

@@ -51,7 +51,8 @@ void read_rope_scaling(const HfConfig& config, RopeConfig& rope) {
   }
   for (const auto& [key, value] : s.items())
     if (!known.count(key) && !value.is_null())
-      config.fail("rope_scaling", "field \"" + key + "\" is not read for rope_type " + type + "; refused rather than ignored");
+      config.fail("rope_scaling",
+                  "field \"" + key + "\" is not read for rope_type " + type + "; refused rather than ignored");
 }
 
 }  // namespace sinklab

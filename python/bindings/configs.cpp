@@ -68,7 +68,8 @@ void bind_configs(py::module_& m) {
         return config_dict(load_run_config(path, overrides));
       },
       py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
-      "The config `path` with `overrides` ('key=value', as --set) applied and validated, every key resolved, as a dict.");
+      "The config `path` with `overrides` ('key=value', as --set) applied and validated, every key resolved, as a "
+      "dict.");
   m.def(
       "config_yaml",
       [](const std::string& path, const std::vector<std::string>& overrides) {

@@ -69,7 +69,8 @@ std::shared_ptr<Graph> graph_for_pass(PyModel& m) {
   if (m.spare && m.spare.use_count() == 1) {
     m.spare->reset();
   } else {  // sized like the last pass's, so that a pass of the same inputs does not grow it block by block
-    m.spare = std::make_shared<Graph>(m.spare ? std::max(m.spare->arena().high_water(), size_t{1} << 16) : size_t{1} << 16);
+    m.spare =
+        std::make_shared<Graph>(m.spare ? std::max(m.spare->arena().high_water(), size_t{1} << 16) : size_t{1} << 16);
   }
   m.spare->set_grad_enabled(false);
   return m.spare;
@@ -100,10 +101,12 @@ class PythonHooks : public ActivationHooks {
       if (!replacement || replacement.ndim() != view.ndim() ||
           !std::equal(view.shape(), view.shape() + view.ndim(), replacement.shape())) {
         PyErr_Clear();  // ensure() leaves a conversion error set when it fails
-        const std::string got = py::hasattr(result, "shape") ? "an array of shape " + std::string(py::str(result.attr("shape")))
-                                                             : "a " + std::string(py::str(result.get_type().attr("__name__")));
+        const std::string got = py::hasattr(result, "shape")
+                                    ? "an array of shape " + std::string(py::str(result.attr("shape")))
+                                    : "a " + std::string(py::str(result.get_type().attr("__name__")));
         throw py::value_error("hook on " + hook_name + ": it returned " + got +
-                              ", not None or an array of the activation's shape " + std::string(py::str(view.attr("shape"))));
+                              ", not None or an array of the activation's shape " +
+                              std::string(py::str(view.attr("shape"))));
       }
       view.attr("__setitem__")(py::ellipsis(), replacement);
     }
@@ -182,20 +185,26 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
   Transformer& t = m.model->transformer();
   const bool tokens = c.model.input == InputKind::tokens;
   const py::ssize_t rank = tokens ? 2 : 3;
-  const std::string expected = tokens ? "[batch, positions] token ids" : "[batch, positions, " + std::to_string(shape.input_dim) + "] floats";
+  const std::string expected =
+      tokens ? "[batch, positions] token ids" : "[batch, positions, " + std::to_string(shape.input_dim) + "] floats";
   if (inputs.ndim() != rank)
-    throw py::value_error("inputs: this model reads " + expected + ", got an array of " + std::to_string(inputs.ndim()) + " dimension(s)");
+    throw py::value_error("inputs: this model reads " + expected + ", got an array of " +
+                          std::to_string(inputs.ndim()) + " dimension(s)");
   const int64_t B = inputs.shape(0), T = inputs.shape(1);
-  if (B < 1 || T < 1) throw py::value_error("inputs: need at least one sample and one position, got shape " + std::string(py::str(inputs.attr("shape"))));
+  if (B < 1 || T < 1)
+    throw py::value_error("inputs: need at least one sample and one position, got shape " +
+                          std::string(py::str(inputs.attr("shape"))));
   if (T > shape.max_seq_len)
-    throw py::value_error("inputs: " + std::to_string(T) + " positions, more than the model's " + std::to_string(shape.max_seq_len));
+    throw py::value_error("inputs: " + std::to_string(T) + " positions, more than the model's " +
+                          std::to_string(shape.max_seq_len));
   if (!tokens && inputs.shape(2) != shape.input_dim)
     throw py::value_error("inputs: this model reads " + expected + ", got width " + std::to_string(inputs.shape(2)));
   check_fits_in_memory(pass_bytes(*m.model, static_cast<double>(B), static_cast<double>(T), block_by_block), "inputs",
                        "a pass over " + std::to_string(B) + " x " + std::to_string(T) + " positions");
   if (tokens) {
     const char kind = inputs.dtype().kind();
-    if (kind != 'i' && kind != 'u') throw py::type_error("inputs: token ids must be integers, got dtype " + std::string(py::str(inputs.dtype())));
+    if (kind != 'i' && kind != 'u')
+      throw py::type_error("inputs: token ids must be integers, got dtype " + std::string(py::str(inputs.dtype())));
     const auto ids = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(inputs);
     int32_t* dst = reinterpret_cast<int32_t*>(g.scratch(static_cast<size_t>(B * T)));
     for (int64_t i = 0; i < B * T; ++i) {
@@ -208,7 +217,8 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
     return block_by_block ? t.forward_tokens_block_by_block(g, dst, B, T) : t.forward_tokens(g, dst, B, T);
   }
   const char kind = inputs.dtype().kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u') throw py::type_error("inputs: expected numbers, got dtype " + std::string(py::str(inputs.dtype())));
+  if (kind != 'f' && kind != 'i' && kind != 'u')
+    throw py::type_error("inputs: expected numbers, got dtype " + std::string(py::str(inputs.dtype())));
   const auto values = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(inputs);
   Tensor x = g.new_tensor(Shape{B, T, shape.input_dim}, false);
   std::copy_n(values.data(), x.numel(), x.data());
@@ -263,10 +273,12 @@ HookList hook_list(PyModel& m, const py::object& hooks) {
   for (const py::handle item : items) {
     const py::tuple pair = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
     if (pair.size() != 2) throw py::type_error("hooks: each entry must be a (name, function) pair");
-    if (!py::isinstance<py::str>(pair[0])) throw py::type_error("hooks: a hook name must be a string, got " + std::string(py::str(pair[0])));
+    if (!py::isinstance<py::str>(pair[0]))
+      throw py::type_error("hooks: a hook name must be a string, got " + std::string(py::str(pair[0])));
     const std::string name = pair[0].cast<std::string>();
     if (std::find(names.begin(), names.end(), name) == names.end() || name.ends_with(".virtual_mass"))
-      throw py::value_error("hooks: '" + name + "' is not an activation this model hands to hooks; see model.activation_names()");
+      throw py::value_error("hooks: '" + name +
+                            "' is not an activation this model hands to hooks; see model.activation_names()");
     if (!PyCallable_Check(pair[1].ptr())) throw py::type_error("hooks: the hook on " + name + " is not callable");
     list.emplace_back(name, pair[1].cast<py::function>());
   }
@@ -295,7 +307,8 @@ py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string&
   const RunConfig& c = m.model->config();
   TaskConfig t = evaluation_task_config(c.task);
   if (samples) {
-    if (*samples < 1 || *samples > 1000000) throw py::value_error("samples: expected 1 .. 1000000, got " + std::to_string(*samples));
+    if (*samples < 1 || *samples > 1000000)
+      throw py::value_error("samples: expected 1 .. 1000000, got " + std::to_string(*samples));
     t.eval_samples = *samples;
   }
   check_evaluation_memory(c, t);
@@ -373,7 +386,8 @@ void bind_models(py::module_& m) {
              PyModel& p = self.cast<PyModel&>();
              py::dict out;
              const ParameterStore& store = p.model->parameters();
-             for (const ParameterInfo& info : store.parameters()) out[py::str(info.name)] = array_view(store.tensor(info.name), self);
+             for (const ParameterInfo& info : store.parameters())
+               out[py::str(info.name)] = array_view(store.tensor(info.name), self);
              return out;
            })
       .def("activation_names", [](PyModel& p) { return activation_names(p); })

@@ -17,7 +17,8 @@ std::string text_bytes(const py::object& text) {
   if (py::isinstance<py::bytes>(text)) return text.cast<std::string>();
   if (!py::isinstance<py::str>(text)) throw py::type_error("encode: text must be str or bytes");
   // surrogatepass: a lone surrogate cannot be UTF-8; its bytes are then read as U+FFFD like any invalid byte.
-  return py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text.ptr(), "utf-8", "surrogatepass")).cast<std::string>();
+  return py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text.ptr(), "utf-8", "surrogatepass"))
+      .cast<std::string>();
 }
 
 }  // namespace
@@ -40,7 +41,8 @@ void bind_tokenizers(py::module_& m) {
             narrow.reserve(ids.size());
             for (const int64_t id : ids) {
               if (id < 0 || id > std::numeric_limits<int32_t>::max())
-                throw TokenizerError(t.source() + ": decode: id " + std::to_string(id) + " is not a token (vocabulary size " + std::to_string(t.vocab_size()) + ")");
+                throw TokenizerError(t.source() + ": decode: id " + std::to_string(id) +
+                                     " is not a token (vocabulary size " + std::to_string(t.vocab_size()) + ")");
               narrow.push_back(static_cast<int32_t>(id));
             }
             py::gil_scoped_release release;

@@ -53,7 +53,8 @@ py::tuple compare(const std::string& sweep_file, int jobs, const std::string& ou
 void bind_compare(py::module_& m) {
   m.def("_compare", &compare, py::arg("sweep"), py::arg("jobs"), py::arg("out"), py::arg("sets"), py::arg("dry_run"),
         py::arg("executable"),
-        "`sinklab compare` in-process (sinklab.compare checks the arguments). Returns (output folder, exit code, signal).");
+        "`sinklab compare` in-process (sinklab.compare checks the arguments). Returns (output folder, exit code, "
+        "signal).");
 }
 
 }  // namespace sinklab::python

@@ -98,8 +98,9 @@ class PyTask {
     const TaskShape& s = task_->shape();
     const double per_position = (s.input == TaskInput::vectors ? sizeof(float) * s.input_dim : sizeof(int32_t)) +
                                 (s.loss == TaskLoss::mse ? sizeof(float) * s.output_dim : sizeof(int32_t)) + 1;
-    check_fits_in_memory(per_position * size * s.seq_len, "size",
-                         "a batch of " + std::to_string(size) + " samples of " + std::to_string(s.seq_len) + " positions");
+    check_fits_in_memory(
+        per_position * size * s.seq_len, "size",
+        "a batch of " + std::to_string(size) + " samples of " + std::to_string(s.seq_len) + " positions");
     BatchArrays arrays(s, size);
     {
       const py::gil_scoped_release nogil;
@@ -153,7 +154,10 @@ void bind_tasks(py::module_& m) {
           py::arg("seed"), py::arg("size"), py::arg("split"))
       .def("eval_batch", &PyTask::eval_batch);
   m.def(
-      "_task", [](const std::string& path, const std::vector<std::string>& overrides) { return PyTask(load_run_config(path, overrides)); },
+      "_task",
+      [](const std::string& path, const std::vector<std::string>& overrides) {
+        return PyTask(load_run_config(path, overrides));
+      },
       py::arg("path"), py::arg("overrides"), "The task of the config `path` with `overrides` applied.");
   py::dict roles;
   roles["sink_key"] = position_role::kSinkKey;

@@ -44,7 +44,8 @@ json steps_base64(const std::vector<float>& maps, size_t steps, std::string& dty
   const size_t per_step = maps.size() / steps, bytes = half ? sizeof(uint16_t) : sizeof(float);
   const char* data = half ? reinterpret_cast<const char*>(halves.data()) : reinterpret_cast<const char*>(maps.data());
   json out = json::array();
-  for (size_t s = 0; s < steps; ++s) out.push_back(base64_encode(std::string_view(data + s * per_step * bytes, per_step * bytes)));
+  for (size_t s = 0; s < steps; ++s)
+    out.push_back(base64_encode(std::string_view(data + s * per_step * bytes, per_step * bytes)));
   return out;
 }
 
@@ -116,7 +117,8 @@ std::string html_escape(const std::string& text) {
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) text.replace(pos, from.size(), to);
+  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+    text.replace(pos, from.size(), to);
   return text;
 }
 
@@ -134,7 +136,8 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   std::string html = kExplorerHtml;
   for (const std::string& file : extra_assets) {  // scripts before explorer.js, styles after explorer.css
     const bool script = file.ends_with(".js");
-    const std::string anchor = script ? "<script src=\"@ASSETS@explorer.js\">" : "<link rel=\"stylesheet\" href=\"@ASSETS@explorer.css\">\n";
+    const std::string anchor =
+        script ? "<script src=\"@ASSETS@explorer.js\">" : "<link rel=\"stylesheet\" href=\"@ASSETS@explorer.css\">\n";
     const size_t at = html.find(anchor);
     if (at == std::string::npos) throw std::logic_error("report/explorer/explorer.html has no " + anchor);
     if (script) html.insert(at, "<script src=\"@ASSETS@" + file + "\"></script>\n");
@@ -146,7 +149,8 @@ void write_page(const std::filesystem::path& dir, const std::string& title, cons
   // "</" is escaped so no string in the data can end a script element when the file is inlined. Bytes
   // that are not UTF-8 (a folder name, say) become U+FFFD instead of failing the report.
   const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
-  write_file_atomically(dir / "explorer-data.js", "window.SINKLAB_EXPLORER = " + replace_all(text, "</", "<\\/") + ";\n");
+  write_file_atomically(dir / "explorer-data.js",
+                        "window.SINKLAB_EXPLORER = " + replace_all(text, "</", "<\\/") + ";\n");
 }
 
 // Moves the base64 maps of a run's data into one script per step and kind,
@@ -164,8 +168,8 @@ void write_map_files(json& run, const std::filesystem::path& page_dir) {
     if (!list.is_array()) continue;
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string name = std::string(kind) + "-" + std::to_string(i) + ".js";
-      write_file_atomically(dir / name, "SINKLAB_EXPLORER_STEP(" + id + ", \"" + kind + "\", " + std::to_string(i) + ", \"" +
-                                            list[i].get<std::string>() + "\");\n");
+      write_file_atomically(dir / name, "SINKLAB_EXPLORER_STEP(" + id + ", \"" + kind + "\", " + std::to_string(i) +
+                                            ", \"" + list[i].get<std::string>() + "\");\n");
       list[i] = "explorer-maps/" + name;
     }
   }
@@ -227,11 +231,13 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   if (!maps && run.summary) {
     try {
       maps = final_maps_snapshot(run.dir, run.summary->steps, run.summary->seq_len);
-      if (maps && !j.contains("maps_error")) j["maps_note"] = "This run has no " + std::string(kAttentionSnapshotsFile) +
-                                                               ": showing its final attention maps (attention/*.npy) as a single step.";
+      if (maps && !j.contains("maps_error"))
+        j["maps_note"] = "This run has no " + std::string(kAttentionSnapshotsFile) +
+                         ": showing its final attention maps (attention/*.npy) as a single step.";
     } catch (const NpyError& e) {
       log << "explorer: " << e.what() << "\n";
-      j["maps_error"] = (j.contains("maps_error") ? j["maps_error"].get<std::string>() + "; " : std::string()) + e.what();
+      j["maps_error"] =
+          (j.contains("maps_error") ? j["maps_error"].get<std::string>() + "; " : std::string()) + e.what();
     }
   }
   j["maps"] = maps ? explorer_maps_data(*maps, pooled) : json(nullptr);
@@ -244,8 +250,8 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
       const size_t logged = curves["bos_mass"].empty() ? 0 : curves["bos_mass"][0].size();
       const size_t drawn = maps ? static_cast<size_t>(maps->layers * maps->heads) : logged;
       if (logged != drawn && !curves["steps"].empty()) {
-        j["curves_error"] = metrics_path.string() + " logs " + std::to_string(logged) + " heads, the attention maps have " +
-                            std::to_string(drawn) + ": curves not drawn";
+        j["curves_error"] = metrics_path.string() + " logs " + std::to_string(logged) +
+                            " heads, the attention maps have " + std::to_string(drawn) + ": curves not drawn";
         log << "explorer: " << j["curves_error"].get<std::string>() << "\n";
       } else {
         j["curves"] = std::move(curves);
@@ -306,7 +312,8 @@ json sweep_tables(const ReportRuns& runs) {
 
 }  // namespace
 
-std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir, std::ostream& log) {
+std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir,
+                                     std::ostream& log) {
   return write_explorer(load_report_runs(dir), out_dir, log);
 }
 
@@ -326,7 +333,8 @@ std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesyst
     const std::string folder = std::filesystem::path(page).parent_path().string();
     check_output_path(out_dir / folder / "explorer-maps", OutputKind::folder, "report: output folder", out_dir);
     write_map_files(data, out_dir / folder);
-    write_page(out_dir / folder, "Sink explorer: " + run.id, "../../", {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
+    write_page(out_dir / folder, "Sink explorer: " + run.id, "../../",
+               {{"kind", "run"}, {"run", data}, {"sweep_page", "../../explorer.html"}});
     data["page"] = page;
     prefix_map_files(data, folder);
     // The sweep page compares mean maps only; each run's own page has the example input too.
@@ -334,7 +342,11 @@ std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesyst
     list.push_back(std::move(data));
   }
   write_page(out_dir, "Sink explorer: " + runs.title, "",
-             {{"kind", "sweep"}, {"title", runs.title}, {"variants", runs.variants}, {"runs", list}, {"tables", sweep_tables(runs)}});
+             {{"kind", "sweep"},
+              {"title", runs.title},
+              {"variants", runs.variants},
+              {"runs", list},
+              {"tables", sweep_tables(runs)}});
   return out_dir / kExplorerPage;
 }
 

@@ -58,6 +58,7 @@ void link_rows_to_explorer(Table& table, const ReportRuns& runs);
 // Throws std::runtime_error when a file cannot be written.
 std::filesystem::path write_explorer(const ReportRuns& runs, const std::filesystem::path& out_dir, std::ostream& log);
 // The same for the run or sweep at dir; throws ReportError when dir is neither kind of directory.
-std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir, std::ostream& log);
+std::filesystem::path write_explorer(const std::filesystem::path& dir, const std::filesystem::path& out_dir,
+                                     std::ostream& log);
 
 }  // namespace sinklab

@@ -32,8 +32,9 @@ std::optional<ExplorerMaps> final_maps_snapshot(const std::filesystem::path& run
     const auto load = [&](AttentionMapKind kind, std::vector<float>& into) {
       const NpyArray map = read_npy(attention_map_path(dir, l, h, kind));
       if (map.data.size() != cells)
-        throw NpyError("npy file " + attention_map_path(dir, l, h, kind).string() + ": holds " + std::to_string(map.data.size()) +
-                       " values, expected " + std::to_string(side) + " x " + std::to_string(side) + " for seq_len " + std::to_string(seq_len));
+        throw NpyError("npy file " + attention_map_path(dir, l, h, kind).string() + ": holds " +
+                       std::to_string(map.data.size()) + " values, expected " + std::to_string(side) + " x " +
+                       std::to_string(side) + " for seq_len " + std::to_string(seq_len));
       std::copy(map.data.begin(), map.data.end(), into.begin() + static_cast<std::ptrdiff_t>(offset));
     };
     load(AttentionMapKind::mean, s.mean);

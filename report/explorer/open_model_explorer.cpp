@@ -40,7 +40,8 @@ json read_eval_json(const fs::path& path) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    fail(path, std::string("is not JSON (") + e.what() + "); give the eval-<folder>.json that sinklab eval MODEL_DIR writes");
+    fail(path,
+         std::string("is not JSON (") + e.what() + "); give the eval-<folder>.json that sinklab eval MODEL_DIR writes");
   }
 }
 
@@ -60,15 +61,17 @@ json head_facts(const json& eval, int layers, int heads, const fs::path& path) {
   const json& unablated = eval.contains("unablated") ? eval["unablated"] : eval;
   const json& stats = unablated.contains("heads") ? unablated["heads"] : eval["heads"];
   const json* alphas = nullptr;
-  if (unablated.contains("extreme_tokens") && unablated["extreme_tokens"].is_object() && unablated["extreme_tokens"].contains("eval"))
+  if (unablated.contains("extreme_tokens") && unablated["extreme_tokens"].is_object() &&
+      unablated["extreme_tokens"].contains("eval"))
     alphas = &unablated["extreme_tokens"]["eval"]["heads"];
   if (!stats.is_array() || static_cast<int>(stats.size()) != layers * heads)
     fail(path, "'heads' has not one entry per head (" + std::to_string(layers) + " x " + std::to_string(heads) + ")");
   json facts = json::array();
   for (int i = 0; i < layers * heads; ++i) {
     json alpha0 = nullptr;
-    if (alphas && alphas->is_array() && static_cast<int>(alphas->size()) == layers * heads && (*alphas)[i].contains("alpha") &&
-        (*alphas)[i]["alpha"].is_array() && !(*alphas)[i]["alpha"].empty() && (*alphas)[i]["alpha"][0].is_number())
+    if (alphas && alphas->is_array() && static_cast<int>(alphas->size()) == layers * heads &&
+        (*alphas)[i].contains("alpha") && (*alphas)[i]["alpha"].is_array() && !(*alphas)[i]["alpha"].empty() &&
+        (*alphas)[i]["alpha"][0].is_number())
       alpha0 = (*alphas)[i]["alpha"][0];
     facts.push_back({{"layer", i / heads},
                      {"head", i % heads},
@@ -85,8 +88,8 @@ bool is_open_model_eval(const json& eval) {
   if (!eval.is_object()) return false;
   for (const char* key : {"model", "family", "model_type", "layers", "heads_per_layer", "seq_len", "heads"})
     if (!eval.contains(key)) return false;
-  return eval["model"].is_string() && eval["model_type"].is_string() && eval["layers"].is_number_integer() && eval["heads_per_layer"].is_number_integer() &&
-         eval["heads"].is_array();
+  return eval["model"].is_string() && eval["model_type"].is_string() && eval["layers"].is_number_integer() &&
+         eval["heads_per_layer"].is_number_integer() && eval["heads"].is_array();
 }
 
 fs::path open_model_explorer_dir(const fs::path& eval_json) {
@@ -96,16 +99,19 @@ fs::path open_model_explorer_dir(const fs::path& eval_json) {
 fs::path write_open_model_explorer(const fs::path& eval_json, const fs::path& out_dir) {
   const json eval = read_eval_json(eval_json);
   if (!is_open_model_eval(eval))
-    fail(eval_json, "is not the output of sinklab eval MODEL_DIR (it lacks the fields model, family, model_type, layers, "
-                    "heads_per_layer, seq_len, heads); sinklab report takes such a JSON, a run folder or a sweep folder");
+    fail(eval_json,
+         "is not the output of sinklab eval MODEL_DIR (it lacks the fields model, family, model_type, layers, "
+         "heads_per_layer, seq_len, heads); sinklab report takes such a JSON, a run folder or a sweep folder");
   const int layers = eval["layers"].get<int>(), heads = eval["heads_per_layer"].get<int>();
   if (!eval.contains("explorer") || !eval["explorer"].is_object())
-    fail(eval_json, "names no attention file (written by a sinklab before the explorer of open models); run its command again: " +
-                        eval.value("command", std::string("sinklab eval MODEL_DIR ...")));
+    fail(eval_json,
+         "names no attention file (written by a sinklab before the explorer of open models); run its command again: " +
+             eval.value("command", std::string("sinklab eval MODEL_DIR ...")));
   const json& x = eval["explorer"];
   if (!x.contains("attention_file") || !x["attention_file"].is_string())
-    fail(eval_json, "has no attention file to show: " + (x.contains("note") && x["note"].is_string() ? x["note"].get<std::string>()
-                                                                                                    : std::string("explorer.attention_file is not set")));
+    fail(eval_json, "has no attention file to show: " + (x.contains("note") && x["note"].is_string()
+                                                             ? x["note"].get<std::string>()
+                                                             : std::string("explorer.attention_file is not set")));
   const fs::path attention_path = eval_json.parent_path() / x["attention_file"].get<std::string>();
   WindowAttention a;
   try {
@@ -115,8 +121,9 @@ fs::path write_open_model_explorer(const fs::path& eval_json, const fs::path& ou
   }
   if (a.layers != layers || a.heads != heads || (x.contains("seq_len") && x["seq_len"] != a.seq_len) ||
       (x.contains("window") && x["window"] != a.window))
-    fail(eval_json, "its attention file " + attention_path.string() + " holds window " + std::to_string(a.window) + " of " +
-                        std::to_string(a.layers) + " layers x " + std::to_string(a.heads) + " heads, T = " + std::to_string(a.seq_len) +
+    fail(eval_json, "its attention file " + attention_path.string() + " holds window " + std::to_string(a.window) +
+                        " of " + std::to_string(a.layers) + " layers x " + std::to_string(a.heads) +
+                        " heads, T = " + std::to_string(a.seq_len) +
                         ", not what the JSON describes: it belongs to another evaluation; run sinklab eval again");
 
   // The maps as the explorer's data holds them (report/explorer/explorer_page.h): one "step", the
@@ -151,8 +158,10 @@ fs::path write_open_model_explorer(const fs::path& eval_json, const fs::path& ou
   write_file_atomically(out_dir / kOpenModelExplorerScript, kOpenModelExplorerJs);
   write_file_atomically(out_dir / kOpenModelExplorerStyle, kOpenModelExplorerCss);
   const fs::path model = eval["model"].get<std::string>();
-  const std::string name = model.filename().empty() ? model.parent_path().filename().string() : model.filename().string();
-  write_explorer_page(out_dir, "Sink explorer: " + name + " on a text", data, {kOpenModelExplorerScript, kOpenModelExplorerStyle});
+  const std::string name =
+      model.filename().empty() ? model.parent_path().filename().string() : model.filename().string();
+  write_explorer_page(out_dir, "Sink explorer: " + name + " on a text", data,
+                      {kOpenModelExplorerScript, kOpenModelExplorerStyle});
   return out_dir / kExplorerPage;
 }
 

@@ -31,6 +31,7 @@ std::filesystem::path open_model_explorer_dir(const std::filesystem::path& eval_
 // Writes the page into out_dir and returns the path of its explorer.html. Throws OpenModelExplorerError
 // (the JSON is not such an output, has no attention file, or the file is missing or damaged) and
 // std::runtime_error when a file cannot be written.
-std::filesystem::path write_open_model_explorer(const std::filesystem::path& eval_json, const std::filesystem::path& out_dir);
+std::filesystem::path write_open_model_explorer(const std::filesystem::path& eval_json,
+                                                const std::filesystem::path& out_dir);
 
 }  // namespace sinklab

@@ -34,7 +34,8 @@ size_t utf8_length(const std::string& text, size_t i) {
 // U+2400 + c (the Control Pictures block) in UTF-8.
 std::string control_picture(unsigned char c) {
   const unsigned code = 0x2400u + c;
-  return {static_cast<char>(0xE0 | (code >> 12)), static_cast<char>(0x80 | ((code >> 6) & 0x3F)), static_cast<char>(0x80 | (code & 0x3F))};
+  return {static_cast<char>(0xE0 | (code >> 12)), static_cast<char>(0x80 | ((code >> 6) & 0x3F)),
+          static_cast<char>(0x80 | (code & 0x3F))};
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ class CiTinyRun : public ::testing::Test {
     run_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
                                      ("sinklab_ci_tiny_" + std::to_string(::getpid())));
     std::filesystem::remove_all(*run_);
-    trained_ = new CliResult(run_sinklab_in(SINKLAB_SOURCE_DIR, "train configs/normlimits/ci_tiny.yaml --out " + run_->string()));
+    trained_ = new CliResult(
+        run_sinklab_in(SINKLAB_SOURCE_DIR, "train configs/normlimits/ci_tiny.yaml --out " + run_->string()));
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*run_);

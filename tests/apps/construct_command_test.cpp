@@ -126,7 +126,8 @@ TEST(ConstructCommand, ReluWritesARunFolderThatInspectAndReportRead) {
 
 TEST(ConstructCommand, SoftmaxStackFromTheDefaultBaseHasOneSinkingHead) {
   const fs::path scratch = testing::fresh_test_dir(), dir = scratch / "stack";
-  const testing::CliResult made = run_sinklab_in_source("construct softmax --beta 10 --layers 2 --heads 2 --out " + dir.string());
+  const testing::CliResult made =
+      run_sinklab_in_source("construct softmax --beta 10 --layers 2 --heads 2 --out " + dir.string());
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const std::string config = read_text(dir / "config.yaml");
   EXPECT_NE(config.find("residual: true"), std::string::npos) << config;  // configs/paper/2x2_softmax.yaml
@@ -136,13 +137,16 @@ TEST(ConstructCommand, SoftmaxStackFromTheDefaultBaseHasOneSinkingHead) {
   EXPECT_EQ(summary["sink_rate"].get<double>(), 0.25);
   ASSERT_EQ(summary["heads"].size(), 4u);
   EXPECT_NEAR(summary["heads"][0]["bos_mass_nontrigger_mean"].get<double>(), 0.999634, 1e-6);
-  for (int h = 1; h < 4; ++h) EXPECT_NEAR(summary["heads"][h]["bos_mass_nontrigger_mean"].get<double>(), 0.161123, 1e-6) << h;
-  for (const char* file : {"layer1_head1_mean.npy", "layer1_head1_sample0.npy"}) EXPECT_TRUE(fs::exists(dir / "attention" / file));
+  for (int h = 1; h < 4; ++h)
+    EXPECT_NEAR(summary["heads"][h]["bos_mass_nontrigger_mean"].get<double>(), 0.161123, 1e-6) << h;
+  for (const char* file : {"layer1_head1_mean.npy", "layer1_head1_sample0.npy"})
+    EXPECT_TRUE(fs::exists(dir / "attention" / file));
   const testing::CliResult inspected = run_sinklab("inspect " + dir.string() + " --eval");
   EXPECT_NE(inspected.output.find("equals summary.json bit for bit"), std::string::npos) << inspected.output;
   // The head table fits 120 columns and names what --wide adds; --wide shows it.
   EXPECT_NE(made.output.find("(--wide adds: "), std::string::npos) << made.output;
-  const testing::CliResult wide = run_sinklab_in_source("construct softmax --beta 10 --layers 2 --heads 2 --wide --force --out " + dir.string());
+  const testing::CliResult wide =
+      run_sinklab_in_source("construct softmax --beta 10 --layers 2 --heads 2 --wide --force --out " + dir.string());
   ASSERT_EQ(wide.exit_code, 0) << wide.output;
   EXPECT_EQ(wide.output.find("(--wide adds: "), std::string::npos) << wide.output;
 
@@ -191,7 +195,8 @@ TEST(ConstructCommand, ABaseThatCannotHoldItIsExitTwoNamingTheKey) {
     const fs::path base = dir / ("base" + std::to_string(n++) + ".yaml");
     testing::write_text(base, text);
     const fs::path out = dir / "out";
-    const testing::CliResult r = run_sinklab("construct " + std::string(c.kind) + " --config " + base.string() + " --out " + out.string());
+    const testing::CliResult r =
+        run_sinklab("construct " + std::string(c.kind) + " --config " + base.string() + " --out " + out.string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(base.string()), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(c.key), std::string::npos) << r.output;
@@ -199,24 +204,29 @@ TEST(ConstructCommand, ABaseThatCannotHoldItIsExitTwoNamingTheKey) {
   }
   // A stack needs the residual stream: the loader refuses it without, naming model.residual.
   const testing::CliResult stack =
-      run_sinklab("construct softmax --config " + source("configs/paper/1x1_softmax.yaml") + " --layers 2 --out " + (dir / "out").string());
+      run_sinklab("construct softmax --config " + source("configs/paper/1x1_softmax.yaml") + " --layers 2 --out " +
+                  (dir / "out").string());
   EXPECT_EQ(stack.exit_code, 2) << stack.output;
   EXPECT_NE(stack.output.find("model.residual: "), std::string::npos) << stack.output;
   // The loader's bounds on --layers / --heads, named as the flag the user typed.
-  const testing::CliResult heads = run_sinklab("construct softmax --config " + source("configs/paper/1x1_softmax.yaml") +
-                                               " --heads 100000 --out " + (dir / "out").string());
+  const testing::CliResult heads =
+      run_sinklab("construct softmax --config " + source("configs/paper/1x1_softmax.yaml") + " --heads 100000 --out " +
+                  (dir / "out").string());
   EXPECT_EQ(heads.exit_code, 2) << heads.output;
   EXPECT_NE(heads.output.find("--heads 100000: model.heads: "), std::string::npos) << heads.output;
   // Parameters, and a default base the working directory does not have.
   for (const char* bad : {"softmax --beta 0", "softmax --beta -3", "relu --c 0", "relu --c 1e-39"}) {
     const testing::CliResult r = run_sinklab(std::string("construct ") + bad + " --out " + (dir / "out").string());
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
-    EXPECT_NE(r.output.find(std::string(bad).find("--beta") != std::string::npos ? "--beta: " : "--c: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string(bad).find("--beta") != std::string::npos ? "--beta: " : "--c: "),
+              std::string::npos)
+        << r.output;
   }
   // A flag of the other kind is refused, not silently ignored.
   const testing::CliResult relu_beta = run_sinklab("construct relu --beta 5 --out " + (dir / "out").string());
   EXPECT_EQ(relu_beta.exit_code, 2) << relu_beta.output;
-  EXPECT_NE(relu_beta.output.find("--beta: applies to `construct softmax` only"), std::string::npos) << relu_beta.output;
+  EXPECT_NE(relu_beta.output.find("--beta: applies to `construct softmax` only"), std::string::npos)
+      << relu_beta.output;
   const testing::CliResult softmax_c = run_sinklab("construct softmax --c 2 --out " + (dir / "out").string());
   EXPECT_EQ(softmax_c.exit_code, 2) << softmax_c.output;
   EXPECT_NE(softmax_c.output.find("--c: applies to `construct relu` only"), std::string::npos) << softmax_c.output;
@@ -224,16 +234,19 @@ TEST(ConstructCommand, ABaseThatCannotHoldItIsExitTwoNamingTheKey) {
   EXPECT_NE(empty_beta.exit_code, 0) << empty_beta.output;
   EXPECT_NE(empty_beta.output.find("--beta"), std::string::npos) << empty_beta.output;
   EXPECT_EQ(empty_beta.output.find("got 0"), std::string::npos) << "an empty value is not 0: " << empty_beta.output;
-  const testing::CliResult elsewhere = run_sinklab("construct relu --out " + (dir / "out").string());  // cwd: the build tree
+  const testing::CliResult elsewhere =
+      run_sinklab("construct relu --out " + (dir / "out").string());  // cwd: the build tree
   EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.output;
-  EXPECT_NE(elsewhere.output.find("--config configs/paper/1x1_relu.yaml: no such file"), std::string::npos) << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("--config configs/paper/1x1_relu.yaml: no such file"), std::string::npos)
+      << elsewhere.output;
   EXPECT_NE(run_sinklab("construct sigmoid").exit_code, 0);
   fs::remove_all(dir);
 }
 
 TEST(ConstructCommand, AnExistingRunIsReplacedOnlyWithForce) {
   const fs::path dir = testing::fresh_test_dir() / "run";
-  const std::string args = "construct relu --config " + source("configs/paper/1x1_relu.yaml") + " --out " + dir.string();
+  const std::string args =
+      "construct relu --config " + source("configs/paper/1x1_relu.yaml") + " --out " + dir.string();
   ASSERT_EQ(run_sinklab(args).exit_code, 0);
   const testing::CliResult again = run_sinklab(args + " --c 2");
   EXPECT_EQ(again.exit_code, 2) << again.output;

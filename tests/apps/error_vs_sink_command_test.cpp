@@ -21,7 +21,8 @@ TEST(ErrorVsSinkCommand, ConstructedRunAndCurveCarryTheSpecsNumbers) {
   const fs::path scratch = testing::fresh_test_dir(), run = scratch / "beta5";
   const auto built = testing::run_sinklab_in(SINKLAB_SOURCE_DIR, "construct softmax --beta 5 --out " + run.string());
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  const auto r = testing::run_sinklab("error-vs-sink " + run.string() + " --betas 5,10 --out " + (scratch / "out").string());
+  const auto r =
+      testing::run_sinklab("error-vs-sink " + run.string() + " --betas 5,10 --out " + (scratch / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string csv = read_text(scratch / "out" / "error_vs_sink.csv");
   std::istringstream lines(csv);
@@ -63,10 +64,12 @@ TEST(ErrorVsSinkCommand, BadBetasAndBasesTheCurveCannotUseAreClearErrors) {
   EXPECT_EQ(relu.exit_code, 2) << relu.output;
   EXPECT_NE(relu.output.find("model.attention.normalizer.name"), std::string::npos) << relu.output;
   EXPECT_NE(relu.output.find("--no-curve"), std::string::npos) << relu.output;
-  const auto without = testing::run_sinklab("error-vs-sink " + run.string() + " --no-curve --out " + (scratch / "b").string());
+  const auto without =
+      testing::run_sinklab("error-vs-sink " + run.string() + " --no-curve --out " + (scratch / "b").string());
   EXPECT_EQ(without.exit_code, 0) << without.output;
   EXPECT_EQ(read_text(scratch / "b" / "error_vs_sink.csv").find("construction,"), std::string::npos);
-  const auto bad = testing::run_sinklab("error-vs-sink " + run.string() + " --betas 5,-1 --out " + (scratch / "c").string());
+  const auto bad =
+      testing::run_sinklab("error-vs-sink " + run.string() + " --betas 5,-1 --out " + (scratch / "c").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--betas: must be a number > 0"), std::string::npos) << bad.output;
 }

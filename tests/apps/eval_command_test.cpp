@@ -31,9 +31,10 @@ class EvalCommand : public ::testing::Test {
     fs::remove_all(root_);
     const std::string source = SINKLAB_SOURCE_DIR;
     for (const char* name : {"softmax", "relu"}) {
-      const testing::CliResult r = testing::run_sinklab(
-          "train " + source + "/configs/paper/1x1_" + name + ".yaml --set train.max_steps=4000 --set task.eval_samples=300"
-          " --set analysis.eval_attention_samples=300 --quiet --out " + (root_ / name).string());
+      const testing::CliResult r = testing::run_sinklab("train " + source + "/configs/paper/1x1_" + name +
+                                                        ".yaml --set train.max_steps=4000 --set task.eval_samples=300"
+                                                        " --set analysis.eval_attention_samples=300 --quiet --out " +
+                                                        (root_ / name).string());
       ASSERT_EQ(r.exit_code, 0) << r.output;
     }
   }
@@ -132,8 +133,8 @@ TEST_F(EvalCommand, TheFileNamesTheModeHeadsAndEverythingItMeasured) {
                           "trigger_max_abs_error", "row_max_abs_error"})
     EXPECT_TRUE(e["deltas"].contains(key)) << key;
   // Without --out: RUN/eval/<mode>_<heads>[_j<J>][_T<T>][_n<N>].json
-  const testing::CliResult named = testing::run_sinklab("eval " + run("softmax").string() +
-                                                        " --ablate mask_bos_key --heads L0H0 --eval-trigger 3 --samples 40");
+  const testing::CliResult named = testing::run_sinklab(
+      "eval " + run("softmax").string() + " --ablate mask_bos_key --heads L0H0 --eval-trigger 3 --samples 40");
   ASSERT_EQ(named.exit_code, 0) << named.output;
   const nlohmann::json j3 = read_json(run("softmax") / "eval" / "mask_bos_key_L0H0_j3_n40.json");
   EXPECT_EQ(j3["eval_trigger"], 3);
@@ -156,19 +157,26 @@ TEST_F(EvalCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
   const struct {
     std::string args, message;
   } cases[] = {
-      {"eval " + dir + " --ablate mask_bos", "--ablate: unknown mode 'mask_bos' (one of: none, mask_bos_key, zero_bos_weight)"},
-      {"eval " + dir + " --ablate mask_bos_key --heads L0H1", "--heads: L0H1 is not a head of this model (1 layer(s) x 1 head(s)"},
+      {"eval " + dir + " --ablate mask_bos",
+       "--ablate: unknown mode 'mask_bos' (one of: none, mask_bos_key, zero_bos_weight)"},
+      {"eval " + dir + " --ablate mask_bos_key --heads L0H1",
+       "--heads: L0H1 is not a head of this model (1 layer(s) x 1 head(s)"},
       {"eval " + dir + " --ablate mask_bos_key --heads L0,H1", "--heads: 'L0' is not a head"},
       {"eval " + dir + " --heads L0H0", "--ablate none ablates no head"},
-      {"eval " + dir + " --eval-trigger 16", "cannot be evaluated with --eval-trigger 16: eval_trigger must be in 1 .. seq_len - 1 = 15"},
+      {"eval " + dir + " --eval-trigger 16",
+       "cannot be evaluated with --eval-trigger 16: eval_trigger must be in 1 .. seq_len - 1 = 15"},
       {"eval " + dir + " --eval-trigger x", "--eval-trigger: expected a whole number"},
-      {"eval " + dir + " --eval-trigger 0", "cannot be evaluated with --eval-trigger 0: task 'trigger_conditional' option 'eval_trigger' must be 1 .. seq_len - 1"},
+      {"eval " + dir + " --eval-trigger 0",
+       "cannot be evaluated with --eval-trigger 0: task 'trigger_conditional' option 'eval_trigger' must be 1 .. "
+       "seq_len - 1"},
       {"eval " + dir + " --seq-len 2", "cannot be evaluated with --seq-len 2: seq_len must be >= 3"},
-      {"eval " + dir + " --seq-len 7", "cannot be evaluated with --seq-len 7: eval_trigger must be in 1 .. seq_len - 1 = 6, got 7"},
+      {"eval " + dir + " --seq-len 7",
+       "cannot be evaluated with --seq-len 7: eval_trigger must be in 1 .. seq_len - 1 = 6, got 7"},
       {"eval " + dir + " --samples 0", "--samples: expected a whole number in 1 .."},
       {"eval /nonexistent/sinklab_run", "/nonexistent/sinklab_run: no such run folder or checkpoint file"},
       // Outputs never replace the run's own files; evaluations that cannot fit are refused up front.
-      {"eval " + dir + " --out " + dir + "/checkpoint.bin", "--out: " + dir + "/checkpoint.bin is one of the run's own files"},
+      {"eval " + dir + " --out " + dir + "/checkpoint.bin",
+       "--out: " + dir + "/checkpoint.bin is one of the run's own files"},
       {"eval " + dir + " --out " + dir + "/../softmax/summary.json", "is one of the run's own files"},
       {"eval " + dir + " --out " + dir + "/attention/layer0_head0_mean.npy", "is one of the run's own files"},
       {"eval " + dir + " --samples 1000000 --seq-len 65536", "lower --samples or --seq-len"},

@@ -45,7 +45,13 @@ std::string char_tokenizer_json(const std::string& chars, int first_id = 2) {
       {"truncation", nullptr},
       {"padding", nullptr},
       {"added_tokens",
-       {{{"id", 1}, {"content", "<s>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}}}},
+       {{{"id", 1},
+         {"content", "<s>"},
+         {"single_word", false},
+         {"lstrip", false},
+         {"rstrip", false},
+         {"normalized", false},
+         {"special", true}}}},
       {"normalizer", nullptr},
       {"pre_tokenizer", nullptr},
       {"post_processor",
@@ -55,8 +61,14 @@ std::string char_tokenizer_json(const std::string& chars, int first_id = 2) {
         {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}},
       {"decoder", nullptr},
       {"model",
-       {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", "<unk>"}, {"continuing_subword_prefix", nullptr},
-        {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false}, {"vocab", vocab},
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", "<unk>"},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", false},
+        {"byte_fallback", false},
+        {"vocab", vocab},
         {"merges", nlohmann::json::array()}}},
   };
   return j.dump(1);
@@ -115,8 +127,9 @@ TEST_F(EvalOpenModel, LlamaAndNeoxFromTokensWriteEveryMeasurementFinite) {
   for (const std::string family : {"llama", "gpt_neox"}) {
     SCOPED_TRACE(family);
     const fs::path out = root_ / (family + ".json");
-    const testing::CliResult r = testing::run_sinklab("eval " + fixture(family) + " --tokens " + ids(family) +
-                                                      " --seq-len 8 --windows 3 --head-ablation --threads 1 --out " + out.string());
+    const testing::CliResult r =
+        testing::run_sinklab("eval " + fixture(family) + " --tokens " + ids(family) +
+                             " --seq-len 8 --windows 3 --head-ablation --threads 1 --out " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("uniform causal attention"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("put in front of every window"), std::string::npos) << r.output;
@@ -142,7 +155,8 @@ TEST_F(EvalOpenModel, LlamaAndNeoxFromTokensWriteEveryMeasurementFinite) {
     ASSERT_EQ(static_cast<int>(table.size()), layers * per_layer);
     for (size_t i = 0; i < table.size(); ++i) {
       ASSERT_TRUE(finite(table[i]["delta_loss"])) << table[i];
-      EXPECT_NEAR(table[i]["loss"].get<double>() - e["eval_loss"].get<double>(), table[i]["delta_loss"].get<double>(), 1e-9);
+      EXPECT_NEAR(table[i]["loss"].get<double>() - e["eval_loss"].get<double>(), table[i]["delta_loss"].get<double>(),
+                  1e-9);
       if (i > 0) {
         EXPECT_GE(table[i - 1]["delta_loss"].get<double>(), table[i]["delta_loss"].get<double>());
       }
@@ -187,8 +201,9 @@ std::vector<double> alpha0_by_hand(const fs::path& folder, const std::vector<int
 TEST_F(EvalOpenModel, SinkAlphaOfEveryHeadIsTheFirstKeysShareOfTheWeights) {
   const fs::path out = root_ / "one.json";
   const int T = 10;
-  const testing::CliResult r = testing::run_sinklab("eval " + fixture("llama") + " --tokens " + ids("llama") + " --seq-len " +
-                                                    std::to_string(T) + " --windows 1 --threads 1 --out " + out.string());
+  const testing::CliResult r =
+      testing::run_sinklab("eval " + fixture("llama") + " --tokens " + ids("llama") + " --seq-len " +
+                           std::to_string(T) + " --windows 1 --threads 1 --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json e = read_json(out);
   const TokenWindows stream = read_token_windows(ids("llama"), 80, 1 << 20);
@@ -210,7 +225,8 @@ TEST_F(EvalOpenModel, SinkAlphaOfEveryHeadIsTheFirstKeysShareOfTheWeights) {
   }
   // The evaluation's sink statistics read the BOS windows: a head's mean BOS mass is the same share.
   const std::vector<double> alpha = alpha0_by_hand(kFixtures / "llama", with_bos);
-  for (size_t h = 0; h < alpha.size(); ++h) EXPECT_NEAR(e["heads"][h]["sink_score"].get<double>(), alpha[h], 1e-5) << "head " << h;
+  for (size_t h = 0; h < alpha.size(); ++h)
+    EXPECT_NEAR(e["heads"][h]["sink_score"].get<double>(), alpha[h], 1e-5) << "head " << h;
 }
 
 TEST_F(EvalOpenModel, TextIsTokenizedWithTheFoldersTokenizerAndBosComesFirst) {
@@ -218,8 +234,8 @@ TEST_F(EvalOpenModel, TextIsTokenizedWithTheFoldersTokenizerAndBosComesFirst) {
   write_text(model / "tokenizer.json", char_tokenizer_json("abcdefghijklmnopqrstuvwxyz .,"));
   const std::string text = "the quick brown fox jumps over the lazy dog, again and again. ";
   write_text(root_ / "text.txt", text);
-  const testing::CliResult r =
-      testing::run_sinklab_in(root_.string(), "eval " + model.string() + " --text text.txt --seq-len 16 --windows 2 --ablate mask_bos_key");
+  const testing::CliResult r = testing::run_sinklab_in(
+      root_.string(), "eval " + model.string() + " --text text.txt --seq-len 16 --windows 2 --ablate mask_bos_key");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("BOS id 1 (the tokenizer)"), std::string::npos) << r.output;
   // The default output: eval-<folder>-<mode>.json in the current directory, nothing in the model folder.
@@ -248,20 +264,24 @@ TEST_F(EvalOpenModel, StreamOnAModelFolderScoresEveryPair) {
   ASSERT_EQ(e["streaming"].size(), 4u);
   for (const nlohmann::json& row : e["streaming"]) EXPECT_TRUE(finite(row["loss"])) << row;
   EXPECT_TRUE(finite(e["dense"]["loss"]));
-  expect_user_error(testing::run_sinklab("eval " + fixture("llama") + " --stream --tokens " + ids("llama") + " --window 65"),
-                    "--window 65 is longer than the model's context of 64");
+  expect_user_error(
+      testing::run_sinklab("eval " + fixture("llama") + " --stream --tokens " + ids("llama") + " --window 65"),
+      "--window 65 is longer than the model's context of 64");
 }
 
 TEST_F(EvalOpenModel, EveryMistakeIsOneMessageAndExitStatusTwo) {
   const std::string llama = fixture("llama");
-  expect_user_error(testing::run_sinklab("eval " + (root_ / "missing").string() + " --tokens " + ids("llama")), "no such run folder or checkpoint file, nor a model folder");
+  expect_user_error(testing::run_sinklab("eval " + (root_ / "missing").string() + " --tokens " + ids("llama")),
+                    "no such run folder or checkpoint file, nor a model folder");
   fs::create_directories(root_ / "empty");
-  expect_user_error(testing::run_sinklab("eval " + (root_ / "empty").string()), "is neither a run folder nor a model folder");
+  expect_user_error(testing::run_sinklab("eval " + (root_ / "empty").string()),
+                    "is neither a run folder nor a model folder");
   const fs::path unknown = copy_fixture("gpt_neox", root_ / "unknown");
   nlohmann::json config = read_json(unknown / "config.json");
   config["model_type"] = "gpt_neo_x";
   write_text(unknown / "config.json", config.dump());
-  expect_user_error(testing::run_sinklab("eval " + unknown.string() + " --tokens " + ids("gpt_neox")), "is not a family sinklab builds");
+  expect_user_error(testing::run_sinklab("eval " + unknown.string() + " --tokens " + ids("gpt_neox")),
+                    "is not a family sinklab builds");
   expect_user_error(testing::run_sinklab("eval " + llama + " --tokens " + ids("llama") + " --seq-len 65"),
                     "--seq-len 65 is longer than the model's context of 64");
   expect_user_error(testing::run_sinklab("eval " + llama + " --tokens " + ids("llama") + " --seq-len 30"),
@@ -285,7 +305,8 @@ TEST_F(EvalOpenModel, EveryMistakeIsOneMessageAndExitStatusTwo) {
                     "tokenizes to nothing");
   expect_user_error(testing::run_sinklab("eval " + llama + " --tokens " + ids("llama") + " --out " + llama + "/x.json"),
                     "inside the model folder");
-  expect_user_error(testing::run_sinklab("eval " + llama + " --tokens " + ids("llama") + " --samples 3"), "--samples applies to a run");
+  expect_user_error(testing::run_sinklab("eval " + llama + " --tokens " + ids("llama") + " --samples 3"),
+                    "--samples applies to a run");
 }
 
 }  // namespace

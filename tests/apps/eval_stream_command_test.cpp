@@ -28,14 +28,16 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 using EvalStreamCommand = testing::CiTinyRun;
 
 TEST_F(EvalStreamCommand, WritesTheDocumentedJsonAndPrintsTheTable) {
-  const testing::CliResult r = testing::run_sinklab("eval " + run_->string() + " --stream --window 40,16 --keep-first 4,0,1");
+  const testing::CliResult r =
+      testing::run_sinklab("eval " + run_->string() + " --stream --window 40,16 --keep-first 4,0,1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored |")) << r.output;
+  EXPECT_TRUE(contains(r.output, "| W | K | loss (nats/token) | perplexity | loss at t >= W | tokens scored |"))
+      << r.output;
   EXPECT_TRUE(contains(r.output, "| dense (windows of 64) | - |")) << r.output;
 
   const nlohmann::json j = read_json(*run_ / "eval" / "stream.json");
-  for (const char* key : {"command", "run", "checkpoint", "normalizer", "positional", "seq_len", "trained_context", "bos",
-                          "tokens", "scored", "dense", "streaming", "figure"})
+  for (const char* key : {"command", "run", "checkpoint", "normalizer", "positional", "seq_len", "trained_context",
+                          "bos", "tokens", "scored", "dense", "streaming", "figure"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["run"], run_->string());
   EXPECT_EQ(j["normalizer"], "softmax");
@@ -84,8 +86,8 @@ TEST_F(EvalStreamCommand, WritesTheDocumentedJsonAndPrintsTheTable) {
 TEST_F(EvalStreamCommand, OutMovesTheJsonAndTheFigureAndRopeReadsPastItsTrainedContext) {
   const fs::path out = fs::path(::testing::TempDir()) / "sinklab_stream_out" / "long.json";
   fs::remove_all(out.parent_path());
-  const testing::CliResult r =
-      testing::run_sinklab("eval " + run_->string() + " --stream --window 100 --keep-first 2 --tokens 300 --out " + out.string());
+  const testing::CliResult r = testing::run_sinklab(
+      "eval " + run_->string() + " --stream --window 100 --keep-first 2 --tokens 300 --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json j = read_json(out);
   EXPECT_EQ(j["tokens"], 300);
@@ -100,8 +102,9 @@ TEST_F(EvalStreamCommand, OutMovesTheJsonAndTheFigureAndRopeReadsPastItsTrainedC
 TEST_F(EvalStreamCommand, WithoutGnuplotTheFigureIsLeftAsAScriptAndSaidSo) {
   const fs::path out = fs::path(::testing::TempDir()) / "sinklab_stream_no_gnuplot" / "stream.json";
   fs::remove_all(out.parent_path());
-  const testing::CliResult r = testing::run_command("PATH=/nonexistent " + testing::sinklab_binary() + " eval " + run_->string() +
-                                                    " --stream --window 16 --keep-first 0 --out " + out.string() + " 2>&1");
+  const testing::CliResult r =
+      testing::run_command("PATH=/nonexistent " + testing::sinklab_binary() + " eval " + run_->string() +
+                           " --stream --window 16 --keep-first 0 --out " + out.string() + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "gnuplot not found: render with `gnuplot " + out.parent_path().string())) << r.output;
   EXPECT_TRUE(read_json(out)["figure"].is_null());
@@ -115,13 +118,15 @@ TEST_F(EvalStreamCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
   const fs::path learned = fs::path(::testing::TempDir()) / "sinklab_stream_learned";
   fs::remove_all(learned);
   const testing::CliResult trained = testing::run_sinklab_in(
-      SINKLAB_SOURCE_DIR, "train configs/normlimits/ci_tiny.yaml --set model.positional=learned --set train.max_steps=12 --quiet --out " +
-                              learned.string());
+      SINKLAB_SOURCE_DIR,
+      "train configs/normlimits/ci_tiny.yaml --set model.positional=learned --set train.max_steps=12 --quiet --out " +
+          learned.string());
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
   const fs::path copy = fs::path(::testing::TempDir()) / "sinklab_stream_copy";
   fs::remove_all(copy);
-  const testing::CliResult copy_trained = testing::run_sinklab(
-      "train " + std::string(SINKLAB_SOURCE_DIR) + "/configs/paper/1x1_softmax.yaml --set train.max_steps=2 --quiet --out " + copy.string());
+  const testing::CliResult copy_trained =
+      testing::run_sinklab("train " + std::string(SINKLAB_SOURCE_DIR) +
+                           "/configs/paper/1x1_softmax.yaml --set train.max_steps=2 --quiet --out " + copy.string());
   ASSERT_EQ(copy_trained.exit_code, 0) << copy_trained.output;
 
   const struct {
@@ -129,10 +134,12 @@ TEST_F(EvalStreamCommand, UserErrorsAreOneClearMessageWithExitStatus2) {
   } cases[] = {
       {"eval " + dir + " --stream", "--stream needs --window W"},
       {"eval " + dir + " --stream --window 0", "--window: expected a whole number in 1 .."},
-      {"eval " + dir + " --stream --window 32,x", "--window: expected a whole number in 1 .. 65536, got 'x' in the list '32,x'"},
+      {"eval " + dir + " --stream --window 32,x",
+       "--window: expected a whole number in 1 .. 65536, got 'x' in the list '32,x'"},
       {"eval " + dir + " --stream --window 32 --keep-first -1", "--keep-first: expected a whole number in 0 .."},
       {"eval " + dir + " --stream --window 2,4 --keep-first 4,8", "every K is >= every window"},
-      {"eval " + dir + " --stream --window 32 --tokens 334", "--tokens: 334 tokens is more than the validation part of task.corpus holds (333 tokens)"},
+      {"eval " + dir + " --stream --window 32 --tokens 334",
+       "--tokens: 334 tokens is more than the validation part of task.corpus holds (333 tokens)"},
       {"eval " + dir + " --stream --window 32 --tokens 0", "--tokens: expected a whole number in 1 .."},
       {"eval " + dir + " --window 32", "--window belongs with --stream"},
       {"eval " + dir + " --keep-first 1", "--keep-first belongs with --stream"},

@@ -22,8 +22,8 @@ const fs::path kFixtures = fs::path(SINKLAB_SOURCE_DIR) / "tests" / "fixtures" /
 
 nlohmann::json stream_eval(const std::string& family, const std::string& flags, const fs::path& out) {
   const std::string folder = (kFixtures / family).string();
-  const testing::CliResult r = testing::run_sinklab("eval " + folder + " --stream --tokens " + folder + "/ids.npy " + flags +
-                                                    " --out " + out.string());
+  const testing::CliResult r = testing::run_sinklab("eval " + folder + " --stream --tokens " + folder + "/ids.npy " +
+                                                    flags + " --out " + out.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.exit_code == 0 ? testing::read_json(out) : nlohmann::json();
 }
@@ -31,7 +31,8 @@ nlohmann::json stream_eval(const std::string& family, const std::string& flags, 
 TEST(EvalStreamMethod, ModelFoldersStreamFromAKvCacheByDefault) {
   const fs::path dir = testing::fresh_test_dir();
   const nlohmann::json cached = stream_eval("llama", "--window 8 --keep-first 0,2", dir / "auto.json");
-  const nlohmann::json recomputed = stream_eval("llama", "--window 8 --keep-first 0,2 --method recompute", dir / "re.json");
+  const nlohmann::json recomputed =
+      stream_eval("llama", "--window 8 --keep-first 0,2 --method recompute", dir / "re.json");
   EXPECT_EQ(cached["method"], "kv-cache");
   EXPECT_EQ(recomputed["method"], "recompute");
   ASSERT_EQ(cached["streaming"].size(), 2u);
@@ -44,13 +45,16 @@ TEST(EvalStreamMethod, ModelFoldersStreamFromAKvCacheByDefault) {
   }
   // A window longer than the stream evicts nothing: both methods read the same tokens.
   const nlohmann::json long_cached = stream_eval("llama", "--window 32 --keep-first 0", dir / "long.json");
-  const nlohmann::json long_recomputed = stream_eval("llama", "--window 32 --keep-first 0 --method recompute", dir / "long_re.json");
-  EXPECT_NEAR(long_cached["streaming"][0]["loss"].get<double>(), long_recomputed["streaming"][0]["loss"].get<double>(), 1e-5);
+  const nlohmann::json long_recomputed =
+      stream_eval("llama", "--window 32 --keep-first 0 --method recompute", dir / "long_re.json");
+  EXPECT_NEAR(long_cached["streaming"][0]["loss"].get<double>(), long_recomputed["streaming"][0]["loss"].get<double>(),
+              1e-5);
 }
 
 TEST(EvalStreamMethod, RefusalsNameTheReason) {
   const std::string opt = (kFixtures / "opt").string();
-  testing::CliResult r = testing::run_sinklab("eval " + opt + " --stream --tokens " + opt + "/ids.npy --window 8 --method kv-cache");
+  testing::CliResult r =
+      testing::run_sinklab("eval " + opt + " --stream --tokens " + opt + "/ids.npy --window 8 --method kv-cache");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--method kv-cache: the model's positions are learned"), std::string::npos) << r.output;
   // auto falls back to recomputation on it.

@@ -31,8 +31,8 @@ std::string read(const fs::path& p) {
 
 TEST(ExportCommand, ARunExportsInBothFormatsAndANewRunStartsFromTheExport) {
   const fs::path dir = fresh_dir("run");
-  const testing::CliResult trained =
-      testing::run_sinklab("train " + fixture_config() + " --set train.max_steps=5 --quiet --out " + (dir / "run").string());
+  const testing::CliResult trained = testing::run_sinklab(
+      "train " + fixture_config() + " --set train.max_steps=5 --quiet --out " + (dir / "run").string());
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
 
   const testing::CliResult st = testing::run_sinklab("export " + (dir / "run").string() + " --format safetensors");
@@ -47,8 +47,9 @@ TEST(ExportCommand, ARunExportsInBothFormatsAndANewRunStartsFromTheExport) {
   EXPECT_EQ(read(dir / "run/export/model.npz").rfind("PK\x03\x04", 0), 0u);
   EXPECT_TRUE(fs::exists(dir / "run/export/model.eval.npz")) << npz.output;
 
-  const testing::CliResult next = testing::run_sinklab("train " + fixture_config() + " --set train.max_steps=2 --set model.init_from=" +
-                                                       exported.string() + " --quiet --out " + (dir / "next").string());
+  const testing::CliResult next = testing::run_sinklab(
+      "train " + fixture_config() + " --set train.max_steps=2 --set model.init_from=" + exported.string() +
+      " --quiet --out " + (dir / "next").string());
   EXPECT_EQ(next.exit_code, 0) << next.output;
   EXPECT_NE(read(dir / "next/config.yaml").find("  init_from: " + exported.string() + "\n"), std::string::npos)
       << read(dir / "next/config.yaml");
@@ -68,8 +69,8 @@ TEST(ExportCommand, MistakesAreOneClearErrorEach) {
   expect_error("export " + fixture_config() + " --format safetensors --out " + (dir / "m.npz").string(), 2,
                "does not end in .safetensors");
   expect_error("export /nonexistent/sinklab_run --format npz", 2, "/nonexistent/sinklab_run: no such run folder");
-  expect_error("train " + fixture_config() + " --set model.init_from=" + (dir / "none.safetensors").string() + " --quiet --out " +
-                   (dir / "run").string(),
+  expect_error("train " + fixture_config() + " --set model.init_from=" + (dir / "none.safetensors").string() +
+                   " --quiet --out " + (dir / "run").string(),
                2, "model.init_from: safetensors file " + (dir / "none.safetensors").string() + ": cannot open");
   fs::remove_all(dir);
 }

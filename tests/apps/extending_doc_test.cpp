@@ -41,18 +41,20 @@ TEST(ExtendingDoc, EveryFileItNamesExists) {
   EXPECT_GE(files.size(), 20u) << "the page names fewer files than its worked examples touch: did the format change?";
   for (const std::string& f : files) {
     if (f.rfind("build/", 0) == 0) continue;  // written by a build (e.g. build/config_reference.md), not in a clone
-    EXPECT_TRUE(fs::exists(fs::path(SINKLAB_SOURCE_DIR) / f)) << "docs/extending.md names " << f << ", which does not exist";
+    EXPECT_TRUE(fs::exists(fs::path(SINKLAB_SOURCE_DIR) / f))
+        << "docs/extending.md names " << f << ", which does not exist";
   }
 }
 
 TEST(ExtendingDoc, HasAWorkedExampleOfEachKind) {
   const std::string doc = extending_doc();
-  for (const char* kind : {"## A normalizer", "## A task", "## A per-head statistic", "## A run-level number", "## A probe",
-                           "## A report column"})
+  for (const char* kind : {"## A normalizer", "## A task", "## A per-head statistic", "## A run-level number",
+                           "## A probe", "## A report column"})
     EXPECT_NE(doc.find(kind), std::string::npos) << "no section '" << kind << "'";
   // Each example gives its commit's file list as `git show --stat` prints it.
   size_t stats = 0;
-  for (size_t at = doc.find("git show --stat"); at != std::string::npos; at = doc.find("git show --stat", at + 1)) ++stats;
+  for (size_t at = doc.find("git show --stat"); at != std::string::npos; at = doc.find("git show --stat", at + 1))
+    ++stats;
   EXPECT_GE(stats, 6u);
 }
 

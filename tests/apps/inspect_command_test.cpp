@@ -31,9 +31,11 @@ TEST(InspectCommand, ReEvaluatesAFinishedRunToTheSameBits) {
     const char* sets;
     const char* parameter;
   } runs[] = {
-      {"configs/paper/2x2_relu.yaml", "--set train.max_steps=40 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
+      {"configs/paper/2x2_relu.yaml",
+       "--set train.max_steps=40 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
        "blocks.1.attn.w_o.weight"},
-      {"configs/tasks/copy.yaml", "--set train.max_steps=60 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
+      {"configs/tasks/copy.yaml",
+       "--set train.max_steps=60 --set task.eval_samples=300 --set analysis.eval_attention_samples=300",
        "embedding.weight"},
   };
   for (const auto& r : runs) {
@@ -54,7 +56,8 @@ TEST(InspectCommand, ReEvaluatesAFinishedRunToTheSameBits) {
     std::ofstream(dir / "summary.json", std::ios::trunc) << summary.dump();
     const testing::CliResult differs = testing::run_sinklab("inspect " + dir.string() + " --eval");
     EXPECT_EQ(differs.exit_code, 2) << differs.output;
-    EXPECT_NE(differs.output.find((dir / "summary.json").string() + ": differs from the re-evaluation"), std::string::npos)
+    EXPECT_NE(differs.output.find((dir / "summary.json").string() + ": differs from the re-evaluation"),
+              std::string::npos)
         << differs.output;
     EXPECT_NE(differs.output.find(std::string(recorded) + ": recorded "), std::string::npos) << differs.output;
     fs::remove_all(dir);
@@ -84,7 +87,8 @@ TEST(InspectCommand, ListsTheValuesOfLearnedPerHeadScalars) {
 TEST(InspectCommand, AMissingRunIsOneClearError) {
   const testing::CliResult r = testing::run_sinklab("inspect /nonexistent/sinklab_run");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("/nonexistent/sinklab_run: no such run folder or checkpoint file"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/sinklab_run: no such run folder or checkpoint file"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -28,10 +28,11 @@ class InspectEval : public ::testing::Test {
   static void SetUpTestSuite() {
     run_ = new fs::path(fs::temp_directory_path() / ("sinklab_inspect_eval_" + std::to_string(::getpid())));
     fs::remove_all(*run_);
-    trained_ = new testing::CliResult(testing::run_sinklab(
-        "train " + std::string(SINKLAB_SOURCE_DIR) + "/configs/paper/1x1_softmax.yaml --set task.eval_seq_len=32"
-        " --set train.max_steps=5 --set task.eval_samples=200 --set analysis.eval_attention_samples=200 --quiet --out " +
-        run_->string()));
+    trained_ = new testing::CliResult(testing::run_sinklab("train " + std::string(SINKLAB_SOURCE_DIR) +
+                                                           "/configs/paper/1x1_softmax.yaml --set task.eval_seq_len=32"
+                                                           " --set train.max_steps=5 --set task.eval_samples=200 --set "
+                                                           "analysis.eval_attention_samples=200 --quiet --out " +
+                                                           run_->string()));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*run_);

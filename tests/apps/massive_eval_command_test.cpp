@@ -37,7 +37,8 @@ TEST_F(MassiveEvalCommand, SetZeroAtTheLargestActivationByDefault) {
   // The default layer has the largest massive ratio of the unchanged model; the position is its largest |h|.
   int layer = 0;
   for (size_t l = 0; l < base_layers.size(); ++l)
-    if (base_layers[l]["massive_ratio"].get<double>() > base_layers[layer]["massive_ratio"].get<double>()) layer = static_cast<int>(l);
+    if (base_layers[l]["massive_ratio"].get<double>() > base_layers[layer]["massive_ratio"].get<double>())
+      layer = static_cast<int>(l);
   EXPECT_EQ(e["massive"]["layer"], layer);
   EXPECT_EQ(e["massive"]["position"], base_layers[layer]["max_position"]);
   ASSERT_EQ(e["massive"]["channels"].size(), 3u);
@@ -49,7 +50,8 @@ TEST_F(MassiveEvalCommand, SetZeroAtTheLargestActivationByDefault) {
     EXPECT_EQ(e["massive"]["channels"][0], top["channel"]);
   }
   // The loss changed by what the two evaluations say, and per head deltas are there.
-  EXPECT_DOUBLE_EQ(e["deltas"]["eval_loss"].get<double>(), e["eval_loss"].get<double>() - e["unablated"]["eval_loss"].get<double>());
+  EXPECT_DOUBLE_EQ(e["deltas"]["eval_loss"].get<double>(),
+                   e["eval_loss"].get<double>() - e["unablated"]["eval_loss"].get<double>());
   EXPECT_NE(e["deltas"]["eval_loss"].get<double>(), 0.0);
   EXPECT_EQ(e["deltas"]["heads"].size(), 4u);
   EXPECT_EQ(e["deltas"]["heads"][0]["alpha"].size(), 4u);
@@ -57,8 +59,8 @@ TEST_F(MassiveEvalCommand, SetZeroAtTheLargestActivationByDefault) {
 }
 
 TEST_F(MassiveEvalCommand, SetMeanUsesEachChannelsMean) {
-  const testing::CliResult r = testing::run_sinklab("eval " + run_->string() +
-                                                    " --massive set_mean --massive-layer 0 --massive-position 0 --massive-top-k 2");
+  const testing::CliResult r = testing::run_sinklab(
+      "eval " + run_->string() + " --massive set_mean --massive-layer 0 --massive-position 0 --massive-top-k 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json e = read_json(*run_ / "eval" / "none_massive_set_mean.json");
   EXPECT_EQ(e["massive"]["layer"], 0);
@@ -78,7 +80,8 @@ TEST_F(MassiveEvalCommand, BadFlagsAreOneMessage) {
         std::pair{"--massive set_zero --massive-layer 9", "--massive-layer"},
         std::pair{"--massive set_zero --massive-position 64", "--massive-position"},
         std::pair{"--massive set_mean --massive-top-k 0", "--massive-top-k"}}) {
-    const testing::CliResult r = testing::run_sinklab("eval " + run_->string() + " " + flags + " --out /tmp/unused.json");
+    const testing::CliResult r =
+        testing::run_sinklab("eval " + run_->string() + " " + flags + " --out /tmp/unused.json");
     EXPECT_EQ(r.exit_code, 2) << flags;
     EXPECT_TRUE(contains(r.output, message)) << flags << ": " << r.output;
   }

@@ -59,9 +59,9 @@ class ReportOpenModel : public ::testing::Test {
   // eval of the Llama fixture on its ids: windows of 8, the attention of window `window`.
   fs::path eval(int window) {
     const fs::path out = root_ / "eval-llama.json";
-    const testing::CliResult r = testing::run_sinklab("eval " + kLlama.string() + " --tokens " + (kLlama / "ids.npy").string() +
-                                                      " --seq-len 8 --windows 2 --threads 1 --explore-window " +
-                                                      std::to_string(window) + " --out " + out.string());
+    const testing::CliResult r = testing::run_sinklab(
+        "eval " + kLlama.string() + " --tokens " + (kLlama / "ids.npy").string() +
+        " --seq-len 8 --windows 2 --threads 1 --explore-window " + std::to_string(window) + " --out " + out.string());
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("eval-llama.attention.npz"), std::string::npos) << r.output;
     return out;
@@ -93,7 +93,9 @@ TEST_F(ReportOpenModel, EvalWritesTheWindowsAttentionAndReportEmbedsEveryHead) {
   std::vector<int32_t> window{e["bos"].get<int32_t>()};
   window.insert(window.end(), stream.ids.begin() + T, stream.ids.begin() + 2 * T - 1);
   EXPECT_EQ(a.tokens, window);
-  for (int t = 0; t < T; ++t) EXPECT_EQ(a.token_labels[static_cast<size_t>(t)], std::to_string(window[static_cast<size_t>(t)]));  // no tokenizer.json
+  for (int t = 0; t < T; ++t)
+    EXPECT_EQ(a.token_labels[static_cast<size_t>(t)],
+              std::to_string(window[static_cast<size_t>(t)]));  // no tokenizer.json
   for (int h = 0; h < layers * heads; ++h)
     for (int i = 0; i < T; ++i) {
       double row = 0.0;
@@ -112,10 +114,12 @@ TEST_F(ReportOpenModel, EvalWritesTheWindowsAttentionAndReportEmbedsEveryHead) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const fs::path dir = root_ / "eval-llama-report";
   EXPECT_NE(r.output.find("explorer: " + (dir / "explorer.html").string()), std::string::npos) << r.output;
-  for (const char* file : {"explorer.html", "explorer.js", "explorer.css", "open_model_explorer.js", "open_model_explorer.css"})
+  for (const char* file :
+       {"explorer.html", "explorer.js", "explorer.css", "open_model_explorer.js", "open_model_explorer.css"})
     EXPECT_TRUE(fs::exists(dir / file)) << file;
   const std::string html = read_text(dir / "explorer.html");
-  EXPECT_LT(html.find("open_model_explorer.js"), html.find("\"explorer.js\"")) << html;  // registers its page kind first
+  EXPECT_LT(html.find("open_model_explorer.js"), html.find("\"explorer.js\""))
+      << html;  // registers its page kind first
   const nlohmann::json data = page_data(dir);
   EXPECT_EQ(data["kind"], "open_model");
   EXPECT_EQ(data["maps"]["layers"], layers);
@@ -136,7 +140,8 @@ TEST_F(ReportOpenModel, EvalWritesTheWindowsAttentionAndReportEmbedsEveryHead) {
   }
 
   // --out DIR instead.
-  const testing::CliResult elsewhere = testing::run_sinklab("report " + json_path.string() + " --out " + (root_ / "page").string());
+  const testing::CliResult elsewhere =
+      testing::run_sinklab("report " + json_path.string() + " --out " + (root_ / "page").string());
   ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.output;
   EXPECT_TRUE(fs::exists(root_ / "page" / "explorer.html"));
 }
@@ -163,11 +168,12 @@ TEST_F(ReportOpenModel, EveryBrokenInputIsOneMessageAndExitStatusTwo) {
   std::ofstream(json_path, std::ios::trunc) << e.dump();
   expect_user_error(testing::run_sinklab(report), "names no attention file");
 
-  expect_user_error(testing::run_sinklab("eval " + kLlama.string() + " --tokens " + (kLlama / "ids.npy").string() +
-                                         " --seq-len 8 --windows 2 --explore-window 2 --out " + (root_ / "x.json").string()),
-                    "--explore-window 2: the evaluation has 2 window(s)");
-  expect_user_error(testing::run_sinklab("eval " + kLlama.string() + " --stream --tokens " + (kLlama / "ids.npy").string() +
-                                         " --window 8 --explore-window 0"),
+  expect_user_error(
+      testing::run_sinklab("eval " + kLlama.string() + " --tokens " + (kLlama / "ids.npy").string() +
+                           " --seq-len 8 --windows 2 --explore-window 2 --out " + (root_ / "x.json").string()),
+      "--explore-window 2: the evaluation has 2 window(s)");
+  expect_user_error(testing::run_sinklab("eval " + kLlama.string() + " --stream --tokens " +
+                                         (kLlama / "ids.npy").string() + " --window 8 --explore-window 0"),
                     "--explore-window does not apply to --stream");
 }
 

@@ -42,7 +42,8 @@ class TrainCommand : public ::testing::Test {
     const fs::path out = dir_ / "run";
     const Result r = run(args + " --out " + out.string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    for (const std::string& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "missing '" << f << "' in:\n" << r.output;
+    for (const std::string& f : fragments)
+      EXPECT_NE(r.output.find(f), std::string::npos) << "missing '" << f << "' in:\n" << r.output;
     EXPECT_FALSE(fs::exists(out)) << "a failed run must write nothing";
   }
   fs::path dir_;
@@ -63,7 +64,9 @@ TEST_F(TrainCommand, NegativeLearningRateIsRejected) {
   expect_user_error("train " + c.string(), {"c.yaml:2", "optimizer.lr"});
 }
 
-TEST_F(TrainCommand, MissingConfigFile) { expect_user_error("train /nonexistent/paper.yaml", {"/nonexistent/paper.yaml"}); }
+TEST_F(TrainCommand, MissingConfigFile) {
+  expect_user_error("train /nonexistent/paper.yaml", {"/nonexistent/paper.yaml"});
+}
 
 TEST_F(TrainCommand, UnknownNormalizerListsKnownOnes) {
   const fs::path c = write("c.yaml", "model:\n  attention:\n    normalizer: softmaxx\n");
@@ -84,7 +87,8 @@ TEST_F(TrainCommand, ResumeFromAStrayOrMissingCheckpointIsRejectedBeforeAnything
   EXPECT_EQ(stray.exit_code, 2) << stray.output;
   EXPECT_NE(stray.output.find("not a sinklab run folder"), std::string::npos) << stray.output;
   expect_user_error("train " + c.string() + " --resume " + ckpt.string(), {"bad.bin", "leave out --out"});
-  expect_user_error("train " + c.string() + " --resume " + (dir_ / "missing.bin").string(), {"missing.bin", "checkpoint"});
+  expect_user_error("train " + c.string() + " --resume " + (dir_ / "missing.bin").string(),
+                    {"missing.bin", "checkpoint"});
   EXPECT_FALSE(fs::exists(dir_ / "config.yaml"));
 }
 
@@ -245,8 +249,9 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   const fs::path out = dir_ / "run";
   const Result r = run("train " + c.string() + " --out " + out.string() + " --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* f : {"config.yaml", "metrics.jsonl", "summary.json", "run.json", "checkpoint.bin",
-                        "attention/layer1_head1_mean.npy", "attention/layer0_head0_std.npy", "attention/layer0_head0_sample0.npy"})
+  for (const char* f :
+       {"config.yaml", "metrics.jsonl", "summary.json", "run.json", "checkpoint.bin", "attention/layer1_head1_mean.npy",
+        "attention/layer0_head0_std.npy", "attention/layer0_head0_sample0.npy"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
   const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out / "summary.json"));
   EXPECT_EQ(summary["seed"], 3);
@@ -256,7 +261,8 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   EXPECT_TRUE(info["libraries"].contains("onednn"));
   // The kernel path the bits depend on, and what it is made of; the same as `sinklab --version` says.
   const std::string path = info["cpu"]["kernel_path"];
-  EXPECT_EQ(path, info["cpu"]["kernel_level"].get<std::string>() + "+onednn:" + info["cpu"]["onednn_isa"].get<std::string>());
+  EXPECT_EQ(path,
+            info["cpu"]["kernel_level"].get<std::string>() + "+onednn:" + info["cpu"]["onednn_isa"].get<std::string>());
   EXPECT_FALSE(info["cpu"]["model"].get<std::string>().empty());
   EXPECT_FALSE(info["cpu"]["features"].empty());
   EXPECT_NE(run("--version").output.find("kernel path: " + path), std::string::npos);

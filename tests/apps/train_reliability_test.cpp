@@ -123,9 +123,9 @@ TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
 TEST_F(TrainReliability, TheResumeCommandPrintedOnCtrlCWorksAsPrinted) {
   const fs::path config = small_config();
   const fs::path out = dir_ / "my run; x", log = dir_ / "log.txt";
-  const pid_t pid = testing::start_sinklab({"train", config.string(), "--out", out.string(), "--seed", "5", "--threads", "1",
-                                            "--set", "train.log_every=7"},
-                                           log);
+  const pid_t pid = testing::start_sinklab(
+      {"train", config.string(), "--out", out.string(), "--seed", "5", "--threads", "1", "--set", "train.log_every=7"},
+      log);
   ASSERT_TRUE(wait_for_lines(out / "metrics.jsonl", 3, 60)) << slurp(log);
   ::kill(pid, SIGINT);
   EXPECT_EQ(testing::wait_exit_code(pid), 128 + SIGINT);
@@ -143,8 +143,9 @@ TEST_F(TrainReliability, TheResumeCommandPrintedOnCtrlCWorksAsPrinted) {
 }
 
 TEST_F(TrainReliability, ResumingAFinishedRunIsRefusedAndChangesNothing) {
-  const fs::path config = write("c.yaml", "train: {max_steps: 20, log_every: 5, eval_every: 10}\ntask: {eval_samples: 32}\n"
-                                          "analysis: {eval_attention_samples: 32}\n");
+  const fs::path config = write("c.yaml",
+                                "train: {max_steps: 20, log_every: 5, eval_every: 10}\ntask: {eval_samples: 32}\n"
+                                "analysis: {eval_attention_samples: 32}\n");
   const fs::path out = dir_ / "run";
   ASSERT_EQ(run_sinklab("train " + config.string() + " --out " + out.string() + " --quiet").exit_code, 0);
   const std::string summary = slurp(out / "summary.json"), metrics = slurp(out / "metrics.jsonl");
@@ -158,15 +159,17 @@ TEST_F(TrainReliability, ResumingAFinishedRunIsRefusedAndChangesNothing) {
 TEST_F(TrainReliability, AnUnfinishedRunIsNotOverwrittenWithoutForce) {
   const fs::path config = small_config();
   const fs::path out = dir_ / "run";
-  const pid_t pid = testing::start_sinklab("train " + config.string() + " --out " + out.string() + " --quiet", dir_ / "log.txt");
+  const pid_t pid =
+      testing::start_sinklab("train " + config.string() + " --out " + out.string() + " --quiet", dir_ / "log.txt");
   ASSERT_TRUE(wait_for_lines(out / "metrics.jsonl", 2, 60));
   ::kill(pid, SIGKILL);
   testing::wait_exit_code(pid);
   const std::string metrics = slurp(out / "metrics.jsonl");
   const auto again = run_sinklab("train " + config.string() + " --out " + out.string());
   EXPECT_EQ(again.exit_code, 2) << again.output;
-  EXPECT_NE(again.output.find("continue it with `" + testing::sinklab_binary() + " train --resume " + out.string() + "`"),
-            std::string::npos)
+  EXPECT_NE(
+      again.output.find("continue it with `" + testing::sinklab_binary() + " train --resume " + out.string() + "`"),
+      std::string::npos)
       << again.output;
   EXPECT_EQ(slurp(out / "metrics.jsonl"), metrics) << "the refused run touched the log";
   const auto changed = run_sinklab("train --resume " + out.string() + " --set seed=9");
@@ -190,7 +193,8 @@ TEST_F(TrainReliability, ASecondWriterIsRefused) {
   RunFolderLock held(out);  // another sinklab process
   const auto r = run_sinklab("train " + config.string() + " --out " + out.string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("in use by another sinklab process (pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+  EXPECT_NE(r.output.find("in use by another sinklab process (pid " + std::to_string(::getpid()) + ")"),
+            std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(out / "config.yaml"));
 }
@@ -207,10 +211,13 @@ TEST_F(TrainReliability, ResumeNeedsARunFolderAndSaysSo) {
 // A run stopped before its first checkpoint cannot resume: the message gives the command that starts
 // it over, this binary's path first and the folder quoted for the shell.
 TEST_F(TrainReliability, ResumeWithoutACheckpointGivesAPastableCommandToStartOver) {
-  const fs::path config = write("c.yaml", "train: {max_steps: 5, log_every: 5, eval_every: 0}\ntask: {eval_samples: 8}\n"
-                                          "analysis: {eval_attention_samples: 8}\n");
+  const fs::path config = write("c.yaml",
+                                "train: {max_steps: 5, log_every: 5, eval_every: 0}\ntask: {eval_samples: 8}\n"
+                                "analysis: {eval_attention_samples: 8}\n");
   const fs::path out = dir_ / "it's a run";
-  ASSERT_EQ(run_sinklab("train " + shell_quote(config.string()) + " --out " + shell_quote(out.string()) + " --quiet").exit_code, 0);
+  ASSERT_EQ(run_sinklab("train " + shell_quote(config.string()) + " --out " + shell_quote(out.string()) + " --quiet")
+                .exit_code,
+            0);
   fs::remove(out / "summary.json");
   fs::remove(out / "checkpoint.bin");
   const auto r = run_sinklab("train --resume " + shell_quote(out.string()));
@@ -224,8 +231,9 @@ TEST_F(TrainReliability, ResumeWithoutACheckpointGivesAPastableCommandToStartOve
 TEST_F(TrainReliability, ACorruptCheckpointInARunFolderIsRejectedBeforeAnythingIsWritten) {
   const fs::path config = write("c.yaml", "train: {max_steps: 20}\n");
   const fs::path out = dir_ / "run";
-  const pid_t pid = testing::start_sinklab("train " + config.string() + " --out " + out.string() + " --quiet --set train.max_steps=100000",
-                                           dir_ / "log.txt");
+  const pid_t pid = testing::start_sinklab(
+      "train " + config.string() + " --out " + out.string() + " --quiet --set train.max_steps=100000",
+      dir_ / "log.txt");
   ASSERT_TRUE(wait_for_lines(out / "metrics.jsonl", 1, 60));
   ::kill(pid, SIGKILL);
   testing::wait_exit_code(pid);
@@ -238,8 +246,9 @@ TEST_F(TrainReliability, ACorruptCheckpointInARunFolderIsRejectedBeforeAnythingI
 }
 
 TEST_F(TrainReliability, DivergingRunExitsThreeWithNullMetrics) {
-  const fs::path config = write("c.yaml", "model: {init_std: 1.0e30}\ntrain: {max_steps: 50}\ntask: {eval_samples: 32}\n"
-                                          "analysis: {eval_attention_samples: 32}\n");
+  const fs::path config = write("c.yaml",
+                                "model: {init_std: 1.0e30}\ntrain: {max_steps: 50}\ntask: {eval_samples: 32}\n"
+                                "analysis: {eval_attention_samples: 32}\n");
   const fs::path out = dir_ / "run";
   const auto r = run_sinklab("train " + config.string() + " --out " + out.string() + " --quiet");
   EXPECT_EQ(r.exit_code, 3) << r.output;
@@ -266,9 +275,10 @@ TEST_F(TrainReliability, SymlinksPlantedInTheRunFolderAreNotWrittenThrough) {
 TEST_F(TrainReliability, AFullDiskEndsTheRunWithTheFileAndTheErrorAndNoPartialFiles) {
   testing::SmallTmpfs disk(256 * 1024);
   if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
-  const fs::path config = write("c.yaml", "model: {layers: 2, heads: 2, residual: true}\n"
-                                          "train: {max_steps: 200000, log_every: 1, eval_every: 0, stop_max_abs_error: 0}\n"
-                                          "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n");
+  const fs::path config = write("c.yaml",
+                                "model: {layers: 2, heads: 2, residual: true}\n"
+                                "train: {max_steps: 200000, log_every: 1, eval_every: 0, stop_max_abs_error: 0}\n"
+                                "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n");
   const fs::path out = disk.dir() / "run";
   const auto r = run_sinklab("train " + config.string() + " --out " + out.string() + " --quiet");
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -32,7 +32,8 @@ TEST(RunMessages, AResultRoundTrips) {
   r.seconds = 12.25;
   r.resumed = true;
   r.error = "cannot create run folder '/x': Permission denied";
-  r.quarantined = {{"checkpoint /x/checkpoint.bin: checksum mismatch (corrupt file)", "/s/quarantine/x.checkpoint.bin"}};
+  r.quarantined = {
+      {"checkpoint /x/checkpoint.bin: checksum mismatch (corrupt file)", "/s/quarantine/x.checkpoint.bin"}};
   const RunResult s = decode_result(encode(r));
   EXPECT_EQ(s.index, r.index);
   EXPECT_EQ(s.signaled, r.signaled);

@@ -48,8 +48,10 @@ TEST(ConfigOverride, FillsAnEmptyFileSection) {
   EXPECT_EQ(c.model.heads, 2);
   EXPECT_EQ(resolved_head_dim(c.model), 8);
   const auto e = parse_error("seed: 1\nmodel:\n", {"model.attention.normalizer.divisor=seq_len"});
-  EXPECT_TRUE(contains(e.what(), "--set model.attention.normalizer.divisor=seq_len: "
-                                 "model.attention.normalizer.divisor: is an option of normalizers " + quoted_owners_of("divisor") + " only"))
+  EXPECT_TRUE(contains(e.what(),
+                       "--set model.attention.normalizer.divisor=seq_len: "
+                       "model.attention.normalizer.divisor: is an option of normalizers " +
+                           quoted_owners_of("divisor") + " only"))
       << e.what();
 }
 
@@ -102,7 +104,10 @@ TEST(ConfigOverride, MalformedOverrides) {
   EXPECT_TRUE(contains(e.what(), "--set optimizer.lr=: optimizer.lr: expected a single value")) << e.what();
   // Sections set to nothing are refused too, not reset to their defaults.
   e = parse_error(kBase, {"model.attention.normalizer="});
-  EXPECT_TRUE(contains(e.what(), "--set model.attention.normalizer=: model.attention.normalizer: expected a value or a map of keys, got nothing (null)")) << e.what();
+  EXPECT_TRUE(contains(e.what(),
+                       "--set model.attention.normalizer=: model.attention.normalizer: expected a value or a map of "
+                       "keys, got nothing (null)"))
+      << e.what();
   e = parse_error(kBase, {"model="});
   EXPECT_TRUE(contains(e.what(), "model: expected a map of keys, got nothing (null)")) << e.what();
   e = parse_error(kBase, {"model.attention=~"});

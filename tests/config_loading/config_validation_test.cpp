@@ -183,9 +183,9 @@ TEST(ConfigValidation, NormalizerMapFormAndOptionsThatDoNotBelong) {
   EXPECT_EQ(relu.model.attention.normalizer.name, "relu");
   EXPECT_EQ(relu.model.attention.normalizer.options.get<std::string>("divisor"), "seq_len");
   auto e = parse_error("model:\n  attention:\n    normalizer:\n      name: softmax\n      divisor: visible\n");
-  EXPECT_STREQ(e.what(),
-               ("configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers " + quoted_owners_of("divisor") +
-                " only, but the normalizer is 'softmax'").c_str());
+  EXPECT_STREQ(e.what(), ("configs/x.yaml:5: model.attention.normalizer.divisor: is an option of normalizers " +
+                          quoted_owners_of("divisor") + " only, but the normalizer is 'softmax'")
+                             .c_str());
   e = parse_error("model:\n  attention:\n    normalizer:\n      temperature: 2.0\n      name: relu\n");
   EXPECT_EQ(e.line(), 4);
   EXPECT_TRUE(contains(e.what(), "option of normalizer 'softmax' only, but the normalizer is 'relu'")) << e.what();
@@ -250,7 +250,8 @@ TEST(ConfigValidation, SnapshotKeys) {
   e = parse_error("task:\n  eval_samples: 40\nanalysis:\n  eval_attention_samples: 40\n  snapshot_samples: 50\n");
   EXPECT_TRUE(contains(e.what(), "analysis.snapshot_samples (50) must be at most task.eval_samples (40)")) << e.what();
   // Unset, the default shrinks to the batch and to the evaluation set instead of failing.
-  EXPECT_EQ(parse("task:\n  eval_samples: 40\nanalysis:\n  eval_attention_samples: 40\n").analysis.snapshot_samples, 40);
+  EXPECT_EQ(parse("task:\n  eval_samples: 40\nanalysis:\n  eval_attention_samples: 40\n").analysis.snapshot_samples,
+            40);
   EXPECT_EQ(parse("train:\n  batch_size: 32\n").analysis.snapshot_samples, 32);
   EXPECT_EQ(parse("seed: 1\n").analysis.snapshot_samples, 128);
 }
@@ -319,9 +320,11 @@ std::string load_error(const std::filesystem::path& file) {
 }
 
 TEST(ConfigFile, DevicesAndHugeFilesAreRefusedWithoutBeingRead) {
-  EXPECT_TRUE(testing::contains(load_error("/dev/zero"), "/dev/zero: cannot read the config file: is not a regular file"))
+  EXPECT_TRUE(
+      testing::contains(load_error("/dev/zero"), "/dev/zero: cannot read the config file: is not a regular file"))
       << load_error("/dev/zero");
-  const std::filesystem::path big = std::filesystem::temp_directory_path() / ("sinklab-big-config-" + std::to_string(::getpid()) + ".yaml");
+  const std::filesystem::path big =
+      std::filesystem::temp_directory_path() / ("sinklab-big-config-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(big) << "# " << std::string(2 << 20, 'x') << "\n";
   EXPECT_TRUE(testing::contains(load_error(big), "bytes, more than the 1048576")) << load_error(big);
   std::filesystem::remove(big);

@@ -40,7 +40,8 @@ TEST(PluginOptions, TaskOptionsParseAndResolveDefaults) {
   const RunConfig c = load(kCopy);
   EXPECT_EQ(c.task.options.get<int64_t>("offset"), 3);
   EXPECT_EQ(c.task.options.get<int64_t>("vocab_size"), 10);
-  const RunConfig d = load("model: {d_model: 16, input: tokens, vocab_size: 16, output_head: true}\ntask: {name: copy}\n");
+  const RunConfig d =
+      load("model: {d_model: 16, input: tokens, vocab_size: 16, output_head: true}\ntask: {name: copy}\n");
   EXPECT_EQ(d.task.options.get<int64_t>("offset"), 4);  // the declared default, written into the resolved config
   EXPECT_TRUE(contains(to_yaml(d), "offset: 4"));
   EXPECT_FALSE(contains(to_yaml(d), "trigger_min")) << "another task's option is not written";
@@ -49,7 +50,8 @@ TEST(PluginOptions, TaskOptionsParseAndResolveDefaults) {
 TEST(PluginOptions, OptionsOfAnotherPluginAreRefusedByName) {
   auto e = load_error("task: {offset: 2}\n");
   EXPECT_EQ(e.key(), "task.offset");
-  EXPECT_TRUE(contains(e.what(), "is an option of task 'copy' only, but the task is 'trigger_conditional'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "is an option of task 'copy' only, but the task is 'trigger_conditional'"))
+      << e.what();
   e = load_error("model: {input: tokens, vocab_size: 10, output_head: true}\n"
                  "task: {name: copy, vocab_size: 10, trigger_min: 3}\n");
   EXPECT_EQ(e.key(), "task.trigger_min");
@@ -94,7 +96,8 @@ TEST(PluginOptions, SharedKeysShareOneDeclaration) {
     for (const auto& option : r.options)
       EXPECT_NE(find_field("model.attention.normalizer." + option.key), nullptr) << r.name << "." << option.key;
   for (const auto& r : task_registrations())
-    for (const auto& option : r.options) EXPECT_NE(find_field("task." + option.key), nullptr) << r.name << "." << option.key;
+    for (const auto& option : r.options)
+      EXPECT_NE(find_field("task." + option.key), nullptr) << r.name << "." << option.key;
 }
 
 // A text option (OptionKind::text) is any string, read back as written; code handing a plug-in

@@ -49,8 +49,9 @@ TEST(TextLmConfig, LoadsWithTheCorpusVocabularyAndRecordsTheCorpusAbsolute) {
 TEST(TextLmConfig, CharVocabularyMismatchSaysTheNumberComesFromTheCorpus) {
   const ConfigError e = load_error(text_lm_yaml(32, ""));
   EXPECT_EQ(e.key(), "model.vocab_size");
-  EXPECT_TRUE(contains(e.what(), "model.vocab_size must equal 64 (task.corpus: the corpus has 63 distinct bytes + BOS), "
-                                 "got 32"))
+  EXPECT_TRUE(contains(e.what(),
+                       "model.vocab_size must equal 64 (task.corpus: the corpus has 63 distinct bytes + BOS), "
+                       "got 32"))
       << e.what();
 }
 
@@ -99,13 +100,14 @@ TEST(TextLmConfig, WindowOptionsAreInTheResolvedConfigAndItsHash) {
   EXPECT_EQ(plain.task.options.get<std::string>("fixed_token"), "");
   EXPECT_EQ(plain.task.options.get<int64_t>("train_tokens"), 0);
   std::set<uint64_t> hashes{config_hash(plain)};
-  for (const std::string extra : {", bos: false", ", fixed_token_position: 2, fixed_token: e",
-                                  ", fixed_token_position: 2, fixed_token: ':'", ", fixed_token_position: 2, fixed_token: ' '",
-                                  ", train_tokens: 500", ", train_tokens: 501"}) {
+  for (const std::string extra :
+       {", bos: false", ", fixed_token_position: 2, fixed_token: e", ", fixed_token_position: 2, fixed_token: ':'",
+        ", fixed_token_position: 2, fixed_token: ' '", ", train_tokens: 500", ", train_tokens: 501"}) {
     SCOPED_TRACE(extra);
     const RunConfig c = load(text_lm_yaml(64, extra));
     EXPECT_TRUE(hashes.insert(config_hash(c)).second) << "the option must change the hash";
-    const RunConfig back = parse_run_config(to_yaml(c), "resolved.yaml", {}, {normalizer_registry().names(), task_names()});
+    const RunConfig back =
+        parse_run_config(to_yaml(c), "resolved.yaml", {}, {normalizer_registry().names(), task_names()});
     EXPECT_EQ(back, c) << to_yaml(c);
   }
 }

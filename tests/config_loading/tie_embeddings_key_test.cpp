@@ -32,7 +32,8 @@ ConfigError parse_error(const std::string& yaml, const std::vector<std::string>&
 }
 
 TEST(TieEmbeddingsKey, TokenModelWithHeadTiesAndRoundTrips) {
-  const RunConfig c = parse(kCopyModel, {"model.tie_embeddings=true", "model.mlp_hidden=16", "model.mlp_activation=gelu_tanh"});
+  const RunConfig c =
+      parse(kCopyModel, {"model.tie_embeddings=true", "model.mlp_hidden=16", "model.mlp_activation=gelu_tanh"});
   EXPECT_TRUE(c.model.tie_embeddings);
   EXPECT_EQ(c.model.mlp_activation, Activation::gelu_tanh);
   EXPECT_TRUE(contains(to_yaml(c), "  tie_embeddings: true\n")) << to_yaml(c);

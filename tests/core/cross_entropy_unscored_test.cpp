@@ -32,7 +32,8 @@ TEST(CrossEntropyUnscored, EqualsTheLossOfTheScoredRowsAlone) {
   Graph g;
   const Tensor loss = cross_entropy(g, Tensor(all.data(), grad.data(), Shape{4, 3}), targets.data());
   Graph h;
-  const Tensor expected = cross_entropy(h, Tensor(scored.data(), scored_grad.data(), Shape{2, 3}), scored_targets.data());
+  const Tensor expected =
+      cross_entropy(h, Tensor(scored.data(), scored_grad.data(), Shape{2, 3}), scored_targets.data());
   EXPECT_EQ(loss.data()[0], expected.data()[0]);
   g.backward(loss);
   h.backward(expected);

@@ -58,15 +58,20 @@ TEST(Graph, GradientsDoNotDependOnStaleArenaMemory) {
     std::vector<float> x, w, v, dx, dw, dv;
   };
   auto make = [](uint64_t seed) {
-    Leaves l{testing::random_floats(12, seed), testing::random_floats(15, seed + 1), testing::random_floats(10, seed + 2),
-             std::vector<float>(12), std::vector<float>(15), std::vector<float>(10)};
+    Leaves l{testing::random_floats(12, seed),
+             testing::random_floats(15, seed + 1),
+             testing::random_floats(10, seed + 2),
+             std::vector<float>(12),
+             std::vector<float>(15),
+             std::vector<float>(10)};
     return l;
   };
   // loss = sum((x w) v + (x w) v) with an unused (x w) beside it:
   // h has one matmul consumer (overwritten), z two uses (zeroed, then added), unused none (zeros).
   // The poisoning step also uses `unused`, so that its gradient buffer is left non-zero.
   auto step = [](Graph& g, Leaves& l, std::vector<float>* h_grad, std::vector<float>* unused_grad, bool poison) {
-    const Tensor x(l.x.data(), l.dx.data(), {4, 3}), w(l.w.data(), l.dw.data(), {3, 5}), v(l.v.data(), l.dv.data(), {5, 2});
+    const Tensor x(l.x.data(), l.dx.data(), {4, 3}), w(l.w.data(), l.dw.data(), {3, 5}),
+        v(l.v.data(), l.dv.data(), {5, 2});
     const Tensor h = matmul(g, x, w);
     const Tensor unused = matmul(g, x, w);
     const Tensor arena_leaf = g.new_tensor({3}, true);  // no node produces it: only the final sweep zeroes it
@@ -106,7 +111,8 @@ TEST(Graph, GradientsDoNotDependOnStaleArenaMemory) {
   // And the values are right: dh = 2 * 1 v^T for every row.
   for (int64_t r = 0; r < 4; ++r)
     for (int64_t c = 0; c < 5; ++c)
-      EXPECT_FLOAT_EQ(h_fresh[static_cast<size_t>(r * 5 + c)], 2.0f * (fresh.v[static_cast<size_t>(c * 2)] + fresh.v[static_cast<size_t>(c * 2 + 1)]));
+      EXPECT_FLOAT_EQ(h_fresh[static_cast<size_t>(r * 5 + c)],
+                      2.0f * (fresh.v[static_cast<size_t>(c * 2)] + fresh.v[static_cast<size_t>(c * 2 + 1)]));
 }
 
 TEST(Graph, NoGradGuardRecordsNothingAndAllocatesNoGradients) {

@@ -15,7 +15,8 @@ namespace {
 
 std::vector<std::filesystem::path> isa_objects() {
   std::vector<std::filesystem::path> objects;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::filesystem::path(SINKLAB_BINARY_DIR) / "CMakeFiles"))
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(SINKLAB_BINARY_DIR) / "CMakeFiles"))
     if (e.is_regular_file() && e.path().extension() == ".o" && e.path().string().find("/isa/") != std::string::npos)
       objects.push_back(e.path());
   return objects;

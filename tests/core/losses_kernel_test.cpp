@@ -29,8 +29,8 @@ TEST(LossesKernel, MseMatchesReference) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.layout.numel());
     const std::vector<float> p = random_floats(c.pred_storage, 91), t = random_floats(c.target_storage, 92);
-    EXPECT_NEAR(mse_loss_forward(p.data(), t.data(), c.layout), mse_loss_forward_reference(p.data(), t.data(), c.layout),
-                1e-6);
+    EXPECT_NEAR(mse_loss_forward(p.data(), t.data(), c.layout),
+                mse_loss_forward_reference(p.data(), t.data(), c.layout), 1e-6);
     std::vector<float> dp = random_floats(c.pred_storage, 93), dp_ref = dp, dt = random_floats(c.target_storage, 94);
     std::vector<float> dt_ref = dt;
     mse_loss_backward(p.data(), t.data(), 0.7f, dp.data(), dt.data(), c.layout);

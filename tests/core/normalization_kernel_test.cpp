@@ -34,8 +34,8 @@ TEST(NormalizationKernel, LayerNormMatchesReference) {
       EXPECT_TRUE(all_close(rstd, rstd_ref, 1e-5, 1e-6));
       std::vector<float> dx = random_floats(n, 55), dx_ref = dx, dw = random_floats(c, 56), dw_ref = dw;
       std::vector<float> db = random_floats(c, 57), db_ref = db;
-      layer_norm_backward(x.data(), wp, mean.data(), rstd.data(), dy.data(), dx.data(), affine & 1 ? dw.data() : nullptr,
-                          affine & 2 ? db.data() : nullptr, rows, cols);
+      layer_norm_backward(x.data(), wp, mean.data(), rstd.data(), dy.data(), dx.data(),
+                          affine & 1 ? dw.data() : nullptr, affine & 2 ? db.data() : nullptr, rows, cols);
       layer_norm_backward_reference(x.data(), wp, 1e-5f, dy.data(), dx_ref.data(), affine & 1 ? dw_ref.data() : nullptr,
                                     affine & 2 ? db_ref.data() : nullptr, rows, cols);
       EXPECT_TRUE(all_close(dx, dx_ref, 1e-4, 2e-5));

@@ -45,7 +45,8 @@ TEST(OpsLosses, HandValues) {
 
   std::vector<float> logits(6, 0.0f);
   const std::vector<int32_t> targets = {0, 2};
-  EXPECT_NEAR(cross_entropy(g, Tensor(logits.data(), nullptr, Shape{2, 3}), targets.data()).data()[0], std::log(3.0f), 1e-6);
+  EXPECT_NEAR(cross_entropy(g, Tensor(logits.data(), nullptr, Shape{2, 3}), targets.data()).data()[0], std::log(3.0f),
+              1e-6);
 }
 
 TEST(OpsLosses, Errors) {

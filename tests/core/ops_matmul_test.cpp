@@ -88,8 +88,9 @@ TEST(OpsMatmul, GradientsOfAttentionHeadViews) {
       [&](Graph& g, Inputs in) { return matmul(g, heads(in[0]), heads(in[1]).transpose(-2, -1), 0.5f); },
       {{Shape{2, 3, 8}, {}}, {Shape{2, 3, 8}, {}}}));
   // The same tensor on both sides gets both contributions.
-  EXPECT_TRUE(check_leaf_gradients([&](Graph& g, Inputs in) { return matmul(g, heads(in[0]), heads(in[0]).transpose(-2, -1)); },
-                                   {{Shape{2, 3, 8}, {}}}));
+  EXPECT_TRUE(
+      check_leaf_gradients([&](Graph& g, Inputs in) { return matmul(g, heads(in[0]), heads(in[0]).transpose(-2, -1)); },
+                           {{Shape{2, 3, 8}, {}}}));
 }
 
 TEST(OpsMatmul, ShapeErrorsNameTheShapes) {

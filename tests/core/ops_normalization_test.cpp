@@ -22,8 +22,12 @@ using Inputs = std::span<const Tensor>;
 
 // Rows with a clear spread (inputs in [-2, 2], 8 columns): the normalization is smooth at this scale,
 // so central differences with the default step are accurate.
-Leaf input(const Shape& s, uint64_t seed) { return leaf(s, random_floats(static_cast<size_t>(s.numel()), seed, -2.0f, 2.0f)); }
-Leaf weight(int64_t c, uint64_t seed) { return leaf(Shape{c}, random_floats(static_cast<size_t>(c), seed, 0.5f, 1.5f)); }
+Leaf input(const Shape& s, uint64_t seed) {
+  return leaf(s, random_floats(static_cast<size_t>(s.numel()), seed, -2.0f, 2.0f));
+}
+Leaf weight(int64_t c, uint64_t seed) {
+  return leaf(Shape{c}, random_floats(static_cast<size_t>(c), seed, 0.5f, 1.5f));
+}
 
 TEST(OpsNormalization, LayerNormGradients) {
   EXPECT_TRUE(check_leaf_gradients([](Graph& g, Inputs x) { return layer_norm(g, x[0], x[1], x[2]); },
@@ -55,8 +59,8 @@ TEST(OpsNormalization, HandValues) {
   Graph g;
   std::vector<float> x = {1, 2, 3}, w = {1, 2, 3}, b = {0, 1, 0};
   const Tensor tx(x.data(), nullptr, Shape{1, 3});
-  const std::vector<float> y =
-      testing::values(layer_norm(g, tx, Tensor(w.data(), nullptr, Shape{3}), Tensor(b.data(), nullptr, Shape{3}), 0.0f));
+  const std::vector<float> y = testing::values(
+      layer_norm(g, tx, Tensor(w.data(), nullptr, Shape{3}), Tensor(b.data(), nullptr, Shape{3}), 0.0f));
   EXPECT_NEAR(y[0], -1.2247449f, 1e-6);
   EXPECT_NEAR(y[1], 1.0f, 1e-6);
   EXPECT_NEAR(y[2], 3.6742346f, 1e-5);

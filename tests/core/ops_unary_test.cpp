@@ -44,7 +44,8 @@ const Case kCases[] = {
 TEST(OpsUnary, Gradients) {
   for (const Case& c : kCases) {
     const UnaryOp op = c.op;
-    EXPECT_TRUE(check_leaf_gradients([op](Graph& g, Inputs x) { return op(g, x[0]); }, {leaf_in(Shape{3, 7}, 1, c.lo, c.hi)}))
+    EXPECT_TRUE(
+        check_leaf_gradients([op](Graph& g, Inputs x) { return op(g, x[0]); }, {leaf_in(Shape{3, 7}, 1, c.lo, c.hi)}))
         << c.name;
     EXPECT_TRUE(check_leaf_gradients([op](Graph& g, Inputs x) { return op(g, x[0].transpose(0, 2)); },
                                      {leaf_in(Shape{2, 3, 4}, 2, c.lo, c.hi)}))
@@ -56,7 +57,8 @@ TEST(OpsUnary, Gradients) {
 }
 
 TEST(OpsUnary, ChainedOpsGradient) {
-  EXPECT_TRUE(check_leaf_gradients([](Graph& g, Inputs x) { return tanh(g, exp(g, gelu(g, x[0]))); }, {leaf(Shape{11})}));
+  EXPECT_TRUE(
+      check_leaf_gradients([](Graph& g, Inputs x) { return tanh(g, exp(g, gelu(g, x[0]))); }, {leaf(Shape{11})}));
 }
 
 TEST(OpsUnary, HandValues) {

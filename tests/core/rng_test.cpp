@@ -46,7 +46,8 @@ TEST(Rng, StateSaveRestoreContinuesIdentically) {
   for (int i = 0; i < 50; ++i) expected.push_back(i % 3 == 0 ? rng.normal() : rng.uniform());
   Rng restored(1);
   restored.set_state(saved);
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(i % 3 == 0 ? restored.normal() : restored.uniform(), expected[static_cast<size_t>(i)]) << i;
+  for (int i = 0; i < 50; ++i)
+    EXPECT_EQ(i % 3 == 0 ? restored.normal() : restored.uniform(), expected[static_cast<size_t>(i)]) << i;
 }
 
 TEST(Rng, UniformRanges) {

@@ -37,8 +37,8 @@ inline ::testing::AssertionResult all_close(std::span<const float> got, std::spa
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << got.size() << " entries differ; first at " << first << ": got "
-                                       << got[first] << ", want " << want[first];
+  return ::testing::AssertionFailure() << bad << " of " << got.size() << " entries differ; first at " << first
+                                       << ": got " << got[first] << ", want " << want[first];
 }
 
 // A gradient-check leaf that requires grad; empty values are filled U(-1, 1) by the checker.

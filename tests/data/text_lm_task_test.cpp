@@ -274,7 +274,8 @@ TEST(TextLmWindows, AFixedWordIsOneWordOfTheVocabulary) {
 TEST(TextLmWindows, TrainTokensLimitsTrainingWindowsToThePartsFirstTokens) {
   TextLmWindows less;
   less.train_tokens = 6;
-  const TextLmTask task(alphabet(), TextTokenizer::character, 0, 0.25, 4, less), whole(alphabet(), TextTokenizer::character, 0, 0.25, 4);
+  const TextLmTask task(alphabet(), TextTokenizer::character, 0, 0.25, 4, less),
+      whole(alphabet(), TextTokenizer::character, 0, 0.25, 4);
   EXPECT_EQ(task.sampled_train_tokens(), 6u);
   EXPECT_EQ(whole.sampled_train_tokens(), 19u);
   const Windows w = draw(task, 300, Split::train, 6);
@@ -286,7 +287,8 @@ TEST(TextLmWindows, TrainTokensLimitsTrainingWindowsToThePartsFirstTokens) {
     firsts.insert(ids[1]);
   }
   EXPECT_EQ(firsts, (std::set<int32_t>{id_of('a'), id_of('b'), id_of('c'), id_of('d')}));
-  EXPECT_EQ(draw(task, 100, Split::eval, 8).ids, draw(whole, 100, Split::eval, 8).ids) << "the evaluation set is unchanged";
+  EXPECT_EQ(draw(task, 100, Split::eval, 8).ids, draw(whole, 100, Split::eval, 8).ids)
+      << "the evaluation set is unchanged";
   less.train_tokens = 19;  // the whole training part, spelled out
   EXPECT_EQ(draw(TextLmTask(alphabet(), TextTokenizer::character, 0, 0.25, 4, less), 100, Split::train, 2).ids,
             draw(whole, 100, Split::train, 2).ids);
@@ -299,7 +301,8 @@ TEST(TextLmWindows, DeterministicAndAllocationFree) {
   all.fixed_token_position = 2;
   all.fixed_token = "q";
   all.train_tokens = 12;
-  const TextLmTask a(alphabet(), TextTokenizer::character, 0, 0.25, 5, all), b(alphabet(), TextTokenizer::character, 0, 0.25, 5, all);
+  const TextLmTask a(alphabet(), TextTokenizer::character, 0, 0.25, 5, all),
+      b(alphabet(), TextTokenizer::character, 0, 0.25, 5, all);
   const Windows wa = draw(a, 64, Split::train, 3), wb = draw(b, 64, Split::train, 3);
   EXPECT_EQ(wa.ids, wb.ids);
   EXPECT_EQ(wa.targets, wb.targets);

@@ -21,8 +21,8 @@ std::vector<std::string> tokens_of(std::string_view text) {
 
 TEST(WordTokens, LowercaseLetterRunsOrSingleNonSpaceBytes) {
   EXPECT_EQ(tokens_of("In the LORD's  house,\n(selah)\t3:16 caf\xc3\xa9!"),
-            (std::vector<std::string>{"in", "the", "lord", "'", "s", "house", ",", "(", "selah", ")", "3", ":", "1", "6",
-                                      "caf", "\xc3", "\xa9", "!"}));
+            (std::vector<std::string>{"in", "the", "lord", "'", "s", "house", ",", "(", "selah", ")", "3", ":", "1",
+                                      "6", "caf", "\xc3", "\xa9", "!"}));
   EXPECT_TRUE(tokens_of(" \t\r\n\v\f ").empty());
   const WordTokens t("ab  c");
   EXPECT_EQ(t.begin(0), 0u);

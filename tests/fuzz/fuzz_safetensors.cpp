@@ -9,6 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  sinklab::fuzz::expect_only<sinklab::SafetensorsError>([&] { sinklab::decode_safetensors(bytes, "fuzz.safetensors"); });
+  sinklab::fuzz::expect_only<sinklab::SafetensorsError>(
+      [&] { sinklab::decode_safetensors(bytes, "fuzz.safetensors"); });
   return 0;
 }

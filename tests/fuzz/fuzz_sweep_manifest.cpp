@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {"id": "softmax_seed=0", "variant": "softmax", "seed": 0, "dir": "runs/softmax_seed=0",
        "overrides": {"train.max_steps": 200, "seed": 0}, "config": "/configs/paper/1x1_softmax.yaml"}]})");
   sinklab::fuzz::expect_only<sinklab::sweep::SweepError>([&] {
-    if (const auto previous = sinklab::sweep::read_sweep_manifest(dir)) sinklab::sweep::changed_runs(*previous, current);
+    if (const auto previous = sinklab::sweep::read_sweep_manifest(dir))
+      sinklab::sweep::changed_runs(*previous, current);
   });
   return 0;
 }

@@ -1,11 +1,10 @@
-// The sink paper's single-layer results, trained for real (Ran-Milo 2026, arXiv 2603.11487, sections 4-5; docs/reproducing-sinks.md):
-// 1x1 softmax reaches the stop rule with BOS mass >= 0.99 on non-trigger rows and a trigger row
-// within 0.02 of 1/7 on keys 1..7; 1x1 relu reaches it with no mass on the content keys of
-// non-trigger rows (<= 1e-3) and at most 1e-3 in total. Three seeds each, from the paper configs.
-// Mass left on BOS is not pushed to zero by training where W_O W_V maps the BOS vector to ~0 (it
-// changes no output): seed 2 keeps 5.3e-4 on BOS with the per-sample data streams (it kept 1.9e-3
-// with the single-stream generator used before; docs/reproducing-sinks.md). The content-key bound
-// is the one the paper's argument is about; the total bound is the criterion.
+// The sink paper's single-layer results, trained for real (Ran-Milo 2026, arXiv 2603.11487, sections 4-5;
+// docs/reproducing-sinks.md): 1x1 softmax reaches the stop rule with BOS mass >= 0.99 on non-trigger rows and a trigger
+// row within 0.02 of 1/7 on keys 1..7; 1x1 relu reaches it with no mass on the content keys of non-trigger rows (<=
+// 1e-3) and at most 1e-3 in total. Three seeds each, from the paper configs. Mass left on BOS is not pushed to zero by
+// training where W_O W_V maps the BOS vector to ~0 (it changes no output): seed 2 keeps 5.3e-4 on BOS with the
+// per-sample data streams (it kept 1.9e-3 with the single-stream generator used before; docs/reproducing-sinks.md). The
+// content-key bound is the one the paper's argument is about; the total bound is the criterion.
 #include <gtest/gtest.h>
 
 #include "config_loading/config_loader.h"

@@ -96,13 +96,15 @@ TEST(ReadmeCommands, RunInOrderInAFreshFolder) {
   }
   // The folder a newcomer has after building: the checkout's configs, scripts, tests (their fixtures) and build/.
   const fs::path dir = fresh_test_dir();
-  for (const char* name : {"configs", "scripts", "bench", "tools", "docs", "tests"}) fs::create_directory_symlink(kSource / name, dir / name);
+  for (const char* name : {"configs", "scripts", "bench", "tools", "docs", "tests"})
+    fs::create_directory_symlink(kSource / name, dir / name);
   fs::create_directory_symlink(kBuild, dir / "build");
   const fs::path log = dir / "commands.log";
   int ran = 0;
   for (const std::string& command : commands) {
     if (skip_for(command)) continue;
-    const testing::CliResult r = run_command("cd '" + dir.string() + "' && (" + command + ") >> commands.log 2>&1; echo $?");
+    const testing::CliResult r =
+        run_command("cd '" + dir.string() + "' && (" + command + ") >> commands.log 2>&1; echo $?");
     ++ran;
     if (r.output == "0\n") continue;
     const std::string output = read_text(log);
@@ -146,7 +148,8 @@ TEST(ReadmeCommands, EveryTestSelectionTheDocsShowSelectsATest) {
     const std::string text = read_text(page);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), ctest_r); it != std::sregex_iterator(); ++it) {
       const std::string pattern = (*it)[1];
-      const testing::CliResult r = run_command("cd '" + kBuild.string() + "' && ctest -N -R '" + pattern + "' | tail -1");
+      const testing::CliResult r =
+          run_command("cd '" + kBuild.string() + "' && ctest -N -R '" + pattern + "' | tail -1");
       EXPECT_EQ(r.output.find("Total Tests: 0"), std::string::npos)
           << page.filename() << " shows `ctest -R " << pattern << "`, which selects no test";
       ++checked;
@@ -154,7 +157,8 @@ TEST(ReadmeCommands, EveryTestSelectionTheDocsShowSelectsATest) {
     for (auto it = std::sregex_iterator(text.begin(), text.end(), gtest_filter); it != std::sregex_iterator(); ++it) {
       const std::string binary = std::string((*it)[1]).substr(std::string("build/").size());
       const std::string filter = (*it)[2];
-      const testing::CliResult r = run_command("'" + (kBuild / binary).string() + "' --gtest_list_tests --gtest_filter='" + filter + "'");
+      const testing::CliResult r =
+          run_command("'" + (kBuild / binary).string() + "' --gtest_list_tests --gtest_filter='" + filter + "'");
       EXPECT_NE(r.output.find("\n  "), std::string::npos)
           << page.filename() << " shows `" << binary << " --gtest_filter=" << filter << "`, which selects no test";
       ++checked;

@@ -28,8 +28,9 @@ RunSummary train(const std::string& config, std::vector<std::string> overrides) 
 }
 
 TEST(TaskConfigsTraining, BigramBackcopySoftmaxLearnsTheCopyAndApproachesTheChainEntropy) {
-  const RunSummary s = train("bigram_backcopy_softmax.yaml",
-                             {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt", "train.max_steps=1200"});
+  const RunSummary s =
+      train("bigram_backcopy_softmax.yaml",
+            {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt", "train.max_steps=1200"});
   ASSERT_EQ(s.task_baselines.size(), 1u);
   EXPECT_EQ(s.task_baselines[0].first, "markov_entropy");
   const double entropy = s.task_baselines[0].second;

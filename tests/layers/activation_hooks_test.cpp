@@ -115,8 +115,8 @@ TEST(ActivationHooks, EveryNamedActivationOnceInOrderWithItsLayout) {
   output_of(*b->model, inputs());
   std::vector<std::string> expected;
   for (const std::string l : {"blocks.0.", "blocks.1."})
-    for (const char* leaf : {"resid_pre", "ln1.out", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights", "attn.z",
-                             "attn.out", "resid_mid", "ln2.out", "mlp.out", "resid_post"})
+    for (const char* leaf : {"resid_pre", "ln1.out", "attn.q", "attn.k", "attn.v", "attn.scores", "attn.weights",
+                             "attn.z", "attn.out", "resid_mid", "ln2.out", "mlp.out", "resid_post"})
       expected.push_back(l + leaf);
   expected.push_back("final_norm.out");
   expected.push_back("logits");

@@ -128,7 +128,8 @@ TEST_P(MaskBosKeyWith, EqualsTheRowCallWithoutKeyZero) {
     const std::vector<float> plain =
         weights_under(*norm, scores, params, slot_logits, AttentionAblation(), slot ? &plain_slot_weights : nullptr);
     const int lead = slot ? 1 : 0;
-    std::vector<float> s_row(kSeq + 1), p_row(kSeq + 1), scratch(static_cast<size_t>(norm->scratch_per_row(kSeq + 1)) + 1);
+    std::vector<float> s_row(kSeq + 1), p_row(kSeq + 1),
+        scratch(static_cast<size_t>(norm->scratch_per_row(kSeq + 1)) + 1);
     for (int64_t h = 0; h < kHeads; ++h)
       for (int64_t b = 0; b < kBatch; ++b) {
         EXPECT_EQ(row_of(w, h, b, 0)[0], row_of(plain, h, b, 0)[0]);
@@ -143,7 +144,8 @@ TEST_P(MaskBosKeyWith, EqualsTheRowCallWithoutKeyZero) {
           norm->forward_row(s_row.data(), p_row.data(), spec, P > 0 ? params.data() + h * P : nullptr, scratch.data());
           const float* a = row_of(w, h, b, i);
           EXPECT_EQ(a[0], 0.0f);
-          for (int64_t k = 1; k <= i; ++k) EXPECT_EQ(a[k], p_row[static_cast<size_t>(k - 1 + lead)]) << h << b << i << k;
+          for (int64_t k = 1; k <= i; ++k)
+            EXPECT_EQ(a[k], p_row[static_cast<size_t>(k - 1 + lead)]) << h << b << i << k;
           for (int64_t k = i + 1; k < kSeq; ++k) EXPECT_EQ(a[k], 0.0f);
           if (slot) {
             EXPECT_EQ(slot_weights[static_cast<size_t>(row)], p_row[0]);
@@ -192,7 +194,8 @@ TEST(AttentionAblation, HeadsOutsideTheMaskAreBitwiseUnchanged) {
     EXPECT_TRUE(std::equal(w.begin(), w.begin() + per_head, plain.begin()));
     EXPECT_FALSE(std::equal(w.begin() + per_head, w.end(), plain.begin() + per_head));
     // A mask naming another layer's head leaves this layer alone.
-    const std::vector<float> other = weights_under(*softmax, scores, Tensor(), Tensor(), AttentionAblation(mode, {{1, 0}}));
+    const std::vector<float> other =
+        weights_under(*softmax, scores, Tensor(), Tensor(), AttentionAblation(mode, {{1, 0}}));
     EXPECT_EQ(other, plain);
   }
 }
@@ -204,7 +207,8 @@ TEST(AttentionAblation, RefusesAGraphThatTracksGradients) {
   const Tensor scores(s.data(), ds.data(), Shape{kHeads, kBatch, kSeq, kSeq});
   Graph g;
   try {
-    ablated_attention_weights(g, scores, *softmax, Tensor(), Tensor(), AttentionAblation(AblationMode::mask_bos_key, {}), 0);
+    ablated_attention_weights(g, scores, *softmax, Tensor(), Tensor(),
+                              AttentionAblation(AblationMode::mask_bos_key, {}), 0);
     FAIL() << "no error";
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("mask_bos_key is for evaluation only"), std::string::npos) << e.what();
@@ -275,10 +279,13 @@ TEST(AttentionAblation, ParsesModesAndHeadLists) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([] { parse_ablation_mode("mask_bos"); }).find("unknown mode 'mask_bos' (one of: none, mask_bos_key, zero_bos_weight)"),
+  EXPECT_NE(message([] {
+              parse_ablation_mode("mask_bos");
+            }).find("unknown mode 'mask_bos' (one of: none, mask_bos_key, zero_bos_weight)"),
             std::string::npos);
-  EXPECT_NE(message([] { parse_head_list("L0H2", 2, 2); }).find("L0H2 is not a head of this model (2 layer(s) x 2 head(s)"),
-            std::string::npos);
+  EXPECT_NE(
+      message([] { parse_head_list("L0H2", 2, 2); }).find("L0H2 is not a head of this model (2 layer(s) x 2 head(s)"),
+      std::string::npos);
   EXPECT_NE(message([] { parse_head_list("L2H0", 2, 2); }).find("L2H0 is not a head of this model"), std::string::npos);
   for (const char* bad : {"l0h1", "L0", "LxH1", "L0H1,", "L-1H0", "L0H1x", ""})
     EXPECT_NE(message([bad] { parse_head_list(bad, 2, 2); }).find("--heads"), std::string::npos) << bad;

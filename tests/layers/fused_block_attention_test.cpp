@@ -123,7 +123,8 @@ TEST(FusedBlockAttention, OverwritesGradientBuffersItAloneWrites) {
     // mul_scalar by 1 passes its gradient through unchanged: the leaves see the op's dq, dk, dv.
     EXPECT_TRUE(std::equal(leaf.dq.begin(), leaf.dq.end(), grads.begin())) << "step " << step;
     EXPECT_TRUE(std::equal(leaf.dk.begin(), leaf.dk.end(), grads.begin() + static_cast<int64_t>(n))) << "step " << step;
-    EXPECT_TRUE(std::equal(leaf.dv.begin(), leaf.dv.end(), grads.begin() + static_cast<int64_t>(2 * n))) << "step " << step;
+    EXPECT_TRUE(std::equal(leaf.dv.begin(), leaf.dv.end(), grads.begin() + static_cast<int64_t>(2 * n)))
+        << "step " << step;
   }
 }
 

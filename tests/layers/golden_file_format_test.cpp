@@ -48,7 +48,8 @@ void expect_load_error(const std::string& path, std::initializer_list<std::strin
 }
 
 // Checks everything make_golden.py promises for one case: names, shapes, and param/grad pairing.
-void expect_layout(const st::GoldenFile& g, int64_t layers, int64_t heads, const std::vector<std::pair<std::string, Shape>>& params) {
+void expect_layout(const st::GoldenFile& g, int64_t layers, int64_t heads,
+                   const std::vector<std::pair<std::string, Shape>>& params) {
   EXPECT_EQ(g.get("input").shape, (Shape{kB, kT, kD}));
   EXPECT_EQ(g.get("target").shape, (Shape{kB, kT, kD}));
   EXPECT_EQ(g.get("output").shape, (Shape{kB, kT, kD}));

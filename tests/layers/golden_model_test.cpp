@@ -1,7 +1,7 @@
 // sinklab's models against PyTorch golden fixtures (tools/make_golden.py, docs/golden.md): the
 // paper's 2-layer 2-head residual attention model with softmax and with relu, and a conventional
-// pre-LN block model; the paper's model with sparsemax, entmax15, gated_softmax and the key-bias token. Outputs within 1e-5, gradients and 3 Adam steps within 1e-4, each relative to
-// the reference tensor's largest magnitude.
+// pre-LN block model; the paper's model with sparsemax, entmax15, gated_softmax and the key-bias token. Outputs within
+// 1e-5, gradients and 3 Adam steps within 1e-4, each relative to the reference tensor's largest magnitude.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +19,9 @@ namespace {
 using testing::GoldenFile;
 using testing::GoldenTensor;
 
-std::string fixture(const std::string& name) { return std::string(SINKLAB_SOURCE_DIR) + "/tests/fixtures/golden/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(SINKLAB_SOURCE_DIR) + "/tests/fixtures/golden/" + name;
+}
 
 ModelConfig paper_model(const std::string& normalizer) {
   ModelConfig m;
@@ -76,8 +78,8 @@ ModelConfig block_model() {
     if (d > worst) worst = d, worst_at = i;
   }
   if (worst <= tol * std::max(scale, 1e-30)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "max |diff| " << worst << " at " << worst_at << " (got " << got[worst_at] << ", want "
-                                       << want.values[worst_at] << "), allowed " << tol * scale;
+  return ::testing::AssertionFailure() << "max |diff| " << worst << " at " << worst_at << " (got " << got[worst_at]
+                                       << ", want " << want.values[worst_at] << "), allowed " << tol * scale;
 }
 
 class ProbeObserver : public AttentionObserver {
@@ -137,7 +139,8 @@ TEST_P(GoldenModel, MatchesPyTorch) {
   }
   double largest_gradient = 0;
   for (const ParameterInfo& p : store.parameters())
-    for (float v : golden.get("grad." + p.name).values) largest_gradient = std::max(largest_gradient, std::abs(static_cast<double>(v)));
+    for (float v : golden.get("grad." + p.name).values)
+      largest_gradient = std::max(largest_gradient, std::abs(static_cast<double>(v)));
   for (const ParameterInfo& p : store.parameters())
     EXPECT_TRUE(close(store.grads().data() + p.offset, golden.get("grad." + p.name), 1e-4, 1e-3 * largest_gradient))
         << "grad of " << p.name;

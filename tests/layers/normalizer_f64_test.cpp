@@ -104,7 +104,8 @@ TEST_P(EveryNormalizerVariant, BackwardAddsAndStaysInsideTheRow) {
   const RowSpec spec{n - 1, n, kMaxKeys, 0};
   std::vector<double> scratch(static_cast<size_t>(std::max(norm->scratch_per_row(n), 1)));
   norm->forward_row_f64(scores.data(), probs.data(), spec, params.data(), scratch.data());
-  std::vector<double> fresh(n + 1, 0.0), offset(n + 1, 5.0), dp_fresh(params.size(), 0.0), dp_offset(params.size(), 5.0);
+  std::vector<double> fresh(n + 1, 0.0), offset(n + 1, 5.0), dp_fresh(params.size(), 0.0),
+      dp_offset(params.size(), 5.0);
   norm->backward_row_f64(scores.data(), probs.data(), projection.data(), fresh.data(), spec, params.data(),
                          P > 0 ? dp_fresh.data() : nullptr, scratch.data());
   norm->backward_row_f64(scores.data(), probs.data(), projection.data(), offset.data(), spec, params.data(),
@@ -112,7 +113,8 @@ TEST_P(EveryNormalizerVariant, BackwardAddsAndStaysInsideTheRow) {
   for (int k = 0; k < n; ++k) EXPECT_NEAR(offset[static_cast<size_t>(k)] - 5.0, fresh[static_cast<size_t>(k)], 1e-12);
   EXPECT_EQ(fresh[n], 0.0);
   EXPECT_EQ(offset[n], 5.0);
-  for (int p = 0; p < P; ++p) EXPECT_NEAR(dp_offset[static_cast<size_t>(p)] - 5.0, dp_fresh[static_cast<size_t>(p)], 1e-12);
+  for (int p = 0; p < P; ++p)
+    EXPECT_NEAR(dp_offset[static_cast<size_t>(p)] - 5.0, dp_fresh[static_cast<size_t>(p)], 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, EveryNormalizerVariant, ::testing::ValuesIn(testing::normalizer_variants()),

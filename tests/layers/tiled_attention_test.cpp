@@ -207,7 +207,8 @@ TEST(TiledAttention, ObserversSeeTheMaterializedWeightsAndTheOutputsAgree) {
   const Tensor scores = matmul(reference_graph, q, k.transpose(-2, -1), layer.attn->logit_scale());
   const Tensor weights = attention_weights(reference_graph, scores, layer.attn->normalizer(), Tensor());
   ASSERT_EQ(observer.weights.size(), static_cast<size_t>(weights.numel()));
-  for (int64_t i = 0; i < weights.numel(); ++i) ASSERT_EQ(observer.weights[static_cast<size_t>(i)], weights.data()[i]) << i;
+  for (int64_t i = 0; i < weights.numel(); ++i)
+    ASSERT_EQ(observer.weights[static_cast<size_t>(i)], weights.data()[i]) << i;
   const std::vector<float> a(tiled_out.data(), tiled_out.data() + tiled_out.numel()),
       b(observed_out.data(), observed_out.data() + observed_out.numel());
   EXPECT_TRUE(close_to_materialized(a, b, "layer output"));

@@ -38,7 +38,8 @@ std::unique_ptr<Built> build(const ModelConfig& m, const ModelShape& shape) {
   Rng jitter(3);
   for (const ParameterInfo& p : b->store.parameters())
     if (p.name.find("norm") != std::string::npos || p.name.find("ln") != std::string::npos)
-      for (int64_t i = 0; i < p.shape.numel(); ++i) b->store.values()[p.offset + static_cast<size_t>(i)] += jitter.uniform(-0.2f, 0.2f);
+      for (int64_t i = 0; i < p.shape.numel(); ++i)
+        b->store.values()[p.offset + static_cast<size_t>(i)] += jitter.uniform(-0.2f, 0.2f);
   return b;
 }
 
@@ -50,7 +51,8 @@ std::vector<double> value_map(const ParameterStore& store, int layer, const std:
   for (int64_t r = 0; r < wv.dim(0); ++r)
     for (int64_t e = 0; e < wv.dim(1); ++e) hidden[static_cast<size_t>(r)] += wv.at({r, e}) * v[static_cast<size_t>(e)];
   for (int64_t c = 0; c < wo.dim(0); ++c)
-    for (int64_t r = 0; r < wo.dim(1); ++r) out[static_cast<size_t>(c)] += wo.at({c, r}) * hidden[static_cast<size_t>(r)];
+    for (int64_t r = 0; r < wo.dim(1); ++r)
+      out[static_cast<size_t>(c)] += wo.at({c, r}) * hidden[static_cast<size_t>(r)];
   return out;
 }
 
@@ -64,8 +66,9 @@ TEST(Transformer, TokenInputLearnedPositionsRmsNormMlp) {
   m.bias = true;
   m.output_head = true;
   auto b = build(m, {4, 5, 6});
-  for (const char* name : {"embedding.weight", "pos_embedding.weight", "blocks.1.ln1.weight", "blocks.0.attn.w_q.weight",
-                           "blocks.0.attn.w_q.bias", "blocks.1.mlp.fc2.bias", "final_norm.weight", "output_head.weight"})
+  for (const char* name :
+       {"embedding.weight", "pos_embedding.weight", "blocks.1.ln1.weight", "blocks.0.attn.w_q.weight",
+        "blocks.0.attn.w_q.bias", "blocks.1.mlp.fc2.bias", "final_norm.weight", "output_head.weight"})
     EXPECT_TRUE(b->store.contains(name)) << name;
   EXPECT_FALSE(b->store.contains("final_norm.bias")) << "RMSNorm has no bias";
   const int32_t ids[2 * 6] = {0, 3, 10, 2, 2, 7, 1, 1, 5, 9, 4, 8};
@@ -222,7 +225,8 @@ TEST(Transformer, WithoutResidualEveryLayerReadsOnlyTheLastOnesOutput) {
     const Tensor out = b->model->forward(g, x);
     std::vector<double> row(xs.begin(), xs.begin() + 8);
     for (int l = 0; l < layers; ++l) row = value_map(b->store, l, row);
-    for (int64_t c = 0; c < 8; ++c) EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5) << layers << " layers";
+    for (int64_t c = 0; c < 8; ++c)
+      EXPECT_NEAR(out.at({0, 0, c}), row[static_cast<size_t>(c)], 1e-5) << layers << " layers";
     auto f = [&](Graph& graph) { return b->model->forward(graph, x); };
     testing::GradcheckOptions o;
     o.max_checks_per_tensor = 12;

@@ -83,7 +83,9 @@ double softmax_mse_in_float64(const RunConfig& config, double beta) {
     const float* x = all.inputs + static_cast<size_t>(b) * T * d;
     const float* y = all.targets + static_cast<size_t>(b) * T * d;
     for (int i = 0; i < T; ++i) {
-      const double key_weight = i == 0 ? 0.0 : i == kTrigger ? 1.0 / (kTrigger + std::exp(-beta)) : 1.0 / (std::exp(beta) + i);
+      const double key_weight = i == 0          ? 0.0
+                                : i == kTrigger ? 1.0 / (kTrigger + std::exp(-beta))
+                                                : 1.0 / (std::exp(beta) + i);
       for (int col = 0; col < d; ++col) {
         double out = 0;
         for (int k = 1; k <= i; ++k) out += col == 0 ? 0.0 : key_weight * x[k * d + col];  // W_V drops coordinate 0
@@ -115,7 +117,8 @@ TEST(Constructions, EveryWeightIsTheSpecsEntryAndEveryOtherIsZero) {
         if (name == "blocks.0.attn.w_k.weight") return r == 0 && (k == 1 || k == d - 1) ? 1.0f : 0.0f;
         if (name == "blocks.0.attn.w_o.weight") return diagonal ? static_cast<float>(1.0 / params.c) : 0.0f;
       } else {
-        if (name == "blocks.0.attn.w_q.weight") return r == 0 && (k == 0 || k == d - 1) ? beta : r == 0 && k == 1 ? -beta : 0.0f;
+        if (name == "blocks.0.attn.w_q.weight")
+          return r == 0 && (k == 0 || k == d - 1) ? beta : r == 0 && k == 1 ? -beta : 0.0f;
         if (name == "blocks.0.attn.w_k.weight") return r == 0 && k == 0 ? 1.0f : 0.0f;
         if (name == "blocks.0.attn.w_o.weight") return diagonal ? 1.0f : 0.0f;
       }
@@ -128,7 +131,8 @@ TEST(Constructions, EveryWeightIsTheSpecsEntryAndEveryOtherIsZero) {
       for (int64_t r = 0; r < w.dim(0); ++r)
         for (int64_t k = 0; k < w.dim(1); ++k) {
           const float v = w.data()[r * w.dim(1) + k];
-          ASSERT_EQ(v, expected(p.name, static_cast<int>(r), static_cast<int>(k))) << p.name << "[" << r << "][" << k << "]";
+          ASSERT_EQ(v, expected(p.name, static_cast<int>(r), static_cast<int>(k)))
+              << p.name << "[" << r << "][" << k << "]";
           nonzero += v != 0.0f;
         }
     }
@@ -208,7 +212,8 @@ TEST(Constructions, SoftmaxMatchesTheBetaTable) {
       EXPECT_NEAR(mean[i * kSeqLen], eb / (eb + i), 1e-6) << i;
       for (int k = 1; k <= i; ++k) EXPECT_NEAR(mean[i * kSeqLen + k], 1.0 / (eb + i), 1e-6) << i << "," << k;
     }
-    for (int k = 1; k <= kTrigger; ++k) EXPECT_NEAR(mean[kTrigger * kSeqLen + k], 1.0 / (kTrigger + 1.0 / eb), 1e-6) << k;
+    for (int k = 1; k <= kTrigger; ++k)
+      EXPECT_NEAR(mean[kTrigger * kSeqLen + k], 1.0 / (kTrigger + 1.0 / eb), 1e-6) << k;
     // W_V maps BOS to 0: however much a row parks there, BOS adds nothing to the output.
     EXPECT_EQ(h.value_weighted_bos_share, 0.0);
   }
@@ -217,8 +222,10 @@ TEST(Constructions, SoftmaxMatchesTheBetaTable) {
 TEST(Constructions, TwoByTwoNeedsOneSinkingHead) {
   for (const double beta : {10.0, 20.0}) {
     SCOPED_TRACE("beta = " + std::to_string(beta));
-    const Evaluated single = construct_and_evaluate(base_of(ConstructionKind::softmax), ConstructionKind::softmax, {beta, 1.0});
-    Evaluated stack = construct_and_evaluate(paper_config("paper/2x2_softmax.yaml"), ConstructionKind::softmax, {beta, 1.0});
+    const Evaluated single =
+        construct_and_evaluate(base_of(ConstructionKind::softmax), ConstructionKind::softmax, {beta, 1.0});
+    Evaluated stack =
+        construct_and_evaluate(paper_config("paper/2x2_softmax.yaml"), ConstructionKind::softmax, {beta, 1.0});
     // The stack returns x + the same head output: its error differs only by the rounding of adding
     // x (|x| <= 1), at most one float32 ulp of a number in [1, 2).
     EXPECT_NEAR(stack.metrics.max_abs_error, single.metrics.max_abs_error, 2.4e-7);
@@ -290,9 +297,14 @@ TEST(Constructions, RefusesABaseThatCannotHoldItNamingTheKey) {
       {K::softmax, "paper/1x1_softmax.yaml", {"model.attention.key_bias=true"}, "model.attention.key_bias"},
       {K::relu, "paper/1x1_softmax.yaml", {}, "model.attention.normalizer.name"},
       {K::softmax, "paper/1x1_relu.yaml", {}, "model.attention.normalizer.name"},
-      {K::softmax, "paper/1x1_softmax.yaml", {"model.attention.normalizer.temperature=2"},
+      {K::softmax,
+       "paper/1x1_softmax.yaml",
+       {"model.attention.normalizer.temperature=2"},
        "model.attention.normalizer.temperature"},
-      {K::relu, "paper/1x1_relu.yaml", {"model.attention.normalizer.divisor=visible"}, "model.attention.normalizer.divisor"},
+      {K::relu,
+       "paper/1x1_relu.yaml",
+       {"model.attention.normalizer.divisor=visible"},
+       "model.attention.normalizer.divisor"},
       {K::softmax, "paper/1x1_softmax.yaml", {"model.layers=2"}, "model.residual"},
       {K::softmax, "paper/2x2_softmax.yaml", {"task.target=mean"}, "task.target"},
       {K::relu, "paper/1x1_relu.yaml", {"task.target=residual"}, "task.target"},

@@ -79,7 +79,8 @@ void expect_matches_fixture(Model& model) {
   EXPECT_TRUE(close(out.logits, expected.get("logits"), 1e-5)) << "logits";
   ASSERT_EQ(out.probs.size(), 2u);
   for (size_t l = 0; l < 2; ++l)
-    EXPECT_TRUE(close(out.probs[l], expected.get("probs.layer" + std::to_string(l)), 1e-5)) << "attention of layer " << l;
+    EXPECT_TRUE(close(out.probs[l], expected.get("probs.layer" + std::to_string(l)), 1e-5))
+        << "attention of layer " << l;
 }
 
 // The fixture's tensors (all F32), to write altered copies.
@@ -174,7 +175,8 @@ TEST(Gpt2Loader, ConfigJsonThatContradictsTheWeightsIsRefused) {
 TEST(Gpt2Loader, TiedLmHeadIsAcceptedAnUntiedOneRefused) {
   const auto dir = st::fresh_test_dir();
   std::vector<NamedTensor> tensors = fixture_tensors();
-  const auto wte = std::find_if(tensors.begin(), tensors.end(), [](const NamedTensor& t) { return t.name == "transformer.wte.weight"; });
+  const auto wte = std::find_if(tensors.begin(), tensors.end(),
+                                [](const NamedTensor& t) { return t.name == "transformer.wte.weight"; });
   ASSERT_NE(wte, tensors.end());
   NamedTensor head = *wte;
   head.name = "lm_head.weight";
@@ -231,7 +233,8 @@ TEST(Gpt2Loader, BrokenFilesNameTheFileAndTheTensor) {
 
   std::vector<NamedTensor> extra = fixture_tensors();
   extra.push_back({"transformer.h.0.attn.rotary.weight", {2}, {1, 2}});
-  expect_error(write_copy(dir, extra, "extra.safetensors"), "tensor transformer.h.0.attn.rotary.weight is not part of a gpt2 model");
+  expect_error(write_copy(dir, extra, "extra.safetensors"),
+               "tensor transformer.h.0.attn.rotary.weight is not part of a gpt2 model");
 
   std::vector<NamedTensor> other = fixture_tensors();
   for (NamedTensor& t : other)
@@ -276,7 +279,8 @@ TEST(TokenWindows, OneWindowOrManyAndClearErrors) {
       << tokens_error(dir / "vocab.npy");
   st::write_text(dir / "negative.npy", integer_npy("<i4", "(1,)", int32s({-1})));
   EXPECT_NE(tokens_error(dir / "negative.npy").find("id -1 at window 0, position 0"), std::string::npos);
-  st::write_text(dir / "long.npy", integer_npy("<i4", "(17,)", int32s({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})));
+  st::write_text(dir / "long.npy",
+                 integer_npy("<i4", "(17,)", int32s({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})));
   EXPECT_NE(tokens_error(dir / "long.npy").find("windows of 17 tokens are longer than the model's 16 positions"),
             std::string::npos);
   st::write_text(dir / "rank3.npy", integer_npy("<i4", "(1, 1, 1)", int32s({1})));

@@ -29,12 +29,13 @@ namespace fs = std::filesystem;
 // Projected input and an output head, so that d_model can change without changing the task.
 RunConfig config_with(const std::vector<std::string>& overrides) {
   const ConfigVocabulary vocab = registered_vocabulary();
-  return parse_run_config("model: {d_model: 16, layers: 2, heads: 2, residual: true, norm: layer_norm, input_projection: true,\n"
-                          "        output_head: true, positional: learned}\n"
-                          "optimizer: {lr: 3.0e-3}\n"
-                          "train: {batch_size: 16, max_steps: 12, log_every: 4, eval_every: 0, stop_max_abs_error: 0}\n"
-                          "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",
-                          "tiny.yaml", overrides, vocab);
+  return parse_run_config(
+      "model: {d_model: 16, layers: 2, heads: 2, residual: true, norm: layer_norm, input_projection: true,\n"
+      "        output_head: true, positional: learned}\n"
+      "optimizer: {lr: 3.0e-3}\n"
+      "train: {batch_size: 16, max_steps: 12, log_every: 4, eval_every: 0, stop_max_abs_error: 0}\n"
+      "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",
+      "tiny.yaml", overrides, vocab);
 }
 
 std::vector<uint32_t> bits_of(std::span<const float> v) {
@@ -121,7 +122,8 @@ TEST_F(ModelLoader, ATrainedRunFolderLoadsToAModelThatForwardsExactlyLikeTheTrai
   const fs::path run = trained_run(c, trainer);
   const auto x = inputs_of(c, 5);
   const auto expected = forward_bits(trainer->model(), c, x, 5);
-  ASSERT_NE(bits_of(trainer->parameters().values()), bits_of(build_model(c)->parameters().values())) << "the run trained nothing";
+  ASSERT_NE(bits_of(trainer->parameters().values()), bits_of(build_model(c)->parameters().values()))
+      << "the run trained nothing";
 
   for (const fs::path& given : {run, run / "checkpoint.bin"}) {
     const auto model = load_model(given);
@@ -139,11 +141,14 @@ TEST_F(ModelLoader, AModelShapingChangeIsRefusedOtherChangesLoadWeightsButDoNotR
   std::unique_ptr<Trainer> trainer;
   const fs::path ckpt = trained_run(c, trainer) / "checkpoint.bin";
 
-  for (const char* shaping : {"model.d_model=32", "model.heads=4", "task.seq_len=12", "model.attention.normalizer=relu"}) {
+  for (const char* shaping :
+       {"model.d_model=32", "model.heads=4", "task.seq_len=12", "model.attention.normalizer=relu"}) {
     const RunConfig changed = config_with({shaping});
-    EXPECT_NE(error_of([&] { load_model(ckpt, changed); }).find("written for a different model"), std::string::npos) << shaping;
+    EXPECT_NE(error_of([&] { load_model(ckpt, changed); }).find("written for a different model"), std::string::npos)
+        << shaping;
     Trainer other(changed);
-    EXPECT_NE(error_of([&] { other.resume(ckpt); }).find("written for a different model"), std::string::npos) << shaping;
+    EXPECT_NE(error_of([&] { other.resume(ckpt); }).find("written for a different model"), std::string::npos)
+        << shaping;
   }
   for (const char* other_key : {"train.max_steps=99", "name=renamed", "threads=2", "analysis.sink_eps=0.5"}) {
     const RunConfig changed = config_with({other_key});
@@ -151,7 +156,8 @@ TEST_F(ModelLoader, AModelShapingChangeIsRefusedOtherChangesLoadWeightsButDoNotR
     ASSERT_NO_THROW(model = load_model(ckpt, changed)) << other_key;
     EXPECT_EQ(bits_of(model->parameters().values()), bits_of(trainer->parameters().values())) << other_key;
     Trainer resumed(changed);
-    EXPECT_NE(error_of([&] { resumed.resume(ckpt); }).find("written for a different config"), std::string::npos) << other_key;
+    EXPECT_NE(error_of([&] { resumed.resume(ckpt); }).find("written for a different config"), std::string::npos)
+        << other_key;
   }
 }
 
@@ -160,7 +166,8 @@ TEST_F(ModelLoader, TheModelShapingHashCoversTheModelKeysAndTheTasksWidthsOnly) 
   const auto hash_of = [](const RunConfig& config) { return build_model(config)->checkpoint_hashes(); };
   const CheckpointHashes base = hash_of(c);
   EXPECT_EQ(hash_of(config_with({})).model, base.model);
-  for (const char* key : {"model.layers=3", "model.init_std=0.05", "model.attention.scale=inv_sqrt_head_dim", "task.dim=8"})
+  for (const char* key :
+       {"model.layers=3", "model.init_std=0.05", "model.attention.scale=inv_sqrt_head_dim", "task.dim=8"})
     EXPECT_NE(hash_of(config_with({key})).model, base.model) << key;
   for (const char* key : {"seed=3", "optimizer.lr=0.01", "task.eval_seed=5", "train.batch_size=8"}) {
     const CheckpointHashes h = hash_of(config_with({key}));
@@ -172,7 +179,8 @@ TEST_F(ModelLoader, TheModelShapingHashCoversTheModelKeysAndTheTasksWidthsOnly) 
   RunConfig divisor = c;
   divisor.model.attention.normalizer.options.set("divisor", std::string("seq_len"));
   const ModelShape base_shape = model_shape_of(c);
-  EXPECT_EQ(model_shaping_hash(divisor, base_shape.input_dim, base_shape.output_dim, base_shape.max_seq_len), base.model);
+  EXPECT_EQ(model_shaping_hash(divisor, base_shape.input_dim, base_shape.output_dim, base_shape.max_seq_len),
+            base.model);
   const RunConfig relu = config_with({"model.attention.normalizer=relu"});
   RunConfig relu_divisor = relu;
   relu_divisor.model.attention.normalizer.options.set("divisor", std::string("seq_len"));
@@ -192,7 +200,8 @@ TEST_F(ModelLoader, AFolderWithoutACheckpointOrWithABrokenOneIsACheckpointError)
     load_model(run);
     ADD_FAILURE() << "expected a CheckpointError";
   } catch (const CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find((run / "checkpoint.bin").string() + ": cannot open"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((run / "checkpoint.bin").string() + ": cannot open"), std::string::npos)
+        << e.what();
   }
   std::ofstream(run / "checkpoint.bin", std::ios::binary) << "SINKCKPT but not really a checkpoint";
   EXPECT_THROW(load_model(run), CheckpointError);
@@ -200,7 +209,8 @@ TEST_F(ModelLoader, AFolderWithoutACheckpointOrWithABrokenOneIsACheckpointError)
     load_model(dir_ / "no_such_run");
     ADD_FAILURE() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("no_such_run: no such run folder or checkpoint file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no_such_run: no such run folder or checkpoint file"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -79,7 +79,8 @@ TEST(StreamingEvaluation, StreamIsBosThenTheValidationPartsFirstTokens) {
   ASSERT_EQ(stream.size(), 51u);
   EXPECT_EQ(stream[0], 0);
   const auto validation = lm.corpus_ids().subspan(lm.train_tokens());
-  EXPECT_EQ(std::vector<int32_t>(stream.begin() + 1, stream.end()), std::vector<int32_t>(validation.begin(), validation.begin() + 50));
+  EXPECT_EQ(std::vector<int32_t>(stream.begin() + 1, stream.end()),
+            std::vector<int32_t>(validation.begin(), validation.begin() + 50));
   EXPECT_EQ(held_out_stream(*run.task, 50, false), std::vector<int32_t>(validation.begin(), validation.begin() + 50));
   EXPECT_EQ(default_stream_tokens(*run.task, kSeqLen), 4 * kSeqLen);
 }
@@ -103,7 +104,8 @@ TEST(StreamingEvaluation, EachLossIsTheLossOfTheHandBuiltWindow) {
         window.insert(window.end(), s.begin() + t - (W - K) + 1, s.begin() + t + 1);  // ... then the last W - K
       }
       ASSERT_EQ(window.back(), s[static_cast<std::size_t>(t)]);
-      EXPECT_NEAR(losses[static_cast<std::size_t>(t)], last_position_loss(*run.model, window, s[static_cast<std::size_t>(t) + 1]), 1e-5)
+      EXPECT_NEAR(losses[static_cast<std::size_t>(t)],
+                  last_position_loss(*run.model, window, s[static_cast<std::size_t>(t) + 1]), 1e-5)
           << "t = " << t;
     }
   }
@@ -119,7 +121,9 @@ TEST(StreamingEvaluation, AWindowAsLongAsTheStreamIsDenseAttention) {
     const std::vector<double> windowed = evaluator.windowed_losses(setting);
     for (std::size_t t = 0; t < dense.size(); ++t) {
       EXPECT_NEAR(windowed[t], dense[t], 1e-5) << "W " << setting.window << ", K " << setting.keep_first << ", t " << t;
-      EXPECT_NEAR(dense[t], last_position_loss(*run.model, {s.begin(), s.begin() + static_cast<std::ptrdiff_t>(t) + 1}, s[t + 1]), 1e-5);
+      EXPECT_NEAR(dense[t],
+                  last_position_loss(*run.model, {s.begin(), s.begin() + static_cast<std::ptrdiff_t>(t) + 1}, s[t + 1]),
+                  1e-5);
     }
   }
 }
@@ -133,9 +137,12 @@ TEST(StreamingEvaluation, TheTrainedContextWithoutKeptTokensReproducesTheDenseBa
     const int C = evaluator.trained_context();
     const std::vector<double> dense = evaluator.dense_losses();
     const std::vector<double> windowed = evaluator.windowed_losses({C, 0});
-    for (int t = 0; t < C; ++t) EXPECT_NEAR(windowed[static_cast<std::size_t>(t)], dense[static_cast<std::size_t>(t)], 1e-5) << t;
+    for (int t = 0; t < C; ++t)
+      EXPECT_NEAR(windowed[static_cast<std::size_t>(t)], dense[static_cast<std::size_t>(t)], 1e-5) << t;
     // Beyond the first window the dense baseline restarts its windows and the sliding window does not.
-    EXPECT_GT(std::fabs(mean_loss(windowed, static_cast<std::size_t>(C)) - mean_loss(dense, static_cast<std::size_t>(C))), 1e-4);
+    EXPECT_GT(
+        std::fabs(mean_loss(windowed, static_cast<std::size_t>(C)) - mean_loss(dense, static_cast<std::size_t>(C))),
+        1e-4);
   }
 }
 
@@ -153,13 +160,16 @@ TEST(StreamingEvaluation, TheDenseBaselineIsTheTrainingObjectiveOnTheRunsWindows
   std::vector<uint8_t> roles(kWindows * kSeqLen, 0);
   for (int j = 0; j < kWindows; ++j) {
     ids[static_cast<std::size_t>(j * kSeqLen)] = 0;  // BOS
-    for (int i = 1; i < kSeqLen; ++i) ids[static_cast<std::size_t>(j * kSeqLen + i)] = s[static_cast<std::size_t>(j * C + i)];
-    for (int i = 0; i < C; ++i) targets[static_cast<std::size_t>(j * kSeqLen + i)] = ids[static_cast<std::size_t>(j * kSeqLen + i + 1)];
+    for (int i = 1; i < kSeqLen; ++i)
+      ids[static_cast<std::size_t>(j * kSeqLen + i)] = s[static_cast<std::size_t>(j * C + i)];
+    for (int i = 0; i < C; ++i)
+      targets[static_cast<std::size_t>(j * kSeqLen + i)] = ids[static_cast<std::size_t>(j * kSeqLen + i + 1)];
   }
   Graph g;
   const NoGradGuard no_grad(g);
   const TaskObjective objective(run.task->shape());
-  const BatchScore score = objective.run(g, run.model->transformer(), {nullptr, ids.data(), nullptr, targets.data(), roles.data()}, kWindows);
+  const BatchScore score = objective.run(g, run.model->transformer(),
+                                         {nullptr, ids.data(), nullptr, targets.data(), roles.data()}, kWindows);
   ASSERT_EQ(score.scored, kWindows * C);
   EXPECT_NEAR(baseline, score.loss.data()[0], 1e-5);
 }
@@ -196,8 +206,11 @@ TEST(StreamingEvaluation, BadSettingsAreRefusedNamingTheSetting) {
   expect_setting_error([&] { evaluator.windowed_losses({4, 4}); }, "keep_first", "need a window W > K");
   expect_setting_error([&] { evaluator.windowed_losses({4, 9}); }, "keep_first", "need a window W > K");
   expect_setting_error([&] { evaluator.windowed_losses({4, -1}); }, "keep_first", "must be >= 0");
-  expect_setting_error([&] { evaluator.windowed_losses({16, 0}); }, "window",
-                       "window 16 is longer than the 15 tokens this model was trained to predict from (learned positions");
+  expect_setting_error(
+      [&] {
+        evaluator.windowed_losses({16, 0});
+      },
+      "window", "window 16 is longer than the 15 tokens this model was trained to predict from (learned positions");
   EXPECT_NO_THROW(evaluator.windowed_losses({15, 0}));
   expect_setting_error([&] { held_out_stream(*run.task, 0, true); }, "tokens", "leaves nothing to score");
   expect_setting_error([&] { held_out_stream(*run.task, 1, false); }, "tokens", "leaves nothing to score");
@@ -206,7 +219,8 @@ TEST(StreamingEvaluation, BadSettingsAreRefusedNamingTheSetting) {
   EXPECT_NO_THROW(held_out_stream(*run.task, 300, true));
 
   const RunConfig copy = parse_run_config(
-      "model: {d_model: 16, layers: 1, heads: 1, input: tokens, vocab_size: 7, output_head: true, positional: learned}\n"
+      "model: {d_model: 16, layers: 1, heads: 1, input: tokens, vocab_size: 7, output_head: true, positional: "
+      "learned}\n"
       "task: {name: copy, vocab_size: 7, offset: 1, seq_len: 8, eval_samples: 4}\n"
       "analysis: {eval_attention_samples: 4}\n",
       "copy.yaml", {}, registered_vocabulary());
@@ -224,7 +238,11 @@ TEST(StreamingEvaluation, RopeTakesAnyWindowTheModelIsBuiltFor) {
   const std::vector<int32_t> s = held_out_stream(*run.task, 40, true);
   StreamingEvaluator evaluator(*run.model, s, true);
   EXPECT_NO_THROW(evaluator.windowed_losses({kSeqLen, 1})) << "rope: past the trained context";
-  expect_setting_error([&] { evaluator.windowed_losses({kSeqLen + 1, 1}); }, "window", "longer than the model's 16 positions");
+  expect_setting_error(
+      [&] {
+        evaluator.windowed_losses({kSeqLen + 1, 1});
+      },
+      "window", "longer than the model's 16 positions");
 }
 
 TEST(StreamingEvaluation, MeanLossIsOverThePositionsFromTheGivenOne) {

@@ -38,11 +38,12 @@ ConfigVocabulary vocab() { return registered_vocabulary(); }
 
 // The paper's 2-layer model on a small trigger task, trained for a few steps.
 RunConfig tiny_config(const std::vector<std::string>& overrides = {}) {
-  return parse_run_config("model: {d_model: 8, layers: 2, heads: 2, head_dim: full, residual: true}\n"
-                          "task: {dim: 8, seq_len: 8, eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n"
-                          "optimizer: {lr: 1.0e-2}\n"
-                          "train: {batch_size: 16, max_steps: 15, log_every: 5, eval_every: 0, stop_max_abs_error: 0}\n",
-                          "tiny.yaml", overrides, vocab(), std::nullopt);
+  return parse_run_config(
+      "model: {d_model: 8, layers: 2, heads: 2, head_dim: full, residual: true}\n"
+      "task: {dim: 8, seq_len: 8, eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n"
+      "optimizer: {lr: 1.0e-2}\n"
+      "train: {batch_size: 16, max_steps: 15, log_every: 5, eval_every: 0, stop_max_abs_error: 0}\n",
+      "tiny.yaml", overrides, vocab(), std::nullopt);
 }
 
 std::vector<uint32_t> bits_of(std::span<const float> v) {
@@ -83,7 +84,8 @@ TEST(WeightFiles, ExportThenInitFromThenExportIsBitIdentical) {
   // Another seed: every parameter must come from the file, none from the initialization.
   const RunConfig from_file = tiny_config({"seed=9", "model.init_from=" + (dir / "a.safetensors").string()});
   const auto imported = build_model(from_file);
-  ASSERT_NE(bits_of(build_model(tiny_config({"seed=9"}))->parameters().values()), bits_of(trained->parameters().values()));
+  ASSERT_NE(bits_of(build_model(tiny_config({"seed=9"}))->parameters().values()),
+            bits_of(trained->parameters().values()));
   EXPECT_EQ(bits_of(imported->parameters().values()), bits_of(trained->parameters().values()));
 
   export_weights(*imported, dir / "b.safetensors", WeightFormat::safetensors);
@@ -113,7 +115,8 @@ TEST(WeightFiles, ARunStartedFromAnExportEvaluatesAsTheExportedRunEndedAtStepZer
   ASSERT_GT(recorded, 0);
 
   // train.max_steps cannot be 0: the new run's state before its first step is what is compared.
-  const RunConfig next = tiny_config({"seed=4", "optimizer.lr=0.5", "model.init_from=" + (dir / "final.safetensors").string()});
+  const RunConfig next =
+      tiny_config({"seed=4", "optimizer.lr=0.5", "model.init_from=" + (dir / "final.safetensors").string()});
   Trainer trainer(next);
   EXPECT_EQ(bits_of(trainer.parameters().values()), bits_of(trained->parameters().values()));
   // The trainer's own evaluation, as the exported run's was: an evaluation without attention observers
@@ -133,7 +136,8 @@ TEST(WeightFiles, InitFromNamesTheFirstMismatchAndTheFile) {
   };
   EXPECT_EQ(error_with({"model.heads=1"}),
             at + "parameter blocks.0.attn.w_q.weight: the file has shape [16, 8], the model [8, 8]");
-  EXPECT_EQ(error_with({"model.layers=3"}), at + "parameter blocks.2.attn.w_q.weight: the model has it, the file does not");
+  EXPECT_EQ(error_with({"model.layers=3"}),
+            at + "parameter blocks.2.attn.w_q.weight: the model has it, the file does not");
   EXPECT_EQ(error_with({"model.layers=1"}),
             at + "tensor blocks.1.attn.w_q.weight is not a parameter of the model (the file must hold exactly the "
                  "model's parameters)");
@@ -141,12 +145,17 @@ TEST(WeightFiles, InitFromNamesTheFirstMismatchAndTheFile) {
   export_weights(*build_model(tiny_config()), dir / "w.npz", WeightFormat::npz);
   const std::string npz = error_of([&] { build_model(tiny_config({"model.init_from=" + (dir / "w.npz").string()})); });
   EXPECT_NE(npz.find("w.npz: an .npz file; init_from reads safetensors"), std::string::npos) << npz;
-  const std::string missing = error_of([&] { build_model(tiny_config({"model.init_from=" + (dir / "no.safetensors").string()})); });
-  EXPECT_EQ(missing.rfind("model.init_from: safetensors file " + (dir / "no.safetensors").string() + ": cannot open", 0), 0u)
+  const std::string missing =
+      error_of([&] { build_model(tiny_config({"model.init_from=" + (dir / "no.safetensors").string()})); });
+  EXPECT_EQ(
+      missing.rfind("model.init_from: safetensors file " + (dir / "no.safetensors").string() + ": cannot open", 0), 0u)
       << missing;
   write_file_atomically(dir / "cut.safetensors", read_text(file).substr(0, 40));
-  const std::string cut = error_of([&] { build_model(tiny_config({"model.init_from=" + (dir / "cut.safetensors").string()})); });
-  EXPECT_EQ(cut.rfind("model.init_from: safetensors file " + (dir / "cut.safetensors").string() + ": truncated header", 0), 0u)
+  const std::string cut =
+      error_of([&] { build_model(tiny_config({"model.init_from=" + (dir / "cut.safetensors").string()})); });
+  EXPECT_EQ(
+      cut.rfind("model.init_from: safetensors file " + (dir / "cut.safetensors").string() + ": truncated header", 0),
+      0u)
       << cut;
 }
 

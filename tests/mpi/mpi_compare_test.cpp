@@ -104,11 +104,13 @@ void write_long_sweep(const fs::path& file) {
 TEST_F(MpiCompare, AKilledWorkerRankLosesNoFinishedRunAndTheRerunCompletesTheSweep) {
   write_long_sweep(dir_ / "long.yaml");
   const fs::path out = dir_ / "out";
-  const pid_t job = start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
+  const pid_t job =
+      start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
 
   // Wait for a finished run while others are still to do, then kill worker rank 1 outright.
   const auto deadline = Clock::now() + std::chrono::seconds(300);
-  while (Clock::now() < deadline && raw_summaries(out).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (Clock::now() < deadline && raw_summaries(out).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_FALSE(raw_summaries(out).empty()) << read_text(dir_ / "first.log");
   const auto worker = rank_process(1, out.string());
   ASSERT_TRUE(worker.has_value()) << "worker rank 1 not found";
@@ -147,7 +149,8 @@ TEST_F(MpiCompare, ASilentWorkerRanksRunGoesToAnotherWorker) {
                               // may hold a live worker back for seconds; it must not count as lost
   const pid_t job = start(command, dir_ / "job.log");
   const auto deadline = Clock::now() + std::chrono::seconds(300);
-  while (Clock::now() < deadline && raw_summaries(out).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (Clock::now() < deadline && raw_summaries(out).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_FALSE(raw_summaries(out).empty()) << read_text(dir_ / "job.log");
   const auto worker = rank_process(1, out.string());
   ASSERT_TRUE(worker.has_value()) << "worker rank 1 not found";
@@ -179,7 +182,8 @@ TEST_P(MpiCompareStopped, EveryRankStopsAndTheRerunResumes) {
   const bool signal_every_rank = GetParam();
   write_long_sweep(dir_ / "long.yaml");
   const fs::path out = dir_ / "out";
-  const pid_t job = start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
+  const pid_t job =
+      start(mpi_compare((dir_ / "long.yaml").string() + " --mpi --out " + out.string()), dir_ / "first.log");
   // Stop while a training is under way: a run folder with a checkpoint and no summary yet is a
   // training inside its loop (a finished run also keeps its checkpoint, so checkpoints alone are not
   // enough: with short runs the stop could fall between two runs and leave nothing to resume).
@@ -191,7 +195,8 @@ TEST_P(MpiCompareStopped, EveryRankStopsAndTheRerunResumes) {
       n += fs::exists(e.path() / "checkpoint.bin") && !fs::exists(e.path() / "summary.json");
     return n;
   };
-  while (Clock::now() < deadline && trainings_under_way() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (Clock::now() < deadline && trainings_under_way() < 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_GE(trainings_under_way(), 1) << read_text(dir_ / "first.log");
   if (signal_every_rank) {
     for (int rank = 0; rank < 3; ++rank)

@@ -78,8 +78,8 @@ class MpiJobTest : public ::testing::Test {
     ASSERT_TRUE(mpirun.has_value()) << "mpirun not found on PATH: run scripts/setup.sh (it installs openmpi-bin "
                                        "and libopenmpi-dev), then rebuild";
     mpirun_ = mpirun->string();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sinklab_mpi_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("sinklab_mpi_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -94,7 +94,8 @@ class MpiJobTest : public ::testing::Test {
 
   // `sinklab ARGS` on `ranks` ranks of this machine.
   std::string mpi_sinklab(int ranks, const std::string& args) const {
-    return mpirun_ + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " + sinklab_binary() + " " + args;
+    return mpirun_ + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " + sinklab_binary() +
+           " " + args;
   }
 
   // Starts a shell command in the background with its output in `log`.

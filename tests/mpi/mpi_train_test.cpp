@@ -54,12 +54,16 @@ class MpiTrain : public sinklab::testing::MpiJobTest {
     EXPECT_EQ(read_text(run / "checkpoint.bin"), read_text(expected / "checkpoint.bin")) << run;
     EXPECT_EQ(summary_without_time(run), summary_without_time(expected)) << run;
     EXPECT_EQ(metrics_without_time(run), metrics_without_time(expected)) << run;
-    EXPECT_EQ(read_text(run / "attention" / "layer0_head0_mean.npy"), read_text(expected / "attention" / "layer0_head0_mean.npy"));
+    EXPECT_EQ(read_text(run / "attention" / "layer0_head0_mean.npy"),
+              read_text(expected / "attention" / "layer0_head0_mean.npy"));
   }
-  std::optional<pid_t> rank_process(int rank) const { return sinklab::testing::rank_process(rank, dir_.string(), "train"); }
+  std::optional<pid_t> rank_process(int rank) const {
+    return sinklab::testing::rank_process(rank, dir_.string(), "train");
+  }
   // Starts a 3-rank job of `steps` steps in `run` and returns once it has written a checkpoint past step 0.
   pid_t start_long_job(const fs::path& run, int steps) {
-    const pid_t job = start(mpi_sinklab(3, "train " + sharded(steps) + " --mpi --out " + run.string()), dir_ / "first.log");
+    const pid_t job =
+        start(mpi_sinklab(3, "train " + sharded(steps) + " --mpi --out " + run.string()), dir_ / "first.log");
     const auto deadline = Clock::now() + std::chrono::seconds(300);
     while (Clock::now() < deadline) {
       const std::string log = read_text(run / "metrics.jsonl");
@@ -92,7 +96,8 @@ TEST_F(MpiTrain, AnInterruptedJobResumesOnAnyRankCountToTheSameBytes) {
   const auto first = wait_for(job, std::chrono::seconds(120));
   ASSERT_TRUE(first.has_value()) << "the job did not stop: " << read_text(dir_ / "first.log");
   EXPECT_NE(*first, 0) << read_text(dir_ / "first.log");
-  EXPECT_NE(read_text(dir_ / "first.log").find("interrupted at step"), std::string::npos) << read_text(dir_ / "first.log");
+  EXPECT_NE(read_text(dir_ / "first.log").find("interrupted at step"), std::string::npos)
+      << read_text(dir_ / "first.log");
   EXPECT_TRUE(all_ended(std::chrono::seconds(60))) << "processes of the stopped job are still running";
   ASSERT_FALSE(fs::exists(run / "summary.json"));
   // Resumed on 2 ranks: 6 shards split 3 + 3 instead of 2 + 2 + 2, the same sum.

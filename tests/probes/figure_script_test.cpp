@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 TEST(ProbeFigures, EveryScriptLabelsBothAxes) {
   const fs::path out = fs::temp_directory_path() / ("sinklab_probe_labels_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  const testing::CliResult r = testing::run_sinklab("probe --synthetic --out " + out.string() + " --L 32,64 --windows 2 --seed 3");
+  const testing::CliResult r =
+      testing::run_sinklab("probe --synthetic --out " + out.string() + " --L 32,64 --windows 2 --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   int scripts = 0;
   for (const auto& f : fs::directory_iterator(out / "figures")) {

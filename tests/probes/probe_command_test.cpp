@@ -60,7 +60,8 @@ class ProbeCommand : public testing::CiTinyRun {};
 TEST_F(ProbeCommand, WritesEveryFileWithItsColumnsAndNoViolations) {
   const fs::path out = fresh_dir("out");
   const std::vector<std::string> before = listing(*run_);
-  const testing::CliResult r = testing::run_sinklab("probe " + run_->string() + " --out " + out.string() + " --windows 2");
+  const testing::CliResult r =
+      testing::run_sinklab("probe " + run_->string() + " --out " + out.string() + " --windows 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "probe: L = 64 (2/2), window 2/2")) << "progress on the terminal:\n" << r.output;
   EXPECT_EQ(listing(*run_), before) << "the run folder is read only";
@@ -81,9 +82,10 @@ TEST_F(ProbeCommand, WritesEveryFileWithItsColumnsAndNoViolations) {
     EXPECT_LE(std::stod(cells[4]), std::stod(cells[6])) << "d_true <= d_max per head: " << by_n[i];
     EXPECT_LE(std::stod(cells[7]), std::stod(cells[8])) << "E_main <= E_up: " << by_n[i];
   }
-  EXPECT_EQ(lines_of(out / "vanishing.csv")[0],
-            "layer,head,n_from,n_to,rows,median_n_max_a,median_n_min_a,median_lower_bound,median_upper_bound,violations,"
-            "bound_applies");
+  EXPECT_EQ(
+      lines_of(out / "vanishing.csv")[0],
+      "layer,head,n_from,n_to,rows,median_n_max_a,median_n_min_a,median_lower_bound,median_upper_bound,violations,"
+      "bound_applies");
   EXPECT_EQ(lines_of(out / "vanishing.csv").size(), 1u + 4 * 7) << "bins 1, 2, 4, ..., 64";
   EXPECT_EQ(lines_of(out / "critical_n.csv")[0], "L,N,ks_D,p_value,exact,heads,distance,expectation");
   EXPECT_EQ(lines_of(out / "critical_n_summary.csv")[0], "L,N_crit,N_crit_over_L,alpha");
@@ -114,8 +116,9 @@ TEST_F(ProbeCommand, WritesEveryFileWithItsColumnsAndNoViolations) {
 
 TEST_F(ProbeCommand, HiddenVectorsAndMonteCarloExpectationRun) {
   const fs::path out = fresh_dir("hidden");
-  const testing::CliResult r = testing::run_sinklab("probe " + run_->string() + " --out " + out.string() +
-                                                    " --windows 1 --L 16,64 --vectors hidden --expectation mc --T 0.01,1 --eps 0.1");
+  const testing::CliResult r =
+      testing::run_sinklab("probe " + run_->string() + " --out " + out.string() +
+                           " --windows 1 --L 16,64 --vectors hidden --expectation mc --T 0.01,1 --eps 0.1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(lines_of(out / "distance_vs_L.csv").size(), 1u + 2 * 4);
   EXPECT_EQ(lines_of(out / "gradient.csv").size(), 1u + 2);
@@ -125,10 +128,13 @@ TEST_F(ProbeCommand, HiddenVectorsAndMonteCarloExpectationRun) {
 
 TEST_F(ProbeCommand, BadRequestsAreOneClearMessage) {
   const fs::path out = fresh_dir("bad");
-  const auto probe = [&](const std::string& args) { return testing::run_sinklab("probe " + args + " --out " + out.string()); };
+  const auto probe = [&](const std::string& args) {
+    return testing::run_sinklab("probe " + args + " --out " + out.string());
+  };
   const testing::CliResult too_long = probe(run_->string() + " --L 32,128");
   EXPECT_EQ(too_long.exit_code, 2);
-  EXPECT_TRUE(contains(too_long.output, "--L: 128 is longer than the model's windows (64 positions)")) << too_long.output;
+  EXPECT_TRUE(contains(too_long.output, "--L: 128 is longer than the model's windows (64 positions)"))
+      << too_long.output;
   const testing::CliResult kind = probe(run_->string() + " --vectors keys");
   EXPECT_EQ(kind.exit_code, 2);
   EXPECT_TRUE(contains(kind.output, "--vectors: expected value or hidden, got 'keys'")) << kind.output;
@@ -158,8 +164,9 @@ TEST_F(ProbeCommand, BadRequestsAreOneClearMessage) {
 TEST(ProbeGpt2, RunsOnSafetensorsWeightsAndTokenIds) {
   const fs::path out = fresh_dir("gpt2");
   const std::string fixture = kSource + "/tests/fixtures/gpt2/";
-  const testing::CliResult r = testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " + fixture +
-                                                    "ids.npy --windows 2 --L 8,16 --N 1,2,4 --out " + out.string());
+  const testing::CliResult r =
+      testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " + fixture +
+                           "ids.npy --windows 2 --L 8,16 --N 1,2,4 --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(text_of(out / "probes.md"), "GPT-2 2 x 4 (model.safetensors)")) << text_of(out / "probes.md");
   EXPECT_EQ(lines_of(out / "distance_vs_L.csv").size(), 1u + 2 * 2 * 4) << "2 layers x 4 heads x 2 lengths";
@@ -170,8 +177,9 @@ TEST(ProbeGpt2, RunsOnSafetensorsWeightsAndTokenIds) {
                                                            fixture + "ids.npy --out " + out.string());
   EXPECT_EQ(too_many.exit_code, 2);
   EXPECT_TRUE(contains(too_many.output, "--windows: 4 windows asked, but")) << too_many.output;
-  const testing::CliResult too_long = testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " +
-                                                           fixture + "ids.npy --windows 2 --L 32 --out " + out.string());
+  const testing::CliResult too_long =
+      testing::run_sinklab("probe --gpt2 " + fixture + "model.safetensors --tokens " + fixture +
+                           "ids.npy --windows 2 --L 32 --out " + out.string());
   EXPECT_EQ(too_long.exit_code, 2);
   EXPECT_TRUE(contains(too_long.output, "--L: 32 is longer than")) << too_long.output;
   EXPECT_FALSE(fs::exists(out)) << "nothing written for a refused request";

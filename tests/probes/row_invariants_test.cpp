@@ -64,9 +64,14 @@ TEST(DistanceBound, DTrueNeverExceedsDMaxOnRowsThatSumToOne) {
       // d_r2 = || sum_{k not in I} c_k - s ||, straight from the definition.
       std::vector<double> s(static_cast<std::size_t>(dim), 0.0), rest(static_cast<std::size_t>(dim), 0.0);
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j < dim; ++j) (i < N ? s : rest)[static_cast<std::size_t>(j)] += r.a[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] * r.x[static_cast<std::size_t>(order[static_cast<std::size_t>(i)] * dim + j)];
+        for (int j = 0; j < dim; ++j)
+          (i < N ? s : rest)[static_cast<std::size_t>(j)] +=
+              r.a[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] *
+              r.x[static_cast<std::size_t>(order[static_cast<std::size_t>(i)] * dim + j)];
       double sq = 0;
-      for (int j = 0; j < dim; ++j) sq += (rest[static_cast<std::size_t>(j)] - s[static_cast<std::size_t>(j)]) * (rest[static_cast<std::size_t>(j)] - s[static_cast<std::size_t>(j)]);
+      for (int j = 0; j < dim; ++j)
+        sq += (rest[static_cast<std::size_t>(j)] - s[static_cast<std::size_t>(j)]) *
+              (rest[static_cast<std::size_t>(j)] - s[static_cast<std::size_t>(j)]);
       EXPECT_NEAR(t.d_r2, std::sqrt(sq), 1e-12);
     }
   }
@@ -82,7 +87,8 @@ TEST(DistanceBound, PairwiseTableGivesTheSameBound) {
   for (int k = 0; k < n; ++k)
     for (int m = 0; m < n; ++m) {
       double sq = 0;
-      for (int i = 0; i < dim; ++i) sq += std::pow(r.x[static_cast<std::size_t>(k * dim + i)] - r.x[static_cast<std::size_t>(m * dim + i)], 2);
+      for (int i = 0; i < dim; ++i)
+        sq += std::pow(r.x[static_cast<std::size_t>(k * dim + i)] - r.x[static_cast<std::size_t>(m * dim + i)], 2);
       table[static_cast<std::size_t>(k * n + m)] = static_cast<float>(std::sqrt(sq));
     }
   TopSetScan direct(n, dim), tabled(n, dim);
@@ -151,8 +157,11 @@ TEST(Separability, OneAtNEqualsOneAndCountsTheBall) {
     std::vector<double> unit(r.x.size());
     for (int k = 0; k < n; ++k) {
       double sq = 0;
-      for (int i = 0; i < dim; ++i) sq += r.x[static_cast<std::size_t>(k * dim + i)] * r.x[static_cast<std::size_t>(k * dim + i)];
-      for (int i = 0; i < dim; ++i) unit[static_cast<std::size_t>(k * dim + i)] = r.a[static_cast<std::size_t>(k)] * r.x[static_cast<std::size_t>(k * dim + i)] / std::sqrt(sq);
+      for (int i = 0; i < dim; ++i)
+        sq += r.x[static_cast<std::size_t>(k * dim + i)] * r.x[static_cast<std::size_t>(k * dim + i)];
+      for (int i = 0; i < dim; ++i)
+        unit[static_cast<std::size_t>(k * dim + i)] =
+            r.a[static_cast<std::size_t>(k)] * r.x[static_cast<std::size_t>(k * dim + i)] / std::sqrt(sq);
     }
     const std::vector<int> order = order_of(r);
     std::vector<double> s(static_cast<std::size_t>(dim));

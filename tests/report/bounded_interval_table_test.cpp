@@ -60,7 +60,8 @@ TEST(BoundedIntervalTable, SharesOverDisagreeingSeedsStayInsideTheUnitRange) {
 
 TEST(BoundedIntervalTable, SinkExcessLeadsTheSinkRate) {
   const auto dir = sinklab::testing::fresh_test_dir();
-  sinklab::testing::write_fake_sweep(dir, "mixed", {{"m0", seed_of_mixed_variant(0)}, {"m1", seed_of_mixed_variant(1)}});
+  sinklab::testing::write_fake_sweep(dir, "mixed",
+                                     {{"m0", seed_of_mixed_variant(0)}, {"m1", seed_of_mixed_variant(1)}});
   const ReportRuns runs = load_sweep_dir(dir);
   const std::vector<VariantSummary> variants = summarize_variants(runs);
   const std::vector<Table> tables = variant_tables(runs, variants);

@@ -64,7 +64,8 @@ TEST(ErrorVsSink, TableGroupsRunsByThresholdAndCountsTheBound) {
   EXPECT_NE(md.find("| 0.01 | 1 | 0 | 0.004 | 0.002 | 0.002 | 0.5 .. 0.5 | 1 .. 1 | 1/1 |"), std::string::npos) << md;
   EXPECT_LT(md.find("| 0.1 |"), md.find("| 0.01 |"));  // loosest threshold first
   EXPECT_NE(md.find("on eta slope"), std::string::npos) << md;
-  EXPECT_EQ(error_vs_sink_markdown({trained[0], trained[1]}, {}).find("on eta slope"), std::string::npos);  // 2 runs: no fit
+  EXPECT_EQ(error_vs_sink_markdown({trained[0], trained[1]}, {}).find("on eta slope"),
+            std::string::npos);  // 2 runs: no fit
 }
 
 }  // namespace

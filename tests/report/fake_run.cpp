@@ -17,7 +17,8 @@ namespace sinklab::testing {
 namespace {
 
 // One attention tensor [batch, heads, T, T] in the style of the normalizer.
-std::vector<float> fake_probs(const FakeRunSpec& spec, int batch, const std::vector<int32_t>& trigger, std::mt19937& gen) {
+std::vector<float> fake_probs(const FakeRunSpec& spec, int batch, const std::vector<int32_t>& trigger,
+                              std::mt19937& gen) {
   const int T = spec.seq_len, H = spec.heads;
   std::uniform_real_distribution<float> jitter(0.0f, spec.jitter);
   std::vector<float> p(static_cast<size_t>(batch) * H * T * T, 0.0f);
@@ -169,7 +170,8 @@ double write_fake_run(const std::filesystem::path& dir, const FakeRunSpec& spec)
   return s.sink_rate;
 }
 
-void write_fake_sweep(const std::filesystem::path& dir, const std::string& name, const std::vector<FakeSweepRun>& runs) {
+void write_fake_sweep(const std::filesystem::path& dir, const std::string& name,
+                      const std::vector<FakeSweepRun>& runs) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : runs) {
     write_fake_run(dir / "runs" / r.id, r.spec);

@@ -56,7 +56,8 @@ TEST(ReportTable, SectionHeadingsGroupRowsInEveryRenderingButCsv) {
             std::string::npos)
       << t.to_markdown();
   const std::string html = t.to_html();
-  EXPECT_NE(html.find("<tr class=\"section\"><th colspan=\"2\">Z: &lt;zero&gt;</th></tr>\n<tr><td>relu</td>"), std::string::npos)
+  EXPECT_NE(html.find("<tr class=\"section\"><th colspan=\"2\">Z: &lt;zero&gt;</th></tr>\n<tr><td>relu</td>"),
+            std::string::npos)
       << html;
   EXPECT_NE(t.to_text().find("\nS: simplex\nsoftmax  1\nZ: <zero>\nrelu     2\n"), std::string::npos) << t.to_text();
   EXPECT_EQ(t.to_csv(), "variant,value\nsoftmax,1\nrelu,2\n");
@@ -68,7 +69,8 @@ TEST(ReportTable, RowLinksWrapTheFirstCellInHtmlOnly) {
   t.rows = {{"softmax", "1"}, {"relu<", "2"}, {"sink_logit", "3"}};
   t.row_links = {"explorer-runs/softmax_s0/explorer.html", "", "a\"b.html"};
   const std::string html = t.to_html();
-  EXPECT_NE(html.find("<tr><td><a href=\"explorer-runs/softmax_s0/explorer.html\">softmax</a></td><td>1</td></tr>"), std::string::npos)
+  EXPECT_NE(html.find("<tr><td><a href=\"explorer-runs/softmax_s0/explorer.html\">softmax</a></td><td>1</td></tr>"),
+            std::string::npos)
       << html;
   EXPECT_NE(html.find("<tr><td>relu&lt;</td><td>2</td></tr>"), std::string::npos) << html;
   EXPECT_NE(html.find("<td><a href=\"a&quot;b.html\">sink_logit</a></td>"), std::string::npos) << html;

@@ -41,8 +41,8 @@ FakeRunSpec spec(const std::string& normalizer, int layers, int heads, uint64_t 
 // Injectable gnuplot stand-in: a shell script that records each script it is given.
 std::filesystem::path fake_gnuplot(const std::filesystem::path& dir, int exit_code) {
   const auto path = dir / ("fake_gnuplot_" + std::to_string(exit_code));
-  write_text(path, "#!/bin/sh\necho \"$*\" >> \"" + (dir / "calls.txt").string() + "\"\necho 'line 3: some error' >&2\nexit " +
-                       std::to_string(exit_code) + "\n");
+  write_text(path, "#!/bin/sh\necho \"$*\" >> \"" + (dir / "calls.txt").string() +
+                       "\"\necho 'line 3: some error' >&2\nexit " + std::to_string(exit_code) + "\n");
   ::chmod(path.c_str(), 0755);
   return path;
 }
@@ -75,8 +75,10 @@ TEST(Report, RunReportWritesTablesScriptsAndPage) {
   EXPECT_FALSE(contains(html, "http"));  // self-contained
   const std::string csv = read_text(out / "summary.csv");
   // A trigger run has no token-task numbers: their columns are left out, not written empty.
-  EXPECT_TRUE(contains(csv, "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,sink_excess_mean,"
-                            "L0H0_bos_mass_nontrigger_mean,"))
+  EXPECT_TRUE(
+      contains(csv,
+               "id,variant,seed,status,steps,stop_reason,eval_mse,eval_max_abs_error,wall_seconds,sink_excess_mean,"
+               "L0H0_bos_mass_nontrigger_mean,"))
       << csv;
   EXPECT_FALSE(contains(csv, "eval_loss")) << csv;
   EXPECT_TRUE(contains(csv, "L1H1_sink_score"));
@@ -114,9 +116,12 @@ TEST(Report, RowsThatDoNotSumToOneGetTheirOwnScaleAndAFlatStdMapIsNotDrawn) {
   EXPECT_TRUE(contains(gp, "set cbrange [0:0.125]\n  set title \"mean [0, 0.125]\"")) << gp;
   EXPECT_FALSE(contains(gp, "[0:1]")) << gp;
   const std::string md = read_text(dir / "out" / "summary.md");
-  EXPECT_TRUE(contains(md, "Colour scale per panel, [0, largest value of the panel] (the bracket in its title): the rows do not sum to 1."))
+  EXPECT_TRUE(contains(
+      md,
+      "Colour scale per panel, [0, largest value of the panel] (the bracket in its title): the rows do not sum to 1."))
       << md;
-  EXPECT_TRUE(contains(md, "Std map not drawn: its largest value is 0% of the mean map's largest (drawn from 5%).")) << md;
+  EXPECT_TRUE(contains(md, "Std map not drawn: its largest value is 0% of the mean map's largest (drawn from 5%)."))
+      << md;
 }
 
 TEST(Report, LongRowMapsAreDrawnAtTheirPositionsAndAMapOfAnotherSizeIsSkipped) {
@@ -183,8 +188,11 @@ TEST(Report, SweepReportAggregatesSeedsAndListsFailedRuns) {
   EXPECT_TRUE(contains(gp, "\"1x1_softmax\"") && contains(gp, "\"1x1_relu [0, 0.125]\"")) << gp;
   // Neither variant's attention varies over the inputs enough for a std map: one caption line instead.
   EXPECT_FALSE(std::filesystem::exists(out / "figures" / "attention_1x1_T16_std.gp"));
-  EXPECT_TRUE(contains(md, "Std maps not drawn: in every head the largest std over the evaluation inputs is below 5% of the mean "
-                           "map's largest value")) << md;
+  EXPECT_TRUE(
+      contains(md,
+               "Std maps not drawn: in every head the largest std over the evaluation inputs is below 5% of the mean "
+               "map's largest value"))
+      << md;
 
   const std::string text = variant_table_text(dir);
   EXPECT_TRUE(contains(text, "1x1_softmax  2/2")) << text;
@@ -236,7 +244,8 @@ TEST(Report, InjectedGnuplotCommandRunsOncePerScriptAndFailuresAreReported) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "run", spec("softmax", 1, 1, 0));
   std::ostringstream log;
-  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 0).string(), .render = true, .log = &log});
+  write_run_report(dir / "run",
+                   {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 0).string(), .render = true, .log = &log});
   const std::string calls = read_text(dir / "calls.txt");
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // attention, loss, bos
   EXPECT_TRUE(contains(calls, "-e partial='.partial' ")) << calls;  // written aside, renamed when done
@@ -244,7 +253,8 @@ TEST(Report, InjectedGnuplotCommandRunsOncePerScriptAndFailuresAreReported) {
   EXPECT_EQ(log.str(), "");
 
   std::ostringstream failing;
-  write_run_report(dir / "run", {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 3).string(), .render = true, .log = &failing});
+  write_run_report(dir / "run",
+                   {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 3).string(), .render = true, .log = &failing});
   EXPECT_TRUE(contains(failing.str(), "gnuplot failed on")) << failing.str();
   EXPECT_TRUE(contains(failing.str(), "(exit 3)"));
   EXPECT_TRUE(contains(failing.str(), "line 3: some error"));
@@ -287,7 +297,8 @@ TEST(Report, BadDirectoriesAreNamed) {
 TEST(Report, SweepRunWithoutASeedOverrideTakesTheSeedFromItsSummary) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "runs" / "a", spec("softmax", 1, 1, 7));
-  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a", "variant": "v", "seed": null, "dir": "runs/a"}]})");
+  write_text(dir / "sweep.json",
+             R"({"name": "s", "runs": [{"id": "a", "variant": "v", "seed": null, "dir": "runs/a"}]})");
   const ReportRuns runs = load_sweep_dir(dir);
   ASSERT_EQ(runs.runs.size(), 1u);
   EXPECT_TRUE(runs.runs[0].ok());
@@ -300,8 +311,9 @@ TEST(Report, ARunFolderOfAnotherSeedFailsAndDirsOutsideTheSweepAreRefused) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "runs" / "a0", spec("softmax", 1, 1, 0));
   std::filesystem::create_directory_symlink(dir / "runs" / "a0", dir / "runs" / "a1");
-  write_text(dir / "sweep.json", R"({"name": "s", "runs": [{"id": "a0", "variant": "v", "seed": 0, "dir": "runs/a0"},
-                                                            {"id": "a1", "variant": "v", "seed": 1, "dir": "runs/a1"}]})");
+  write_text(dir / "sweep.json", R"({"name": "s", "runs": [
+      {"id": "a0", "variant": "v", "seed": 0, "dir": "runs/a0"},
+      {"id": "a1", "variant": "v", "seed": 1, "dir": "runs/a1"}]})");
   const ReportRuns runs = load_sweep_dir(dir);
   ASSERT_EQ(runs.runs.size(), 2u);
   EXPECT_TRUE(runs.runs[0].ok());
@@ -309,8 +321,9 @@ TEST(Report, ARunFolderOfAnotherSeedFailsAndDirsOutsideTheSweepAreRefused) {
   EXPECT_TRUE(contains(runs.runs[1].error, "seed 0, but sweep.json planned seed 1 for a1")) << runs.runs[1].error;
 
   for (const char* outside : {"../elsewhere", "/tmp", "runs/../../x"}) {
-    write_text(dir / "sweep.json", std::string(R"({"name": "s", "runs": [{"id": "a0", "variant": "v", "seed": 0, "dir": ")") +
-                                       outside + "\"}]}");
+    write_text(
+        dir / "sweep.json",
+        std::string(R"({"name": "s", "runs": [{"id": "a0", "variant": "v", "seed": 0, "dir": ")") + outside + "\"}]}");
     try {
       load_sweep_dir(dir);
       ADD_FAILURE() << outside << " was followed";
@@ -379,7 +392,8 @@ TEST(Report, DivergedRunsAreShownAndLeftOutOfEveryMean) {
   EXPECT_TRUE(contains(csv, "sm2,1x1_softmax,2,diverged,300,non_finite,,,")) << csv;
   EXPECT_TRUE(contains(csv, "loss is nan at step 300")) << csv;  // what went non-finite, in the error column
   std::string csv_without_reason = csv;
-  for (auto at = csv_without_reason.find("loss is nan"); at != std::string::npos; at = csv_without_reason.find("loss is nan"))
+  for (auto at = csv_without_reason.find("loss is nan"); at != std::string::npos;
+       at = csv_without_reason.find("loss is nan"))
     csv_without_reason.erase(at, 11);
   EXPECT_FALSE(contains(csv_without_reason, "nan")) << csv;
 
@@ -523,13 +537,18 @@ TEST(Report, MultiLayerMapsAreOneFigurePerLayerWithLegiblePanels) {
       const std::string head = layer + "H" + std::to_string(h);
       // softmax rows sum to 1: the paper's [0, 1]; relu rows do not: [0, largest value of the panel].
       EXPECT_TRUE(contains(gp, "set cbrange [0:1]\n  set title \"4x4_softmax " + head + "\"")) << head << "\n" << gp;
-      EXPECT_TRUE(contains(gp, "set cbrange [0:0.125]\n  set title \"4x4_relu " + head + " [0, 0.125]\"")) << head << "\n" << gp;
+      EXPECT_TRUE(contains(gp, "set cbrange [0:0.125]\n  set title \"4x4_relu " + head + " [0, 0.125]\""))
+          << head << "\n"
+          << gp;
     }
     EXPECT_TRUE(contains(gp, "(seed 0)")) << gp;
   }
   const std::string md = read_text(dir / "report" / "summary.md");
-  EXPECT_TRUE(contains(md, "Colour scale [0, 1] on panels whose rows sum to 1; per panel, [0, largest value of the panel] (the "
-                           "bracket in its title), on the others, whose rows do not.")) << md;
+  EXPECT_TRUE(
+      contains(md,
+               "Colour scale [0, 1] on panels whose rows sum to 1; per panel, [0, largest value of the panel] (the "
+               "bracket in its title), on the others, whose rows do not."))
+      << md;
 }
 
 // Std maps where the evaluation inputs do move the attention: drawn, one per layer, each panel on its own scale.
@@ -562,7 +581,8 @@ TEST(Report, SeedChoosesWhoseMapsAreDrawn) {
   write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
   EXPECT_TRUE(contains(read_text(figs / "attention_2x2_T16_L0_mean.gp"), "layer 0 (seed 1)\""));
   EXPECT_TRUE(contains(read_text(figs / "bos_vs_step_2x2_relu.gp"), "seed 1"));
-  EXPECT_TRUE(contains(read_text(dir / "report" / "summary.md"), "Mean attention over the evaluation inputs, layer 0, seed 1 "));
+  EXPECT_TRUE(contains(read_text(dir / "report" / "summary.md"),
+                       "Mean attention over the evaluation inputs, layer 0, seed 1 "));
   const std::string seed1_data = read_text(figs / "attention_2x2_T16_L0_mean.dat");
 
   ReportOptions options{.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log};
@@ -643,11 +663,14 @@ void expect_only_defined_numbers(const TaskReport& r) {
 TEST(Report, ALanguageModelRunShowsCrossEntropyAccuracyAndAllRows) {
   const TaskReport r = task_report(fresh_test_dir(), sinklab::testing::FakeTask::text_lm);
   expect_only_defined_numbers(r);
-  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp}) EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
-  for (const char* column : {"| eval loss (nats) |", "| eval loss (bits) |", "| accuracy |", "L0H1 BOS@all rows", "BOS@all rows"})
+  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp})
+    EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
+  for (const char* column :
+       {"| eval loss (nats) |", "| eval loss (bits) |", "| accuracy |", "L0H1 BOS@all rows", "BOS@all rows"})
     EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
   EXPECT_TRUE(contains(r.md, "| 1.2500 (n=1) | 1.8034 (n=1) | 0.6250 (n=1) |")) << r.md;  // 1.25 nats = 1.8034 bits
-  for (const char* hole : {"eval_mse", "reached stop", "active loss", "no-op loss", "BOS@no-op", "BOS@non", "evaluation trigger"})
+  for (const char* hole :
+       {"eval_mse", "reached stop", "active loss", "no-op loss", "BOS@no-op", "BOS@non", "evaluation trigger"})
     EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
   EXPECT_TRUE(contains(r.csv, ",eval_loss,eval_accuracy,")) << r.csv;
   EXPECT_FALSE(contains(r.csv, "eval_mse")) << r.csv;
@@ -660,12 +683,14 @@ TEST(Report, ALanguageModelRunShowsCrossEntropyAccuracyAndAllRows) {
 TEST(Report, ACopyRunShowsItsActiveRowsAndNamesItsNoOpRows) {
   const TaskReport r = task_report(fresh_test_dir(), sinklab::testing::FakeTask::copy);
   expect_only_defined_numbers(r);
-  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp}) EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
-  for (const char* column : {"| eval loss (nats) |", "| accuracy |", "| active loss (nats) | active accuracy |", "L0H1 BOS@no-op",
-                             "BOS@no-op: mean attention on the sink keys"})
+  for (const std::string* text : {&r.md, &r.html, &r.loss_gp, &r.bos_gp})
+    EXPECT_FALSE(contains(lower(*text), "trigger")) << *text;
+  for (const char* column : {"| eval loss (nats) |", "| accuracy |", "| active loss (nats) | active accuracy |",
+                             "L0H1 BOS@no-op", "BOS@no-op: mean attention on the sink keys"})
     EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
   // copy scores no no-op row: no column for a loss it cannot have; no all-row columns beside the no-op ones
-  for (const char* hole : {"no-op loss", "no-op accuracy", "eval_mse", "BOS@all rows"}) EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
+  for (const char* hole : {"no-op loss", "no-op accuracy", "eval_mse", "BOS@all rows"})
+    EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
   EXPECT_TRUE(contains(r.loss_gp, "set ylabel \"cross-entropy (nats)\"")) << r.loss_gp;
   EXPECT_TRUE(contains(r.bos_gp, "set ylabel \"BOS mass on no-op rows\"")) << r.bos_gp;
 }
@@ -675,7 +700,8 @@ TEST(Report, ATriggerRunKeepsItsMseAndTriggerWording) {
   expect_only_defined_numbers(r);
   for (const char* column : {"| reached stop |", "| eval_mse |", "L0H1 BOS@non-trigger", "evaluation trigger j = 8"})
     EXPECT_TRUE(contains(r.md, column)) << column << "\n" << r.md;
-  for (const char* hole : {"eval loss", "accuracy", "BOS@all rows"}) EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
+  for (const char* hole : {"eval loss", "accuracy", "BOS@all rows"})
+    EXPECT_FALSE(contains(r.md, hole)) << hole << "\n" << r.md;
   EXPECT_TRUE(contains(r.loss_gp, "set ylabel \"MSE\"")) << r.loss_gp;
   EXPECT_FALSE(contains(r.loss_gp, "cross-entropy")) << r.loss_gp;
   EXPECT_TRUE(contains(r.bos_gp, "set ylabel \"BOS mass on non-trigger rows\"")) << r.bos_gp;
@@ -690,7 +716,8 @@ TEST(Report, ASweepMixingTasksShowsTheUnionOfTheirColumnsWithEmptyCells) {
   std::ostringstream log;
   write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
   const auto out = dir / "report";
-  const std::string md = read_text(out / "summary.md"), html = read_text(out / "index.html"), csv = read_text(out / "summary.csv");
+  const std::string md = read_text(out / "summary.md"), html = read_text(out / "index.html"),
+                    csv = read_text(out / "summary.csv");
   for (const std::string* text : {&md, &html, &csv}) EXPECT_FALSE(contains(lower(*text), "nan")) << *text;
   for (const char* column : {"| eval_mse |", "| eval loss (nats) |", "L0H0 BOS@non-trigger", "L0H0 BOS@all rows"})
     EXPECT_TRUE(contains(md, column)) << column << "\n" << md;
@@ -698,7 +725,8 @@ TEST(Report, ASweepMixingTasksShowsTheUnionOfTheirColumnsWithEmptyCells) {
   EXPECT_TRUE(contains(md, "| 1x1_softmax | 1/1 | 300 (n=1) | 2.00e-07 (n=1) |  |  |  |")) << md;
   EXPECT_TRUE(contains(md, "| lm | 0/1 | 300 (n=1) |  | 1.2500 (n=1) |")) << md;
   EXPECT_TRUE(contains(read_text(out / "figures" / "loss_vs_step_mse.gp"), "set ylabel \"MSE\""));
-  EXPECT_TRUE(contains(read_text(out / "figures" / "loss_vs_step_cross_entropy.gp"), "set ylabel \"cross-entropy (nats)\""));
+  EXPECT_TRUE(
+      contains(read_text(out / "figures" / "loss_vs_step_cross_entropy.gp"), "set ylabel \"cross-entropy (nats)\""));
   const std::string text = variant_table_text(dir);
   EXPECT_TRUE(contains(text, "eval_mse") && contains(text, "eval loss (nats)")) << text;
   EXPECT_FALSE(contains(lower(text), "nan")) << text;

@@ -87,8 +87,10 @@ TEST(SeedBandFigures, OnsetStepsAreDrawnAndTabulatedPerVariant) {
   const auto out = dir / "report";
   // The onsets the runs recorded, by variant (each run has one head).
   int softmax_onsets = 0, relu_onsets = 0;
-  for (const char* id : {"sm0", "sm1", "sm2"}) softmax_onsets += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_50.has_value();
-  for (const char* id : {"re0", "re1"}) relu_onsets += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_50.has_value();
+  for (const char* id : {"sm0", "sm1", "sm2"})
+    softmax_onsets += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_50.has_value();
+  for (const char* id : {"re0", "re1"})
+    relu_onsets += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_50.has_value();
   ASSERT_EQ(softmax_onsets, 3);
   ASSERT_EQ(relu_onsets, 0);
   const std::string md = read_text(out / "summary.md");
@@ -103,7 +105,8 @@ TEST(SeedBandFigures, OnsetStepsAreDrawnAndTabulatedPerVariant) {
   EXPECT_TRUE(contains(read_text(out / "index.html"), "figures/onset_steps.png"));
   const std::string gp = read_text(out / "figures" / "onset_steps.gp");
   int softmax_90 = 0;  // jitter 0.3 keeps the fake softmax rows near 0.85: no 0.9 onset expected, but counted
-  for (const char* id : {"sm0", "sm1", "sm2"}) softmax_90 += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_90.has_value();
+  for (const char* id : {"sm0", "sm1", "sm2"})
+    softmax_90 += read_run_summary(dir / "runs" / id / "summary.json").heads.at(0).sink_onset_step_90.has_value();
   EXPECT_TRUE(contains(gp, "\"3/3 | " + std::to_string(softmax_90) + "/3\"")) << gp;  // counts above each variant
   EXPECT_TRUE(contains(gp, "\"0/2 | 0/2\"")) << gp;
 }

@@ -140,8 +140,9 @@ TEST(ZooGates, TheCellCountsPassesFailuresAndSeedsTheGateDoesNotApplyTo) {
   const GateVerdict pass{Kind::pass, ""};
   const GateVerdict stuck{Kind::not_applicable, "did not stop"};
   EXPECT_EQ(zoo_gate_cell({{0, pass}, {1, pass}}, 0), "pass 2/2");
-  EXPECT_EQ(zoo_gate_cell({{0, pass}, {1, {Kind::fail, "BOS@nt 0.95 < 0.99"}}, {2, {Kind::fail, "BOS@nt 0.9 < 0.99"}}}, 0),
-            "FAIL 2/3: seed 1 BOS@nt 0.95 < 0.99; seed 2 BOS@nt 0.9 < 0.99");
+  EXPECT_EQ(
+      zoo_gate_cell({{0, pass}, {1, {Kind::fail, "BOS@nt 0.95 < 0.99"}}, {2, {Kind::fail, "BOS@nt 0.9 < 0.99"}}}, 0),
+      "FAIL 2/3: seed 1 BOS@nt 0.95 < 0.99; seed 2 BOS@nt 0.9 < 0.99");
   EXPECT_EQ(zoo_gate_cell({{0, pass}, {1, stuck}, {2, stuck}}, 1), "pass 1/3; n/a: 2 did not stop; 1 diverged");
   EXPECT_EQ(zoo_gate_cell({{0, stuck}}, 0), "n/a: 1 did not stop");
   EXPECT_EQ(zoo_gate_cell({}, 2), "2 diverged");

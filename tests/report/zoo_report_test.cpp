@@ -71,25 +71,36 @@ TEST(ZooReport, OneTableGroupedByClassWithPredictedAndMeasured) {
   const nlohmann::json undefined = {{"virtual_mass_nontrigger_mean", nullptr}, {"gate_nontrigger_mean", nullptr}};
   set_head_fields(dir / "runs/z0", undefined);
   set_head_fields(dir / "runs/z1", undefined);
-  set_head_fields(dir / "runs/z0", {{"sink_score", 0.1}, {"content_mass_nontrigger_mean", 0.002},
-                                    {"effective_content_mass", 0.001}, {"value_weighted_bos_share", 0.5},
-                                    {"sink_score_abs", 0.25}, {"sink_onset_step_50", 100}, {"sink_onset_step_90", 150}});
-  set_head_fields(dir / "runs/z1", {{"sink_score", 0.2}, {"content_mass_nontrigger_mean", 0.004},
-                                    {"effective_content_mass", 0.003}, {"value_weighted_bos_share", 0.7},
-                                    {"sink_score_abs", 0.35}, {"sink_onset_step_50", nullptr}, {"sink_onset_step_90", 250}});
+  set_head_fields(dir / "runs/z0", {{"sink_score", 0.1},
+                                    {"content_mass_nontrigger_mean", 0.002},
+                                    {"effective_content_mass", 0.001},
+                                    {"value_weighted_bos_share", 0.5},
+                                    {"sink_score_abs", 0.25},
+                                    {"sink_onset_step_50", 100},
+                                    {"sink_onset_step_90", 150}});
+  set_head_fields(dir / "runs/z1", {{"sink_score", 0.2},
+                                    {"content_mass_nontrigger_mean", 0.004},
+                                    {"effective_content_mass", 0.003},
+                                    {"value_weighted_bos_share", 0.7},
+                                    {"sink_score_abs", 0.35},
+                                    {"sink_onset_step_50", nullptr},
+                                    {"sink_onset_step_90", 250}});
   erase_zoo_fields(dir / "runs/u0");
   std::ostringstream log;
   write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
 
   const std::string md = read_text(dir / "report/summary.md");
   EXPECT_TRUE(contains(md, "### Zoo comparison by sink class")) << md;
-  EXPECT_TRUE(contains(md, "| variant | steps (median) | stopped | eval max error (median) | BOS@nt | content@nt | virtual@nt | "
-                           "eff. content | v-weighted BOS share | sink score | sink score \\|A\\| | gate@nt | onset 0.5 (median) | "
-                           "onset 0.9 (median) | predicted | measured |"))
+  EXPECT_TRUE(
+      contains(md,
+               "| variant | steps (median) | stopped | eval max error (median) | BOS@nt | content@nt | virtual@nt | "
+               "eff. content | v-weighted BOS share | sink score | sink score \\|A\\| | gate@nt | onset 0.5 (median) | "
+               "onset 0.9 (median) | predicted | measured |"))
       << md;
   // Steps 300 and 310 (median 305); statistics averaged over seeds; an onset only one head reached says so.
-  EXPECT_TRUE(contains(md, "| relu | 305 | 2/2 | 4.00e-03 | 0.0000 | 0.0030 | — | 0.0020 | 0.6000 | 0.1500 | 0.3000 | — | "
-                           "100 (1/2) | 200 | stops, empty rows | pass 2/2 |"))
+  EXPECT_TRUE(contains(md,
+                       "| relu | 305 | 2/2 | 4.00e-03 | 0.0000 | 0.0030 | — | 0.0020 | 0.6000 | 0.1500 | 0.3000 | "
+                       "— | 100 (1/2) | 200 | stops, empty rows | pass 2/2 |"))
       << md;
   // The fake softmax parks about 0.975 on BOS: below the S gate, with the number; the diverged seed is counted.
   EXPECT_TRUE(contains(md, "| softmax | 305 | 2/3 (1 diverged) |")) << md;
@@ -115,7 +126,8 @@ TEST(ZooReport, OneTableGroupedByClassWithPredictedAndMeasured) {
   EXPECT_TRUE(contains(md, "U, 1x1 runs: hit max_steps, eval max error >= 0.02, no-op row mass <= 0.01")) << md;
 
   const std::string html = read_text(dir / "report/index.html");
-  EXPECT_TRUE(contains(html, "<tr class=\"section\"><th colspan=\"16\">S: simplex rows (BOS sink necessary)</th></tr>")) << html;
+  EXPECT_TRUE(contains(html, "<tr class=\"section\"><th colspan=\"16\">S: simplex rows (BOS sink necessary)</th></tr>"))
+      << html;
   EXPECT_LT(html.find("Zoo comparison by sink class"), html.find("Per variant (mean"));
   EXPECT_TRUE(contains(html, "src=\"figures/zoo_attention.png\""));
   EXPECT_TRUE(contains(html, "src=\"figures/zoo_bos_vs_step.png\""));
@@ -194,7 +206,8 @@ TEST(ZooReport, AClassThatIsNotASinkClassNamesTheField) {
     write_sweep_report(dir, {.output_dir = {}, .gnuplot = "gnuplot", .render = false, .log = &log});
     FAIL() << "class Q was accepted";
   } catch (const ReportError& e) {
-    EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].class: 'Q' is not a sink class (one of S, V, Z, C, G, U)")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "sweep.json: runs[0].class: 'Q' is not a sink class (one of S, V, Z, C, G, U)"))
+        << e.what();
   }
 }
 

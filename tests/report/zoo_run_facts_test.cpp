@@ -9,9 +9,15 @@
 namespace sinklab {
 namespace {
 
-constexpr const char* kZooKeys[] = {"content_mass_nontrigger_mean", "virtual_mass_nontrigger_mean", "effective_content_mass",
-                                    "value_weighted_bos_share", "sink_score_abs", "gate_nontrigger_mean",
-                                    "sink_onset_step_50", "sink_onset_step_90", "bos_mass_by_row"};
+constexpr const char* kZooKeys[] = {"content_mass_nontrigger_mean",
+                                    "virtual_mass_nontrigger_mean",
+                                    "effective_content_mass",
+                                    "value_weighted_bos_share",
+                                    "sink_score_abs",
+                                    "gate_nontrigger_mean",
+                                    "sink_onset_step_50",
+                                    "sink_onset_step_90",
+                                    "bos_mass_by_row"};
 
 RunSummary one_head_summary() {
   RunSummary s;

@@ -32,7 +32,10 @@ AttentionSnapshots two_snapshots(int T, bool tokens) {
   for (int i = 0; i < T; ++i) {
     s.roles.push_back(static_cast<uint8_t>(i == 0 ? 1 : 2));
     if (tokens) s.tokens.push_back(100 + i);
-    if (tokens) s.token_labels.push_back(i == 0 ? "<bos>" : i == 1 ? std::string("\n") : std::string(1, static_cast<char>('a' + i)));
+    if (tokens)
+      s.token_labels.push_back(i == 0   ? "<bos>"
+                               : i == 1 ? std::string("\n")
+                                        : std::string(1, static_cast<char>('a' + i)));
   }
   return s;
 }
@@ -62,7 +65,8 @@ TEST(AttentionSnapshotFile, HoldsTheDocumentedArrays) {
   const NpzArrays arrays = read_npz(dir / "a.npz");
   std::vector<std::string> names;
   for (const auto& [name, array] : arrays) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"cols", "example", "mean", "roles", "rows", "seq_len", "steps", "token_labels", "tokens"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cols", "example", "mean", "roles", "rows", "seq_len", "steps",
+                                             "token_labels", "tokens"}));
   EXPECT_EQ(arrays.at("steps").dtype, "<i8");
   EXPECT_EQ(arrays.at("mean").dtype, "<f4");
   EXPECT_EQ(arrays.at("example").dtype, "<f4");
@@ -84,7 +88,8 @@ TEST(AttentionSnapshotFile, HoldsTheDocumentedArrays) {
 }
 
 TEST(AttentionSnapshotFile, EqualSnapshotsGiveEqualBytes) {
-  EXPECT_EQ(encode_attention_snapshots(two_snapshots(4, false), "a"), encode_attention_snapshots(two_snapshots(4, false), "b"));
+  EXPECT_EQ(encode_attention_snapshots(two_snapshots(4, false), "a"),
+            encode_attention_snapshots(two_snapshots(4, false), "b"));
 }
 
 TEST(AttentionSnapshotFile, TruncatedOrCorruptFilesAreRefusedByName) {
@@ -127,16 +132,20 @@ TEST(AttentionSnapshotFile, MissingArraysAndWrongShapesAreRefused) {
     EXPECT_NE(what.find(part), std::string::npos) << what;
   };
   expect(changed("mean", [](NpzArrays& a, NpzArray&) { a.erase("mean"); }), "has no array 'mean'");
-  expect(changed("example", [](NpzArrays&, NpzArray& e) { e.shape = {3}; }), "array 'example' has shape [3], expected [2, 2, 1, 4, 4]");
+  expect(changed("example", [](NpzArrays&, NpzArray& e) { e.shape = {3}; }),
+         "array 'example' has shape [3], expected [2, 2, 1, 4, 4]");
   expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.integers = {7, 0}; }), "'steps' is not strictly increasing");
   expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.integers = {}; e.shape = {0}; }), "'steps' is empty");
-  expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.dtype = "<f4"; }), "'steps' has dtype <f4, expected integers");
-  expect(changed("rows", [](NpzArrays&, NpzArray& e) { e.integers[3] = 4; }), "'rows' is not the documented positions for seq_len 4");
+  expect(changed("steps", [](NpzArrays&, NpzArray& e) { e.dtype = "<f4"; }),
+         "'steps' has dtype <f4, expected integers");
+  expect(changed("rows", [](NpzArrays&, NpzArray& e) { e.integers[3] = 4; }),
+         "'rows' is not the documented positions for seq_len 4");
   expect(changed("roles", [](NpzArrays&, NpzArray& e) { e.shape = {3}; }), "array 'roles' has shape [3], expected [4]");
   expect(changed("roles", [](NpzArrays&, NpzArray& e) { e.integers[0] = 300; }), "'roles' holds 300");
   expect(changed("seq_len", [](NpzArrays&, NpzArray& e) { e.integers = {0}; }), "seq_len 0 is out of range");
   expect(changed("tokens", [](NpzArrays&, NpzArray& e) { e.integers[1] = -1; }), "'tokens' holds -1");
-  expect(changed("token_labels", [](NpzArrays&, NpzArray& e) { e.shape = {2}; }), "'token_labels' has shape [2], expected [4]");
+  expect(changed("token_labels", [](NpzArrays&, NpzArray& e) { e.shape = {2}; }),
+         "'token_labels' has shape [2], expected [4]");
   expect(changed("tokens", [](NpzArrays& a, NpzArray&) { a.erase("tokens"); }), "has 'token_labels' but no 'tokens'");
   expect(changed("mean", [](NpzArrays&, NpzArray& e) { e.dtype = "<i4"; }), "'mean' has dtype <i4, expected floats");
 }

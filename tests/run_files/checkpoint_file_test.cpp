@@ -65,7 +65,8 @@ std::vector<uint32_t> bits_of(std::span<const float> v) {
 
 std::vector<uint32_t> bits_of(ParameterStore& s, const std::string& name, int moment = -1) {
   const ParameterInfo& p = s.parameters()[static_cast<size_t>(s.id_of(name))];
-  const std::span<const float> block = moment < 0 ? std::span<const float>(s.values()) : std::span<const float>(s.moment(moment));
+  const std::span<const float> block =
+      moment < 0 ? std::span<const float>(s.values()) : std::span<const float>(s.moment(moment));
   return bits_of(block.subspan(p.offset, static_cast<size_t>(p.shape.numel())));
 }
 
@@ -110,7 +111,8 @@ TEST_F(CheckpointFile, RoundTripByNameIsBitIdenticalWhateverTheDeclarationOrder)
   EXPECT_EQ(read_checkpoint_file(dir_ / "c.bin", hashes_, CheckpointUse::resume, resumed), "state bytes");
   ASSERT_EQ(resumed.moment_count(), 2);
   for (const auto& [name, shape] : kModel)
-    for (int m = -1; m < 2; ++m) EXPECT_EQ(bits_of(resumed, name, m), bits_of(saved, name, m)) << name << " moment " << m;
+    for (int m = -1; m < 2; ++m)
+      EXPECT_EQ(bits_of(resumed, name, m), bits_of(saved, name, m)) << name << " moment " << m;
 
   // Weights only: the values, and no moments.
   ParameterStore weights = store_of(reversed);
@@ -152,8 +154,10 @@ TEST_F(CheckpointFile, MissingUnexpectedAndReshapedParametersAreNamed) {
   renamed[2].first = "head.weight";
   ParameterStore other = store_of(renamed);
   const std::string name_error = error_of(dir_ / "c.bin", hashes_, CheckpointUse::resume, other);
-  EXPECT_NE(name_error.find("parameter head.weight: the model has it, the checkpoint does not"), std::string::npos) << name_error;
-  EXPECT_NE(name_error.find("parameter output_head.weight: the checkpoint has it, the model does not"), std::string::npos)
+  EXPECT_NE(name_error.find("parameter head.weight: the model has it, the checkpoint does not"), std::string::npos)
+      << name_error;
+  EXPECT_NE(name_error.find("parameter output_head.weight: the checkpoint has it, the model does not"),
+            std::string::npos)
       << name_error;
 
   Declarations fewer(kModel.begin(), kModel.end() - 1);
@@ -171,7 +175,8 @@ TEST_F(CheckpointFile, WeightsNeedTheModelHashAResumeBoth) {
   ParameterStore s = store_of(kModel);
   const CheckpointHashes other_config{hashes_.model, hashes_.config + 1};
   EXPECT_EQ(error_of(dir_ / "c.bin", other_config, CheckpointUse::weights, s), "");
-  EXPECT_NE(error_of(dir_ / "c.bin", other_config, CheckpointUse::resume, s).find("written for a different config"), std::string::npos);
+  EXPECT_NE(error_of(dir_ / "c.bin", other_config, CheckpointUse::resume, s).find("written for a different config"),
+            std::string::npos);
   const CheckpointHashes other_model{hashes_.model + 1, hashes_.config};
   for (const CheckpointUse use : {CheckpointUse::weights, CheckpointUse::resume})
     EXPECT_NE(error_of(dir_ / "c.bin", other_model, use, s).find("written for a different model"), std::string::npos);
@@ -189,9 +194,11 @@ TEST_F(CheckpointFile, EveryTruncationAndEveryFlippedByteIsACheckpointErrorAndCh
     const std::string e = error_of(write("short.bin", bytes.substr(0, n)), hashes_, CheckpointUse::resume, target);
     EXPECT_NE(e.find("checkpoint " + (dir_ / "short.bin").string() + ": "), std::string::npos) << n << " bytes: " << e;
   }
-  EXPECT_NE(error_of(write("short.bin", bytes.substr(0, bytes.size() - 7)), hashes_, CheckpointUse::resume, target).find("truncated"),
+  EXPECT_NE(error_of(write("short.bin", bytes.substr(0, bytes.size() - 7)), hashes_, CheckpointUse::resume, target)
+                .find("truncated"),
             std::string::npos);
-  EXPECT_NE(error_of(write("long.bin", bytes + "x"), hashes_, CheckpointUse::resume, target).find("padded"), std::string::npos);
+  EXPECT_NE(error_of(write("long.bin", bytes + "x"), hashes_, CheckpointUse::resume, target).find("padded"),
+            std::string::npos);
   for (size_t i = 0; i < bytes.size(); ++i) {
     std::string flipped = bytes;
     flipped[i] = static_cast<char>(flipped[i] ^ 0x10);
@@ -203,8 +210,10 @@ TEST_F(CheckpointFile, EveryTruncationAndEveryFlippedByteIsACheckpointErrorAndCh
   std::string data_flip = bytes, hash_flip = bytes;
   data_flip[bytes.size() - 5] ^= 0x01;
   hash_flip[14] ^= 0x01;
-  EXPECT_NE(error_of(write("d.bin", data_flip), hashes_, CheckpointUse::resume, target).find("checksum mismatch"), std::string::npos);
-  EXPECT_NE(error_of(write("h.bin", hash_flip), hashes_, CheckpointUse::resume, target).find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(error_of(write("d.bin", data_flip), hashes_, CheckpointUse::resume, target).find("checksum mismatch"),
+            std::string::npos);
+  EXPECT_NE(error_of(write("h.bin", hash_flip), hashes_, CheckpointUse::resume, target).find("checksum mismatch"),
+            std::string::npos);
 }
 
 TEST_F(CheckpointFile, FormatTwoAndOtherFilesAreRefusedWithTheReason) {
@@ -214,14 +223,20 @@ TEST_F(CheckpointFile, FormatTwoAndOtherFilesAreRefusedWithTheReason) {
   const uint32_t two = 2;
   v2.append(reinterpret_cast<const char*>(&two), sizeof two);
   v2.append(200, '\0');
-  EXPECT_NE(error_of(write("v2.bin", v2), hashes_, CheckpointUse::weights, s).find("format 2, written by an older sinklab; rerun the training"),
+  EXPECT_NE(error_of(write("v2.bin", v2), hashes_, CheckpointUse::weights, s)
+                .find("format 2, written by an older sinklab; rerun the training"),
             std::string::npos);
   std::string v9 = v2;
   v9[8] = 9;
-  EXPECT_NE(error_of(write("v9.bin", v9), hashes_, CheckpointUse::weights, s).find("format 9, this build reads format 3"), std::string::npos);
+  EXPECT_NE(
+      error_of(write("v9.bin", v9), hashes_, CheckpointUse::weights, s).find("format 9, this build reads format 3"),
+      std::string::npos);
   v9[8] = 0;
-  EXPECT_NE(error_of(write("v0.bin", v9), hashes_, CheckpointUse::weights, s).find("format 0, this build reads format 3"), std::string::npos);
-  EXPECT_NE(error_of(write("text.bin", "hello, not a checkpoint at all"), hashes_, CheckpointUse::weights, s).find("bad magic"),
+  EXPECT_NE(
+      error_of(write("v0.bin", v9), hashes_, CheckpointUse::weights, s).find("format 0, this build reads format 3"),
+      std::string::npos);
+  EXPECT_NE(error_of(write("text.bin", "hello, not a checkpoint at all"), hashes_, CheckpointUse::weights, s)
+                .find("bad magic"),
             std::string::npos);
   EXPECT_NE(error_of(write("empty.bin", ""), hashes_, CheckpointUse::weights, s).find("truncated"), std::string::npos);
   EXPECT_NE(error_of(dir_ / "missing.bin", hashes_, CheckpointUse::weights, s).find("cannot open"), std::string::npos);
@@ -236,7 +251,9 @@ TEST_F(CheckpointFile, AHeaderAnnouncingAHugeTableIsRefusedBeforeReadingIt) {
   const uint64_t huge = uint64_t{1} << 40;
   std::memcpy(bytes.data() + 28, &huge, sizeof huge);  // the table's size
   ParameterStore s = store_of(kModel);
-  EXPECT_NE(error_of(write("huge.bin", bytes), hashes_, CheckpointUse::weights, s).find("more than this model can need"), std::string::npos);
+  EXPECT_NE(
+      error_of(write("huge.bin", bytes), hashes_, CheckpointUse::weights, s).find("more than this model can need"),
+      std::string::npos);
 }
 
 // checkpoint_damage judges a file without a model: intact files of any model pass, every truncation and
@@ -250,7 +267,8 @@ TEST_F(CheckpointFile, DamageIsFoundWithoutAModelInEveryTruncationAndFlippedByte
   EXPECT_EQ(checkpoint_damage(dir_ / "bare.bin"), "");
   const std::string bytes = slurp(dir_ / "c.bin");
   for (size_t n = 0; n < bytes.size(); n += 7)
-    EXPECT_NE(checkpoint_damage(write("short.bin", bytes.substr(0, n))).find("checkpoint " + (dir_ / "short.bin").string() + ": "),
+    EXPECT_NE(checkpoint_damage(write("short.bin", bytes.substr(0, n)))
+                  .find("checkpoint " + (dir_ / "short.bin").string() + ": "),
               std::string::npos)
         << n << " bytes";
   for (size_t i = 0; i < bytes.size(); ++i) {

@@ -88,7 +88,8 @@ TEST(TrainingCheckpoint, TheTrainingStateReadsWithoutAModelAndADamagedTableIsNam
     read_training_state(path);
     ADD_FAILURE() << "a damaged table must be refused";
   } catch (const CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("checkpoint " + path.string() + ": checksum mismatch"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("checkpoint " + path.string() + ": checksum mismatch"), std::string::npos)
+        << e.what();
   }
   fs::remove(path);
 }

@@ -75,15 +75,21 @@ TEST(ExtremeTokensJson, EachDamagedFieldIsOneMessageNamingIt) {
       {[](nlohmann::json& j) { j["eval"]["sink_rate"] = {0.1}; }, "eval.sink_rate"},
       {[](nlohmann::json& j) { j["eval"]["sink_rate"][2] = 1.5; }, "eval.sink_rate[2]"},
       {[](nlohmann::json& j) { j["eval"]["heads"] = nlohmann::json::array(); }, "eval.heads"},
-      {[](nlohmann::json& j) { j["eval"]["heads"][1]["alpha"] = {1, 2}; }, "eval.heads[1].alpha"},
+      {[](nlohmann::json& j) {
+         j["eval"]["heads"][1]["alpha"] = {1, 2};
+       },
+       "eval.heads[1].alpha"},
       {[](nlohmann::json& j) { j["eval"]["heads"][1]["alpha"][3] = "x"; }, "eval.heads[1].alpha[3]"},
       {[](nlohmann::json& j) { j["eval"]["heads"][0]["layer"] = -1; }, "eval.heads[0].layer"},
       {[](nlohmann::json& j) { j["eval"]["heads"][0].erase("value_drain"); }, "eval.heads[0].value_drain"},
       {[](nlohmann::json& j) { j["eval"]["layers"][0]["max_channel"] = 1.5; }, "eval.layers[0].max_channel"},
-      {[](nlohmann::json& j) { j["eval"]["layers"][0]["top"].push_back(j["eval"]["layers"][0]["top"][0]);
-                               j["eval"]["layers"][0]["top"].push_back(j["eval"]["layers"][0]["top"][0]); },
+      {[](nlohmann::json& j) {
+         j["eval"]["layers"][0]["top"].push_back(j["eval"]["layers"][0]["top"][0]);
+         j["eval"]["layers"][0]["top"].push_back(j["eval"]["layers"][0]["top"][0]);
+       },
        "eval.layers[0].top"},
-      {[](nlohmann::json& j) { j["eval"]["layers"][0]["top"][0]["ratio"] = nlohmann::json::object(); }, "eval.layers[0].top[0].ratio"},
+      {[](nlohmann::json& j) { j["eval"]["layers"][0]["top"][0]["ratio"] = nlohmann::json::object(); },
+       "eval.layers[0].top[0].ratio"},
       {[](nlohmann::json& j) { j["gu_bos"] = 3; }, "gu_bos"},
   };
   for (const auto& [mutate, field] : damage) {

@@ -173,7 +173,8 @@ TEST(HeadEvaluationFacts, ReadingTheFirstLinesOfAMetricsLogIgnoresWhatFollows) {
     read_metrics(dir / "short.jsonl", 2);
     FAIL() << "a log shorter than asked for was accepted";
   } catch (const RunFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("short.jsonl: has only 1 of the 2 lines to read"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("short.jsonl: has only 1 of the 2 lines to read"), std::string::npos)
+        << e.what();
   }
 }
 

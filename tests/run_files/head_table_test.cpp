@@ -28,7 +28,9 @@ RunSummary summary_with_rows(int eval_trigger, bool no_op_rows, bool active_rows
     h.head = i;
     for (const HeadStatistic& stat : kHeadStatistics) {
       if (stat.is_flag()) continue;
-      const bool rows_exist = stat.rows == StatisticRows::no_op ? no_op_rows : stat.rows == StatisticRows::active ? active_rows : true;
+      const bool rows_exist = stat.rows == StatisticRows::no_op    ? no_op_rows
+                              : stat.rows == StatisticRows::active ? active_rows
+                                                                   : true;
       h.*stat.number = rows_exist ? 0.25 + 0.125 * i : std::nan("");
     }
   }
@@ -45,7 +47,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 // The headings of the table's header line (cells are separated by at least two spaces).
 std::vector<std::string> headings(const std::string& table) {
   const std::vector<std::string> lines = lines_of(table);
-  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("layer head", 0) == 0; });
+  const auto header =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("layer head", 0) == 0; });
   EXPECT_NE(header, lines.end()) << table;
   std::vector<std::string> out;
   if (header == lines.end()) return out;
@@ -61,7 +64,9 @@ std::vector<std::string> headings(const std::string& table) {
   return out;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 TEST(HeadTable, WideShowsEveryDefinedStatisticAndADashForANullHead) {
   RunSummary s = summary_with_rows(7, true, true);
@@ -80,7 +85,8 @@ TEST(HeadTable, WideShowsEveryDefinedStatisticAndADashForANullHead) {
   EXPECT_EQ(shown.size(), columns) << "only statistics with a column, and none that every head leaves null:\n" << table;
   EXPECT_FALSE(has(shown, "gate@nt")) << table;
   const std::vector<std::string> lines = lines_of(table);
-  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("layer head", 0) == 0; });
+  const auto header =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("layer head", 0) == 0; });
   ASSERT_NE(header, lines.end());
   const std::string& row0 = *(header + 1);
   const std::string& row1 = *(header + 2);
@@ -98,7 +104,8 @@ void expect_narrow_with_legend(const RunSummary& s) {
   const std::vector<std::string> lines = lines_of(table);
   for (size_t i = 1; i < lines.size(); ++i) EXPECT_LE(lines[i].size(), kNarrowHeadTableWidth) << lines[i];
   for (const std::string& heading : headings(table)) {
-    const bool explained = std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind("  " + heading + "  ", 0) == 0; });
+    const bool explained = std::any_of(lines.begin(), lines.end(),
+                                       [&](const std::string& l) { return l.rfind("  " + heading + "  ", 0) == 0; });
     EXPECT_TRUE(explained) << heading << " has no legend line:\n" << table;
   }
   const std::vector<std::string> wide = headings(format_head_table(s, HeadTableWidth::wide));
@@ -113,7 +120,8 @@ TEST(HeadTable, ATriggerRunFitsOneHundredTwentyColumnsAndNamesWhatWideAdds) {
   const RunSummary s = summary_with_rows(7, true, true);
   expect_narrow_with_legend(s);
   const std::vector<std::string> shown = headings(format_head_table(s));
-  for (const char* heading : {"BOS@non-trig", "row mass", "trig BOS", "alpha_0", "sink"}) EXPECT_TRUE(has(shown, heading)) << heading;
+  for (const char* heading : {"BOS@non-trig", "row mass", "trig BOS", "alpha_0", "sink"})
+    EXPECT_TRUE(has(shown, heading)) << heading;
   EXPECT_FALSE(has(shown, "BOS@all")) << "statistics over all rows are for tasks without no-op rows";
   EXPECT_NE(format_head_table(s).find("--wide adds: "), std::string::npos);
   EXPECT_NE(format_head_table(s).find("eval trigger j = 7"), std::string::npos);
@@ -127,7 +135,8 @@ TEST(HeadTable, ALanguageModelRunShowsOnlyItsAllRowStatisticsWithoutTriggerWords
   expect_narrow_with_legend(s);
   const std::string table = format_head_table(s);
   const std::vector<std::string> shown = headings(table);
-  EXPECT_EQ(shown, (std::vector<std::string>{"alpha_0", "sink", "BOS@all", "mass@all", "entropy@all", "excess"})) << table;
+  EXPECT_EQ(shown, (std::vector<std::string>{"alpha_0", "sink", "BOS@all", "mass@all", "entropy@all", "excess"}))
+      << table;
   EXPECT_EQ(table.find("trig"), std::string::npos) << table;
   EXPECT_EQ(table.find("rows: loss"), std::string::npos) << "no role it scores, no line of dashes:\n" << table;
   EXPECT_EQ(table.find("--wide"), std::string::npos) << "all of it fits:\n" << table;
@@ -141,7 +150,8 @@ TEST(HeadTable, ACopyRunNamesItsRowsNoOpAndActive) {
   expect_narrow_with_legend(s);
   const std::string table = format_head_table(s, HeadTableWidth::wide);
   const std::vector<std::string> shown = headings(table);
-  for (const char* heading : {"BOS@no-op", "active BOS", "active dev", "vBOS@no-op"}) EXPECT_TRUE(has(shown, heading)) << heading << "\n" << table;
+  for (const char* heading : {"BOS@no-op", "active BOS", "active dev", "vBOS@no-op"})
+    EXPECT_TRUE(has(shown, heading)) << heading << "\n" << table;
   EXPECT_EQ(table.find("trig"), std::string::npos) << table;
 }
 
@@ -157,7 +167,8 @@ TEST(HeadTable, NarrowWithTheNoOpColumnsAndTheSinkScoreContext) {
   s.heads[0].gate_nontrigger_mean = 0.125;
   s.heads[0].sink_score_abs = 0.4321;  // JSON only
   const std::string table = format_head_table(s);
-  for (const char* column : {"virtual", "vBOS@nt", "gate@nt"}) EXPECT_NE(table.find(column), std::string::npos) << column;
+  for (const char* column : {"virtual", "vBOS@nt", "gate@nt"})
+    EXPECT_NE(table.find(column), std::string::npos) << column;
   for (const char* value : {"0.6250", "0.3750", "0.1250"}) EXPECT_NE(table.find(value), std::string::npos) << value;
   EXPECT_EQ(table.find("0.4321"), std::string::npos) << table;
   // alpha_0 never appears without eps, T and the uniform baseline.

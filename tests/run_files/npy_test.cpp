@@ -126,7 +126,8 @@ TEST(Npy, IntegerReaderNamesTheFileAndTheProblem) {
   write_text(dir / "big.npy", integer_npy(">i8", "(1,)", raw<int64_t>({1})));
   EXPECT_NE(integer_error(dir / "big.npy").find("'>i8'"), std::string::npos);
   write_text(dir / "short.npy", integer_npy("<i8", "(4,)", raw<int64_t>({1, 2, 3})));
-  EXPECT_NE(integer_error(dir / "short.npy").find("data truncated"), std::string::npos) << integer_error(dir / "short.npy");
+  EXPECT_NE(integer_error(dir / "short.npy").find("data truncated"), std::string::npos)
+      << integer_error(dir / "short.npy");
   write_text(dir / "long.npy", integer_npy("<i4", "(1,)", raw<int32_t>({1, 2})));
   EXPECT_NE(integer_error(dir / "long.npy").find("trailing bytes"), std::string::npos);
 }

@@ -106,7 +106,8 @@ TEST(NpzReader, ReadsEveryDtypeAsNumPyWroteIt) {
 }
 
 TEST(NpzReader, HalfFloatsKeepSubnormalsInfinitiesAndSigns) {
-  const NpzArrays arrays = decode_npz(archive({{"h.npy", npy<uint16_t>("<f2", "(5,)", {0x3555, 0x0001, 0x7c00, 0xc000, 0x8000})}}), "h.npz");
+  const NpzArrays arrays =
+      decode_npz(archive({{"h.npy", npy<uint16_t>("<f2", "(5,)", {0x3555, 0x0001, 0x7c00, 0xc000, 0x8000})}}), "h.npz");
   const std::vector<float>& h = arrays.at("h").floats;
   EXPECT_FLOAT_EQ(h[0], 0.333251953125f);
   EXPECT_FLOAT_EQ(h[1], 5.9604645e-8f);  // 2^-24, the smallest subnormal
@@ -133,8 +134,10 @@ TEST(NpzReader, BrokenArchivesAreOneClearError) {
   EXPECT_NE(message(long_data).find("entry a.npy: data holds 8 bytes, the shape needs 4"), std::string::npos);
   const std::string huge_shape = archive({{"a.npy", npy<float>("<f4", "(4611686018427387904, 4)", {1})}});
   EXPECT_NE(message(huge_shape).find("the shape needs more"), std::string::npos);
-  EXPECT_NE(message(archive({{"a.npy", npy<float>(">f4", "(1,)", {1})}})).find("unsupported dtype '>f4'"), std::string::npos);
-  EXPECT_NE(message(archive({{"a.npy", npy<float>("<f4", "(1,)", {1})}}).substr(0, 40) + std::string(200, 'x')).find("where.npz"),
+  EXPECT_NE(message(archive({{"a.npy", npy<float>(">f4", "(1,)", {1})}})).find("unsupported dtype '>f4'"),
+            std::string::npos);
+  EXPECT_NE(message(archive({{"a.npy", npy<float>("<f4", "(1,)", {1})}}).substr(0, 40) + std::string(200, 'x'))
+                .find("where.npz"),
             std::string::npos);
 }
 
@@ -230,9 +233,15 @@ TEST(NpzReader, ReadsByteStringsAsNumPyDoes) {
     }
     return std::string();
   };
-  EXPECT_NE(message(archive({{"s.npy", npy<char>("|S0", "(1,)", std::vector<char>{})}})).find("unsupported dtype '|S0'"), std::string::npos);
-  EXPECT_NE(message(archive({{"s.npy", npy<char>("|Sx", "(1,)", std::vector<char>{'a'})}})).find("unsupported dtype '|Sx'"), std::string::npos);
-  EXPECT_NE(message(archive({{"s.npy", npy<char>("|S4", "(2,)", bytes)}})).find("data holds 9 bytes, the shape needs 8"), std::string::npos);
+  EXPECT_NE(
+      message(archive({{"s.npy", npy<char>("|S0", "(1,)", std::vector<char>{})}})).find("unsupported dtype '|S0'"),
+      std::string::npos);
+  EXPECT_NE(
+      message(archive({{"s.npy", npy<char>("|Sx", "(1,)", std::vector<char>{'a'})}})).find("unsupported dtype '|Sx'"),
+      std::string::npos);
+  EXPECT_NE(
+      message(archive({{"s.npy", npy<char>("|S4", "(2,)", bytes)}})).find("data holds 9 bytes, the shape needs 8"),
+      std::string::npos);
 }
 
 TEST(HalfFloat, EveryHalfRoundTripsAndOtherFloatsAreRefused) {

@@ -48,7 +48,8 @@ TEST(MetricsMalformed, ADeviceIsRefusedWithoutBeingRead) {
     read_metrics("/dev/zero");
     FAIL() << "/dev/zero read as a metrics log";
   } catch (const RunFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("metrics log /dev/zero: is not a regular file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("metrics log /dev/zero: is not a regular file"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -62,7 +62,8 @@ TEST(Safetensors, WritesTheDocumentedLayout) {
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
   const std::string header = bytes.substr(8, n);
-  EXPECT_EQ(header.rfind("{\"__metadata__\":{\"k\":\"v\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 0),
+  EXPECT_EQ(header.rfind(
+                "{\"__metadata__\":{\"k\":\"v\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 0),
             0u)
       << header;
   EXPECT_EQ((8 + n) % 8, 0u) << "data starts 8-byte aligned";
@@ -90,7 +91,8 @@ TEST(Safetensors, RoundTripKeepsOrderShapesMetadataAndEveryBit) {
 
 TEST(Safetensors, ReadsFilesWhoseHeaderListsTensorsOutOfDataOrder) {
   // As Python writers do: keys sorted by name, data in another order.
-  const std::string header = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  const std::string header =
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
   const SafetensorsContent c = decode_safetensors(raw_file(header, floats({1, 2})), "x");
   ASSERT_EQ(c.tensors.size(), 2u);
   EXPECT_EQ(c.tensors[0].name, "b");
@@ -133,9 +135,11 @@ TEST(Safetensors, OffsetsOutOfRange) {
 }
 
 TEST(Safetensors, OverlapsGapsAndTrailingBytes) {
-  expect_error(raw_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                        floats({1, 2})),
-               "tensors a and b overlap in the data");
+  expect_error(
+      raw_file(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+          floats({1, 2})),
+      "tensors a and b overlap in the data");
   expect_error(raw_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", floats({1, 2})),
                "bytes 0 .. 4 of the data belong to no tensor");
   expect_error(raw_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", floats({1, 2})),
@@ -158,9 +162,11 @@ TEST(Safetensors, ShapeMustMatchTheByteSize) {
 }
 
 TEST(Safetensors, RepeatedOrEmptyNames) {
-  expect_error(raw_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                        floats({1, 2})),
-               "the header names \"w\" twice");
+  expect_error(
+      raw_file(
+          R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+          floats({1, 2})),
+      "the header names \"w\" twice");
   expect_error(raw_file(R"({"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", floats({1})),
                "a tensor has an empty name");
 }
@@ -232,7 +238,8 @@ TEST(SafetensorsReader, DamagedFilesAreNamedOnOpen) {
                                                 raw<uint16_t>({1, 2})));
   EXPECT_NE(reader_error(dir / "size.safetensors").find("needs 6 bytes of F16"), std::string::npos)
       << reader_error(dir / "size.safetensors");
-  write_text(dir / "dtype.safetensors", raw_file(R"({"w":{"dtype":"Q4","shape":[1],"data_offsets":[0,4]}})", floats({1})));
+  write_text(dir / "dtype.safetensors",
+             raw_file(R"({"w":{"dtype":"Q4","shape":[1],"data_offsets":[0,4]}})", floats({1})));
   EXPECT_NE(reader_error(dir / "dtype.safetensors").find("dtype Q4 is not a safetensors dtype"), std::string::npos);
   EXPECT_NE(reader_error(dir / "missing.safetensors").find("cannot open"), std::string::npos);
   EXPECT_NE(reader_error(dir).find("is a directory"), std::string::npos);

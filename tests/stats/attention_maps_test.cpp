@@ -56,12 +56,15 @@ TEST(AttentionMaps, ShortRowsKeepTheWholeMapLongRowsAGridThatStartsAtKeyZero) {
   EXPECT_EQ(attention_map_side(2048), 256);
   for (const int T : {257, 600, 1000, 1024, 2047, 2048, 4096}) {
     EXPECT_LE(attention_map_side(T), kMaxMapSide) << T;
-    EXPECT_GT((attention_map_side(T) - 1) * attention_map_stride(T), T - 1 - attention_map_stride(T)) << T;  // reaches the end
+    EXPECT_GT((attention_map_side(T) - 1) * attention_map_stride(T), T - 1 - attention_map_stride(T))
+        << T;  // reaches the end
   }
 
   // T = 600: stride 3, side 200. Two inputs whose weight at (i, k) is a known function of i, k and the input.
   const int H = 2, T = 600, S = 200;
-  auto weight = [](int input, int h, int i, int k) { return k <= i ? 0.001f * static_cast<float>((i + 2 * k + 7 * h + 3 * input) % 97) : 0.0f; };
+  auto weight = [](int input, int h, int i, int k) {
+    return k <= i ? 0.001f * static_cast<float>((i + 2 * k + 7 * h + 3 * input) % 97) : 0.0f;
+  };
   std::vector<float> batch(static_cast<size_t>(2) * H * T * T);  // batch-major [2, H, T, T]
   for (int b = 0; b < 2; ++b)
     for (int h = 0; h < H; ++h)

@@ -83,7 +83,9 @@ TEST(SnapshotMapAccumulator, LongRowsPoolTheMiddleAsDocumented) {
   const auto w = [&](int b, int q, int k) { return static_cast<double>(p[(static_cast<size_t>(b) * T + q) * T + k]); };
   const std::vector<float> mean = snap.mean(), example = snap.example();
   const size_t side = 128;
-  const auto cell = [&](const std::vector<float>& m, size_t r, size_t c) { return static_cast<double>(m[r * side + c]); };
+  const auto cell = [&](const std::vector<float>& m, size_t r, size_t c) {
+    return static_cast<double>(m[r * side + c]);
+  };
   const size_t r47 = 16 + 47, r95 = 16 + 95, r70 = 16 + 70;  // bin 70 is position 16 + floor(71.46) = 87 alone
   ASSERT_EQ(pos[r70], 87);
   ASSERT_EQ(pos[r70 + 1], 88);

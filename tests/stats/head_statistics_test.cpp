@@ -123,7 +123,8 @@ TEST(HeadStatistics, ContradictoryRolesThrowBeforeAnythingIsAdded) {
     acc.add(0, probs.data(), 1, both.data());
     FAIL() << "a row that is both no-op and active was accepted";
   } catch (const SinkStatisticsError& e) {
-    EXPECT_NE(std::string(e.what()).find("position 1 of sample 0 is both a no-op row and an active row"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("position 1 of sample 0 is both a no-op row and an active row"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(acc.samples(0), 0);
@@ -134,8 +135,8 @@ TEST(HeadStatistics, TheListKeepsTheContractNames) {
   for (const HeadStatistic& s : kHeadStatistics) EXPECT_TRUE(names.insert(s.name).second) << "twice: " << s.name;
   // Written by earlier runs and read by reports: present and required in every file.
   for (const char* name : {"bos_mass_nontrigger_mean", "bos_mass_nontrigger_min", "mass_nontrigger_mean",
-                           "nonbos_mass_nontrigger_mean", "trigger_bos", "trigger_keys_mean", "trigger_keys_max_deviation",
-                           "sink_score", "sink_head", "entropy_nontrigger"}) {
+                           "nonbos_mass_nontrigger_mean", "trigger_bos", "trigger_keys_mean",
+                           "trigger_keys_max_deviation", "sink_score", "sink_head", "entropy_nontrigger"}) {
     const auto it = std::find_if(kHeadStatistics.begin(), kHeadStatistics.end(),
                                  [&](const HeadStatistic& s) { return std::string(s.name) == name; });
     ASSERT_NE(it, kHeadStatistics.end()) << name;

@@ -30,7 +30,8 @@ HeadSinkStats one_head(int T, Row row_of) {
 
 TEST(SinkExcess, UniformAttentionIsZeroAtEveryLength) {
   for (int T : {3, 16, 64}) {
-    const HeadSinkStats h = one_head(T, [](int i) { return std::vector<float>(static_cast<size_t>(i) + 1, 1.0f / (i + 1)); });
+    const HeadSinkStats h =
+        one_head(T, [](int i) { return std::vector<float>(static_cast<size_t>(i) + 1, 1.0f / (i + 1)); });
     EXPECT_NEAR(h.sink_excess, 0.0, 1e-6) << "T = " << T;
     EXPECT_NEAR(h.sink_score, uniform_causal_baseline(T), 1e-6);  // what the eps rule compares with 0.3
   }

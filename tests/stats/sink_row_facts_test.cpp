@@ -162,7 +162,8 @@ TEST(SinkRowFacts, TheObserverPassesTheViewsFacts) {
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h)
       for (int e = 0; e < T * T; ++e)
-        head_major[static_cast<size_t>((h * B + b) * T * T + e)] = batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
+        head_major[static_cast<size_t>((h * B + b) * T * T + e)] =
+            batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
   const std::vector<uint8_t> roles = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator acc(1, H, T, 0.3);
   SinkObserver observer(&acc, nullptr);

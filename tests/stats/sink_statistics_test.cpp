@@ -129,7 +129,8 @@ TEST(SinkStatistics, HeadMajorLayoutGivesTheSameAnswer) {
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h)
       for (int e = 0; e < T * T; ++e)
-        head_major[static_cast<size_t>((h * B + b) * T * T + e)] = batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
+        head_major[static_cast<size_t>((h * B + b) * T * T + e)] =
+            batch_major[static_cast<size_t>((b * H + h) * T * T + e)];
   const std::vector<uint8_t> trigger = trigger_roles({2, 3}, T);
   SinkStatisticsAccumulator expected(1, H, T, 0.3), got(1, H, T, 0.3);
   expected.add(0, batch_major.data(), B, trigger.data());

@@ -27,13 +27,16 @@ std::vector<int64_t> chosen_elements(int64_t n, int max_checks, Rng& rng) {
   std::vector<int64_t> idx(static_cast<size_t>(n));
   std::iota(idx.begin(), idx.end(), 0);
   if (n <= max_checks) return idx;
-  for (int64_t i = 0; i < max_checks; ++i) std::swap(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - i))))]);
+  for (int64_t i = 0; i < max_checks; ++i)
+    std::swap(idx[static_cast<size_t>(i)],
+              idx[static_cast<size_t>(i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - i))))]);
   idx.resize(static_cast<size_t>(max_checks));
   return idx;
 }
 
 // Analytic pass: runs f with gradients, seeds out.grad = R, walks the tape. Returns R.
-std::vector<float> analytic_pass(const std::function<Tensor(Graph&)>& f, const GradcheckOptions& o, std::string& error) {
+std::vector<float> analytic_pass(const std::function<Tensor(Graph&)>& f, const GradcheckOptions& o,
+                                 std::string& error) {
   Graph g;
   Tensor out = f(g);
   if (!out.requires_grad()) { error = "output does not require grad"; return {}; }
@@ -76,17 +79,22 @@ std::vector<float> analytic_pass(const std::function<Tensor(Graph&)>& f, const G
     }
     worst = std::max(worst, err / allowed);
     if (err > allowed && failures++ < 8)
-      msg << "\n  " << p.label << ": analytic " << p.analytic << " numeric " << numeric << " (|diff| " << err << " > " << allowed << ")";
+      msg << "\n  " << p.label << ": analytic " << p.analytic << " numeric " << numeric << " (|diff| " << err << " > "
+          << allowed << ")";
   }
-  if (failures) return ::testing::AssertionFailure() << failures << " of " << probes.size() << " gradient entries wrong:" << msg.str();
+  if (failures)
+    return ::testing::AssertionFailure() << failures << " of " << probes.size()
+                                         << " gradient entries wrong:" << msg.str();
   if (kinks > o.max_kink_share * static_cast<double>(probes.size()))
-    return ::testing::AssertionFailure() << kinks << " of " << probes.size() << " entries skipped as kinks: too many to trust the check";
+    return ::testing::AssertionFailure() << kinks << " of " << probes.size()
+                                         << " entries skipped as kinks: too many to trust the check";
   return ::testing::AssertionSuccess() << probes.size() << " entries, worst error/allowed " << worst;
 }
 
 }  // namespace
 
-::testing::AssertionResult check_leaf_gradients(const LeafFunction& f, std::vector<Leaf> leaves, const GradcheckOptions& o) {
+::testing::AssertionResult check_leaf_gradients(const LeafFunction& f, std::vector<Leaf> leaves,
+                                                const GradcheckOptions& o) {
   Rng init(o.seed + 1);
   std::vector<std::vector<float>> grads(leaves.size());
   std::vector<Tensor> tensors;
@@ -97,7 +105,8 @@ std::vector<float> analytic_pass(const std::function<Tensor(Graph&)>& f, const G
       leaf.values.resize(n);
       init.fill_uniform(leaf.values, -1.0f, 1.0f);
     }
-    if (leaf.values.size() != n) return ::testing::AssertionFailure() << "leaf " << i << ": values do not match shape " << leaf.shape.str();
+    if (leaf.values.size() != n)
+      return ::testing::AssertionFailure() << "leaf " << i << ": values do not match shape " << leaf.shape.str();
     grads[i].assign(n, 0.0f);
     tensors.emplace_back(leaf.values.data(), leaf.requires_grad ? grads[i].data() : nullptr, leaf.shape);
   }
@@ -111,8 +120,8 @@ std::vector<float> analytic_pass(const std::function<Tensor(Graph&)>& f, const G
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (!leaves[i].requires_grad) continue;
     for (int64_t e : chosen_elements(leaves[i].shape.numel(), o.max_checks_per_tensor, pick))
-      probes.push_back({"input " + std::to_string(i) + "[" + std::to_string(e) + "]", &leaves[i].values[static_cast<size_t>(e)],
-                        grads[i][static_cast<size_t>(e)]});
+      probes.push_back({"input " + std::to_string(i) + "[" + std::to_string(e) + "]",
+                        &leaves[i].values[static_cast<size_t>(e)], grads[i][static_cast<size_t>(e)]});
   }
   return numeric_pass(run, probes, r, o);
 }

@@ -146,7 +146,8 @@ TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
   const std::filesystem::path explorer = dir / "out/report/explorer.html";
   EXPECT_TRUE(std::filesystem::exists(explorer));
   EXPECT_NE(text.find("explorer: " + explorer.string() + "\n"), std::string::npos) << text;
-  EXPECT_TRUE(std::filesystem::exists(dir / "out/report/explorer-runs/relu_seed_1/explorer.html")) << "the failed run's page (= is not kept in a folder name)";
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/report/explorer-runs/relu_seed_1/explorer.html"))
+      << "the failed run's page (= is not kept in a folder name)";
   EXPECT_NE(text.find("soft"), text.rfind("relu")) << text;
   EXPECT_NE(text.find("FAILED relu_seed=1"), std::string::npos) << text;
 }
@@ -155,7 +156,8 @@ TEST_F(CompareSweepTest, WritesTheAnalysisReportAndPrintsTheVariantTable) {
 // report is titled by the file (it used to read "Sweep sweep" with labels "a normalizer=relu").
 TEST_F(CompareSweepTest, AGridOverOneConfigIsLabelledByItsValuesAndTitledByItsFile) {
   sweep_file_name = "sweep.yaml";
-  write_file(dir / sweep_file_name, "base: a.yaml\ngrid:\n  model.attention.normalizer: [softmax, relu]\n  seed: [0]\n");
+  write_file(dir / sweep_file_name,
+             "base: a.yaml\ngrid:\n  model.attention.normalizer: [softmax, relu]\n  seed: [0]\n");
   ASSERT_EQ(compare(readable_summaries(), false, /*report=*/true), 0) << err.str();
   const nlohmann::json manifest = nlohmann::json::parse(read_file(dir / "out/sweep.json"));
   EXPECT_EQ(manifest.at("title"), "sweep");
@@ -202,7 +204,9 @@ TEST_F(CompareSweepTest, VariantsWithSinkClassesGetTheZooTable) {
   ASSERT_NE(z, std::string::npos) << md;
   EXPECT_LT(s, z);
   EXPECT_NE(md.find("| stops; BOS@nt 0.9998 | pass 2/2 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| empty rows | FAIL 2/2: seed 0 BOS@nt 0.99 > 0.01; seed 1 BOS@nt 0.99 > 0.01 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| empty rows | FAIL 2/2: seed 0 BOS@nt 0.99 > 0.01; seed 1 BOS@nt 0.99 > 0.01 |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(out.str().find("measured (class gate)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("\nS: simplex rows (BOS sink necessary)\nsoftmax "), std::string::npos) << out.str();
 }
@@ -239,7 +243,8 @@ TEST_F(CompareSweepTest, AReportProblemIsReportedWithoutLosingTheRuns) {
   EXPECT_EQ(compare_sweep(options, o, e), 1);
   EXPECT_NE(e.str().find("the runs are saved but the report failed"), std::string::npos) << e.str();
   // The rerun line names the binary that ran (here the fake) and quotes its arguments: it can be pasted.
-  EXPECT_NE(e.str().find("(after fixing it: " + shell_command({options.executable.string(), "report", (dir / "out").string()}) + ")"),
+  EXPECT_NE(e.str().find("(after fixing it: " +
+                         shell_command({options.executable.string(), "report", (dir / "out").string()}) + ")"),
             std::string::npos)
       << e.str();
   EXPECT_NE(o.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << o.str();
@@ -299,7 +304,8 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
                            (dir / "out/runs/relu_seed=0/checkpoint.bin").string() + ": "),
             std::string::npos)
       << out.str();
-  EXPECT_NE(out.str().find("moved to " + moved.string() + "; the run goes on without it"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("moved to " + moved.string() + "; the run goes on without it"), std::string::npos)
+      << out.str();
   EXPECT_NE(out.str().find("0 failed, 1 damaged run file moved aside"), std::string::npos) << out.str();
   EXPECT_NE(err.str().find("1 damaged run file was moved aside; their runs went on without them:\n- relu_seed=0: "),
             std::string::npos)
@@ -337,7 +343,8 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
     compare(fake);
     FAIL() << "a directory as sweep.json was accepted";
   } catch (const SweepError& e) {
-    EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": is a directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": is a directory"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -351,7 +358,8 @@ TEST_F(CompareSweepTest, SetAppliesToEveryRunAndIsPartOfTheSweepsIdentity) {
   // The same --set resumes; another, or none, is refused before anything changes, naming both.
   ASSERT_EQ(compare({}, false, false, {"train.max_steps=7"}), 0);
   EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << out.str();
-  for (const std::vector<std::string>& other : {std::vector<std::string>{"train.max_steps=9"}, std::vector<std::string>{}}) {
+  for (const std::vector<std::string>& other :
+       {std::vector<std::string>{"train.max_steps=9"}, std::vector<std::string>{}}) {
     try {
       compare({}, false, false, other);
       ADD_FAILURE() << "a resume with other --set values must be refused";
@@ -365,7 +373,8 @@ TEST_F(CompareSweepTest, SetAppliesToEveryRunAndIsPartOfTheSweepsIdentity) {
     }
     EXPECT_THROW(compare({}, /*dry_run=*/true, false, other), SweepError);
   }
-  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out/sweep.json"))["set"], nlohmann::json::array({"train.max_steps=7"}));
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out/sweep.json"))["set"],
+            nlohmann::json::array({"train.max_steps=7"}));
 }
 
 TEST_F(CompareSweepTest, SetIsShownInTheDryRunCommands) {

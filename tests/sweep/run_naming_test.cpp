@@ -10,7 +10,8 @@ namespace sinklab::sweep {
 namespace {
 
 TEST(NameWithOverrides, NamesEachOverrideByItsLastKeyComponentAndCompactValue) {
-  EXPECT_EQ(name_with_overrides("1x1_softmax", {{"model.attention.normalizer", "relu"}}), "1x1_softmax-normalizer=relu");
+  EXPECT_EQ(name_with_overrides("1x1_softmax", {{"model.attention.normalizer", "relu"}}),
+            "1x1_softmax-normalizer=relu");
   EXPECT_EQ(name_with_overrides("c", {{"optimizer.lr", "0.00030"}, {"threads", "2"}}), "c-lr=3e-4-threads=2");
   EXPECT_EQ(name_with_overrides("c", {}), "c");
 }

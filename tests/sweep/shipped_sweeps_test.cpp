@@ -25,7 +25,8 @@ void use_fixture_corpus(std::vector<PlannedRun>& runs) {
     std::ifstream in(run.config);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (text.find("\n  corpus:") != std::string::npos)
-      run.overrides.push_back({"task.corpus", std::string(SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt")});
+      run.overrides.push_back(
+          {"task.corpus", std::string(SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt")});
     // The excerpt's training part has ~1400 words: a corpus prefix of more is refused, so take 1000.
     for (Override& o : run.overrides)
       if (o.key == "task.train_tokens" && o.value != "0") o.value = "1000";

@@ -93,11 +93,13 @@ TEST(SweepManifest, ChangedRunsAreThoseWhoseOverridesOrConfigMoved) {
 
 TEST(SweepManifest, MistypedFieldsAreNamedWithTheFile) {
   ScratchDir dir;
-  const std::string good_run = R"({"id": "a", "variant": "a", "seed": 0, "dir": "runs/a", "overrides": {}, "config": "x.yaml"})";
+  const std::string good_run =
+      R"({"id": "a", "variant": "a", "seed": 0, "dir": "runs/a", "overrides": {}, "config": "x.yaml"})";
   const std::pair<std::string, std::string> cases[] = {
       {R"({"name": "s", "runs": [{"id": 5, "variant": "a", "seed": 0, "dir": "runs/a", "overrides": {}, "config": "x"}]})",
        "runs[0].id: expected a string, got number 5"},
-      {R"({"name": "s", "runs": [)" + good_run + R"(, {"id": "b", "variant": "b", "seed": 0, "dir": "runs/b", "overrides": {}, "config": 3}]})",
+      {R"({"name": "s", "runs": [)" + good_run +
+           R"(, {"id": "b", "variant": "b", "seed": 0, "dir": "runs/b", "overrides": {}, "config": 3}]})",
        "runs[1].config: expected a string"},
       {R"({"name": "s", "runs": [{"id": "a", "variant": "a", "seed": 0, "dir": "runs/a", "overrides": [], "config": "x"}]})",
        "runs[0].overrides: expected an object"},

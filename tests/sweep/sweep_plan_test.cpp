@@ -103,7 +103,8 @@ TEST_F(SweepPlanTest, OneBaseConfigIsLabelledByItsGridValuesAlone) {
 }
 
 TEST_F(SweepPlanTest, OneValueGridAxesAreLeftOutOfLabelsNotIds) {
-  const auto runs = expand("base: paper/a.yaml\ngrid:\n  train.max_steps: [30]\n  model.attention.normalizer: [softmax, relu]\n");
+  const auto runs =
+      expand("base: paper/a.yaml\ngrid:\n  train.max_steps: [30]\n  model.attention.normalizer: [softmax, relu]\n");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[1].label, "normalizer=relu");  // every run has max_steps=30: it does not tell them apart
   EXPECT_EQ(runs[1].id, "a_max_steps=30_normalizer=relu");
@@ -168,9 +169,10 @@ TEST_F(SweepPlanTest, GridWhoseRunCountOverflowsIsRefusedWithoutWrapping) {
 }
 
 TEST_F(SweepPlanTest, GridAtTheLimitExpands) {
-  EXPECT_EQ(expand("base: paper/a.yaml\ngrid:\n  seed: " + value_list(1000) + "\n  optimizer.lr: " + value_list(100) + "\n")
-                .size(),
-            kMaxSweepRuns);
+  EXPECT_EQ(
+      expand("base: paper/a.yaml\ngrid:\n  seed: " + value_list(1000) + "\n  optimizer.lr: " + value_list(100) + "\n")
+          .size(),
+      kMaxSweepRuns);
 }
 
 TEST_F(SweepPlanTest, RunFolderNamesLongerThanTheLimitAreRefusedUpFront) {

@@ -58,12 +58,14 @@ TEST_F(SweepSpecTest, AClassOutsideTheSinkClassesNamesKeyFileAndLine) {
                        "sink classes S, V, Z, C, G, U"),
             std::string::npos)
       << error;
-  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    class: s\n").find("'s'"), std::string::npos);
+  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    class: s\n").find("'s'"),
+            std::string::npos);
   EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    class: [S]\n")
                 .find("variant class must be a single value"),
             std::string::npos);
-  EXPECT_NE(parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    clas: S\n").find("did you mean 'class'?"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(dir, "base: ../paper/a.yaml\nvariants:\n  - name: soft\n    clas: S\n").find("did you mean 'class'?"),
+      std::string::npos);
 }
 
 TEST_F(SweepSpecTest, ReadsVariantsGridAndResolvesPathsAgainstTheSweepFile) {
@@ -124,7 +126,8 @@ TEST_F(SweepSpecTest, ASecondYamlDocumentIsRefusedNotDropped) {
   EXPECT_NE(message.find("s.yaml:2"), std::string::npos) << message;
   EXPECT_NE(message.find("a second YAML document starts here; a sweep file is one document"), std::string::npos)
       << message;
-  const std::string deep = parse_error(dir, "base: ../paper/a.yaml\ngrid: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
+  const std::string deep =
+      parse_error(dir, "base: ../paper/a.yaml\ngrid: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
   EXPECT_NE(deep.find("YAML nested deeper than"), std::string::npos) << deep;
   // yaml-cpp's LoadAll never returned on this input (the fuzzer's finding, kept in tests/fuzz/regressions).
   EXPECT_NE(parse_error(dir, "# a comment\n, 3.0e-4]\n"), "");

@@ -143,7 +143,8 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
   } else {
     // As a real run's summary says its seed (the report checks it against the planned one).
     s << "seed=$(echo \"$all\" | sed -n 's/.*--set seed=\\([0-9]*\\).*/\\1/p')\n"
-      << "sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" '" << o.summary_file.string() << "' > \"$out/summary.json.tmp\"\n";
+      << "sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" '" << o.summary_file.string()
+      << "' > \"$out/summary.json.tmp\"\n";
   }
   s << "mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n";
   write_file(path, s.str());

@@ -39,7 +39,9 @@ TEST_F(SweepValidationTest, JobsRunsSideBySideMustFitTogether) {
   // The smallest batch whose run needs more than 40 % of the memory: one fits, three do not.
   int batch = 1024;
   const auto estimate = [this](int b) {
-    return estimate_memory(load_run_config(dir / "paper/a.yaml", {"train.batch_size=" + std::to_string(b)}, ConfigVocabulary{})).total();
+    return estimate_memory(
+               load_run_config(dir / "paper/a.yaml", {"train.batch_size=" + std::to_string(b)}, ConfigVocabulary{}))
+        .total();
   };
   while (estimate(batch) < 0.4 * *available) batch *= 2;
   ASSERT_LT(estimate(batch), 0.9 * *available) << "one run must fit alone";

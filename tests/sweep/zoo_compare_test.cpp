@@ -16,7 +16,8 @@ using testing::write_file;
 
 TEST(ZooCompare, RealRunsGiveTheZooTableAndFigures) {
   const std::filesystem::path binary = std::filesystem::path(SINKLAB_BINARY_DIR) / "sinklab";
-  if (!std::filesystem::exists(binary)) GTEST_SKIP() << binary << " is not built (cmake --build build --target sinklab)";
+  if (!std::filesystem::exists(binary))
+    GTEST_SKIP() << binary << " is not built (cmake --build build --target sinklab)";
   ScratchDir dir;
   // The paper's 1x1 task: softmax stops after about 880 steps with its BOS sink, relu after about 700
   // with empty no-op rows; 1500 steps leave room for both.
@@ -41,8 +42,10 @@ TEST(ZooCompare, RealRunsGiveTheZooTableAndFigures) {
   const auto z = md.find("| **Z: all-zero rows possible (no sink needed)** |");
   ASSERT_NE(s, std::string::npos) << md;
   ASSERT_NE(z, std::string::npos) << md;
-  const std::string softmax_row = md.substr(md.find("| softmax |", s), md.find('\n', md.find("| softmax |", s)) - md.find("| softmax |", s));
-  const std::string relu_row = md.substr(md.find("| relu |", z), md.find('\n', md.find("| relu |", z)) - md.find("| relu |", z));
+  const std::string softmax_row =
+      md.substr(md.find("| softmax |", s), md.find('\n', md.find("| softmax |", s)) - md.find("| softmax |", s));
+  const std::string relu_row =
+      md.substr(md.find("| relu |", z), md.find('\n', md.find("| relu |", z)) - md.find("| relu |", z));
   EXPECT_NE(softmax_row.find("| 1/1 |"), std::string::npos) << softmax_row;
   EXPECT_NE(softmax_row.find("| stops with a BOS sink | pass 1/1 |"), std::string::npos) << softmax_row;
   EXPECT_NE(relu_row.find("| 1/1 |"), std::string::npos) << relu_row;

@@ -31,7 +31,8 @@ TEST_P(ReferenceIds, EveryTextEncodesAndDecodesAsTheReference) {
   size_t checked = 0, mismatched = 0;
   for (const auto& c : expected.at("cases")) {
     const std::string name = c.at("text");
-    const std::string text = name == "added_tokens" ? st::base64_decode(expected.at("added_tokens_text")) : texts.at(name);
+    const std::string text =
+        name == "added_tokens" ? st::base64_decode(expected.at("added_tokens_text")) : texts.at(name);
     const auto ids = c.at("ids").get<std::vector<int32_t>>();
     const auto plain = c.at("ids_no_special").get<std::vector<int32_t>>();
     const auto got = tok.encode(text, true);
@@ -50,7 +51,8 @@ TEST_P(ReferenceIds, EveryTextEncodesAndDecodesAsTheReference) {
   EXPECT_GT(checked, 350u);  // every fixture text was there to compare
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, ReferenceIds, ::testing::Values("gpt2", "neox", "llama2", "mistral", "llama3", "qwen3"),
+INSTANTIATE_TEST_SUITE_P(Families, ReferenceIds,
+                         ::testing::Values("gpt2", "neox", "llama2", "mistral", "llama3", "qwen3"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

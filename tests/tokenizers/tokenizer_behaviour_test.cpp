@@ -26,7 +26,8 @@ json tiny(json added = json::array()) {
           {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b", "ab c", "c d"}}}}};
 }
 
-json added_token(int id, const std::string& content, bool lstrip = false, bool rstrip = false, bool single_word = false) {
+json added_token(int id, const std::string& content, bool lstrip = false, bool rstrip = false,
+                 bool single_word = false) {
   return {{"id", id}, {"content", content}, {"special", true}, {"normalized", false},
           {"lstrip", lstrip}, {"rstrip", rstrip}, {"single_word", single_word}};
 }
@@ -104,7 +105,8 @@ TEST(TokenizerAddedTokens, NormalizedTokensAreMatchedAfterTheNormalizer) {
 
 TEST(TokenizerConfig, AddsBosAndEosWhenTheFileHasNoTemplate) {
   const json j = tiny({added_token(20, "<s>"), added_token(21, "</s>")});
-  const json config = {{"add_bos_token", true}, {"add_eos_token", true}, {"bos_token", {{"content", "<s>"}}}, {"eos_token", "</s>"}};
+  const json config = {
+      {"add_bos_token", true}, {"add_eos_token", true}, {"bos_token", {{"content", "<s>"}}}, {"eos_token", "</s>"}};
   const Tokenizer t = Tokenizer::from_json(j.dump(), config.dump());
   EXPECT_EQ(t.encode("ab"), ids({20, 6, 21}));
   EXPECT_EQ(t.encode("ab", false), ids({6}));
@@ -114,9 +116,10 @@ TEST(TokenizerConfig, AddsBosAndEosWhenTheFileHasNoTemplate) {
   EXPECT_EQ(t.decode(ids({20, 6, 21})), "<s> ab </s>");
   // A template in tokenizer.json decides, whatever the config says.
   json templ = j;
-  templ["post_processor"] = {{"type", "TemplateProcessing"},
-                             {"single", {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}}, {{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}}}},
-                             {"special_tokens", {{"</s>", {{"id", "</s>"}, {"ids", {21}}, {"tokens", {"</s>"}}}}}}};
+  templ["post_processor"] = {
+      {"type", "TemplateProcessing"},
+      {"single", {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}}, {{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}}}},
+      {"special_tokens", {{"</s>", {{"id", "</s>"}, {"ids", {21}}, {"tokens", {"</s>"}}}}}}};
   EXPECT_EQ(Tokenizer::from_json(templ.dump(), config.dump()).encode("ab"), ids({6, 21}));
 }
 
@@ -160,7 +163,8 @@ TEST(TokenizerMetaspace, DecoderDropsTheFirstTokensReplacementUnlessTheSchemeIsN
 
 TEST(TokenizerSplit, Gpt2PatternAsSplitGivesGpt2sIds) {
   json j = json::parse(st::family_files("gpt2").tokenizer_json);
-  const json split_step = {{"type", "Split"}, {"pattern", {{"Regex", tok::kGpt2Pattern}}}, {"behavior", "Isolated"}, {"invert", false}};
+  const json split_step = {
+      {"type", "Split"}, {"pattern", {{"Regex", tok::kGpt2Pattern}}}, {"behavior", "Isolated"}, {"invert", false}};
   const json byte_step = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}};
   j["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", json::array({split_step, byte_step})}};
   const Tokenizer split = Tokenizer::from_json(j.dump());
@@ -176,7 +180,8 @@ TEST(TokenizerSplit, Behaviours) {
   json j = tiny();
   j["model"]["vocab"]["-"] = 10;
   const auto with = [&](const std::string& behavior, bool invert = false) {
-    j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", invert}};
+    j["pre_tokenizer"] = {
+        {"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", invert}};
     return Tokenizer::from_json(j.dump()).encode("ab-c");
   };
   EXPECT_EQ(with("Isolated"), ids({6, 10, 2}));
@@ -202,7 +207,8 @@ TEST(TokenizerUtf8, InvalidBytesBecomeOneReplacementPerMaximalSubpart) {
 
 TEST(TokenizerDecode, ByteFallbackRunsThatAreNotUtf8GiveOneReplacementPerByte) {
   const Tokenizer& llama = st::family_tokenizer("llama2");
-  const int32_t e2 = *llama.token_to_id("<0xE2>"), x82 = *llama.token_to_id("<0x82>"), xac = *llama.token_to_id("<0xAC>");
+  const int32_t e2 = *llama.token_to_id("<0xE2>"), x82 = *llama.token_to_id("<0x82>"),
+                xac = *llama.token_to_id("<0xAC>");
   EXPECT_EQ(llama.decode(ids({e2, x82, xac})), "\xE2\x82\xAC");
   EXPECT_EQ(llama.decode(ids({e2, x82})), "\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(llama.decode(ids({1, *llama.token_to_id("▁Hello")}), true), "Hello");  // Strip drops the leading space

@@ -41,11 +41,14 @@ TEST(TokenizerErrors, TheSmallFileLoads) {
 
 TEST(TokenizerErrors, TruncatedOrNotJson) {
   const std::string& text = st::family_files("gpt2").tokenizer_json;
-  const std::string e = error_of([&] { Tokenizer::from_json(text.substr(0, text.size() / 2), "", "gpt2/tokenizer.json"); });
+  const std::string e =
+      error_of([&] { Tokenizer::from_json(text.substr(0, text.size() / 2), "", "gpt2/tokenizer.json"); });
   EXPECT_NE(e.find("gpt2/tokenizer.json: not valid JSON"), std::string::npos) << e;
   EXPECT_NE(error_of([] { Tokenizer::from_json("", "", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
-  EXPECT_NE(error_of([] { Tokenizer::from_json("[1, 2]", "", "x.json"); }).find("x.json: expected a JSON object"), std::string::npos);
-  EXPECT_NE(error_of([] { Tokenizer::from_json("{\"model\": 1e999}", "", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of([] { Tokenizer::from_json("[1, 2]", "", "x.json"); }).find("x.json: expected a JSON object"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { Tokenizer::from_json("{\"model\": 1e999}", "", "x.json"); }).find("x.json: not valid JSON"),
+            std::string::npos);
 }
 
 TEST(TokenizerErrors, UnsupportedComponentsAreNamedWithTheirPath) {
@@ -54,7 +57,9 @@ TEST(TokenizerErrors, UnsupportedComponentsAreNamedWithTheirPath) {
   EXPECT_EQ(load_error(j), "my/tokenizer.json: model.type: model \"WordPiece\" is not supported (supported: BPE)");
   j = small();
   j["normalizer"] = {{"type", "Sequence"}, {"normalizers", json::array({{{"type", "NFC"}}, {{"type", "Lowercase"}}})}};
-  EXPECT_NE(load_error(j).find("my/tokenizer.json: normalizer.normalizers[1].type: normalizer \"Lowercase\" is not supported"), std::string::npos);
+  EXPECT_NE(load_error(j).find(
+                "my/tokenizer.json: normalizer.normalizers[1].type: normalizer \"Lowercase\" is not supported"),
+            std::string::npos);
   j = small();
   j["pre_tokenizer"] = {{"type", "Whitespace"}};
   EXPECT_NE(load_error(j).find("pre_tokenizer.type: pre-tokenizer \"Whitespace\" is not supported"), std::string::npos);
@@ -77,7 +82,8 @@ TEST(TokenizerErrors, UnsupportedComponentsAreNamedWithTheirPath) {
   EXPECT_NE(load_error(j).find("truncation: is not supported"), std::string::npos);
   j = small();
   j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}};
-  EXPECT_NE(load_error(j).find("pre_tokenizer.pattern.Regex: invalid regular expression"), std::string::npos) << load_error(j);
+  EXPECT_NE(load_error(j).find("pre_tokenizer.pattern.Regex: invalid regular expression"), std::string::npos)
+      << load_error(j);
 }
 
 TEST(TokenizerErrors, MissingOrBrokenMerges) {
@@ -110,19 +116,24 @@ TEST(TokenizerErrors, MissingOrBrokenMerges) {
 TEST(TokenizerErrors, InconsistentAddedTokensAndTemplates) {
   json j = small();
   j["added_tokens"][0]["id"] = 1;
-  EXPECT_NE(load_error(j).find("added_tokens[0].id: id 1 is \"b\" in the vocabulary"), std::string::npos) << load_error(j);
+  EXPECT_NE(load_error(j).find("added_tokens[0].id: id 1 is \"b\" in the vocabulary"), std::string::npos)
+      << load_error(j);
   j = small();
   j["added_tokens"].push_back({{"id", 4}, {"content", "<s>"}});
   EXPECT_NE(load_error(j).find("added_tokens[1]: \"<s>\" is listed twice"), std::string::npos);
   j = small();
   j["post_processor"] = {{"type", "TemplateProcessing"},
-                         {"single", json::array({{{"SpecialToken", {{"id", "<bos>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}})},
+                         {"single", json::array({{{"SpecialToken", {{"id", "<bos>"}, {"type_id", 0}}}},
+                                                 {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}})},
                          {"special_tokens", json::object()}};
-  EXPECT_NE(load_error(j).find("post_processor.single[0].SpecialToken.id: \"<bos>\" is not in special_tokens"), std::string::npos);
+  EXPECT_NE(load_error(j).find("post_processor.single[0].SpecialToken.id: \"<bos>\" is not in special_tokens"),
+            std::string::npos);
   const std::string config = json{{"add_bos_token", true}, {"bos_token", "<nope>"}}.dump();
   const std::string e = error_of([&] { Tokenizer::from_json(small().dump(), config); });
   EXPECT_NE(e.find("tokenizer_config.json: bos_token: \"<nope>\" is not a token"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { Tokenizer::from_json(small().dump(), "{oops"); }).find("tokenizer_config.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(
+      error_of([&] { Tokenizer::from_json(small().dump(), "{oops"); }).find("tokenizer_config.json: not valid JSON"),
+      std::string::npos);
 }
 
 TEST(TokenizerErrors, IdsOutOfRange) {
@@ -130,17 +141,22 @@ TEST(TokenizerErrors, IdsOutOfRange) {
   EXPECT_EQ(error_of([&] { gpt2.decode(std::vector<int32_t>{464, 50257}); }),
             "gpt2/tokenizer.json: decode: id 50257 is not a token (vocabulary size 50257)");
   EXPECT_NE(error_of([&] { gpt2.decode(std::vector<int32_t>{-1}); }).find("id -1"), std::string::npos);
-  EXPECT_NE(error_of([&] { gpt2.id_to_token(1 << 30); }).find("gpt2/tokenizer.json: id_to_token: id 1073741824"), std::string::npos);
+  EXPECT_NE(error_of([&] { gpt2.id_to_token(1 << 30); }).find("gpt2/tokenizer.json: id_to_token: id 1073741824"),
+            std::string::npos);
 }
 
 TEST(TokenizerErrors, PathsAreCheckedAndNamed) {
   const auto dir = st::fresh_test_dir();
-  EXPECT_EQ(error_of([&] { Tokenizer::from_path(dir / "absent"); }), (dir / "absent").string() + ": no such file or folder");
+  EXPECT_EQ(error_of([&] { Tokenizer::from_path(dir / "absent"); }),
+            (dir / "absent").string() + ": no such file or folder");
   EXPECT_EQ(error_of([&] { Tokenizer::from_path(dir); }), dir.string() + ": no tokenizer.json in this folder");
   std::filesystem::create_directories(dir / "d" / "tokenizer.json");
   EXPECT_NE(error_of([&] { Tokenizer::from_path(dir / "d"); }).find("is a directory"), std::string::npos);
   st::write_text(dir / "bad" / "tokenizer.json", "{\"model\": ");
-  EXPECT_NE(error_of([&] { Tokenizer::from_path(dir / "bad"); }).find((dir / "bad" / "tokenizer.json").string() + ": not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              Tokenizer::from_path(dir / "bad");
+            }).find((dir / "bad" / "tokenizer.json").string() + ": not valid JSON"),
+            std::string::npos);
   // A model folder, and the file itself, load as the fixture does (tokenizer_config.json beside it read).
   const st::FamilyFiles& files = st::family_files("llama2");
   st::write_text(dir / "llama" / "tokenizer.json", files.tokenizer_json);
@@ -152,7 +168,10 @@ TEST(TokenizerErrors, PathsAreCheckedAndNamed) {
   EXPECT_EQ(file.encode(text), folder.encode(text));
   EXPECT_EQ(folder.bos_id(), 1);
   st::write_text(dir / "llama" / "tokenizer_config.json", "not json");
-  EXPECT_NE(error_of([&] { Tokenizer::from_path(dir / "llama"); }).find((dir / "llama" / "tokenizer_config.json").string() + ": not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              Tokenizer::from_path(dir / "llama");
+            }).find((dir / "llama" / "tokenizer_config.json").string() + ": not valid JSON"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -18,7 +18,8 @@
 
 namespace sinklab::testing {
 
-inline const std::filesystem::path kTokenizerFixtures = std::filesystem::path(SINKLAB_SOURCE_DIR) / "tests/fixtures/tokenizers";
+inline const std::filesystem::path kTokenizerFixtures =
+    std::filesystem::path(SINKLAB_SOURCE_DIR) / "tests/fixtures/tokenizers";
 
 inline std::string read_binary(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -69,7 +70,10 @@ inline const FamilyFiles& family_files(const std::string& family) {
   auto it = cache.find(family);
   if (it == cache.end()) {
     const auto dir = kTokenizerFixtures / family;
-    it = cache.emplace(family, FamilyFiles{gunzip(dir / "tokenizer.json.gz"), read_binary(dir / "tokenizer_config.json")}).first;
+    it =
+        cache
+            .emplace(family, FamilyFiles{gunzip(dir / "tokenizer.json.gz"), read_binary(dir / "tokenizer_config.json")})
+            .first;
   }
   return it->second;
 }

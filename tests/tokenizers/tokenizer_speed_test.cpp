@@ -22,8 +22,8 @@ TEST(TokenizerSpeed, WholeKjvEncodesInUnderTenSecondsPerFamily) {
     const auto start = std::chrono::steady_clock::now();
     const auto ids = tok.encode(text);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%-8s %zu bytes -> %zu tokens in %.2f s (%.2f MB/s)\n", family.c_str(), text.size(), ids.size(), seconds,
-                static_cast<double>(text.size()) / seconds / 1e6);
+    std::printf("%-8s %zu bytes -> %zu tokens in %.2f s (%.2f MB/s)\n", family.c_str(), text.size(), ids.size(),
+                seconds, static_cast<double>(text.size()) / seconds / 1e6);
     EXPECT_EQ(tok.decode(ids, true), text) << family;  // these vocabularies round-trip plain text
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
     EXPECT_LT(seconds, 10.0) << family;

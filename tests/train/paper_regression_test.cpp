@@ -38,10 +38,10 @@ struct PathPins {
 RunSummary run_short(const char* file) {
   const std::filesystem::path path = std::filesystem::path(SINKLAB_SOURCE_DIR) / "configs/paper" / file;
   const ConfigVocabulary vocab = registered_vocabulary();
-  const RunConfig c = load_run_config(
-      path, {"train.max_steps=150", "train.eval_every=0", "task.eval_samples=200", "analysis.eval_attention_samples=200",
-             "threads=1"},
-      vocab);
+  const RunConfig c = load_run_config(path,
+                                      {"train.max_steps=150", "train.eval_every=0", "task.eval_samples=200",
+                                       "analysis.eval_attention_samples=200", "threads=1"},
+                                      vocab);
   Trainer trainer(c);
   TrainOptions o;
   o.quiet = true;

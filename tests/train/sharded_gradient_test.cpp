@@ -102,7 +102,8 @@ TEST(ShardedGradient, ASignalOnAnyRankReachesEveryRank) {
   for (const int signalled : {0, 1, 2}) {
     std::vector<bool> interrupted(3, false);
     interrupted[static_cast<size_t>(signalled)] = true;
-    for (const RankResult& got : run_ranks(3, interrupted)) EXPECT_EQ(got.totals.sum.interrupt, 1.0) << "signal on rank " << signalled;
+    for (const RankResult& got : run_ranks(3, interrupted))
+      EXPECT_EQ(got.totals.sum.interrupt, 1.0) << "signal on rank " << signalled;
   }
 }
 
@@ -113,7 +114,9 @@ TEST(ShardedGradient, RanksThatDoNotDivideTheShardsAreRefused) {
     ShardedGradient g(2, 6, &exchange);
     FAIL() << "6 shards over 4 ranks accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("train.batch_shards (6) must be a multiple of the 4 MPI ranks"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("train.batch_shards (6) must be a multiple of the 4 MPI ranks"),
+              std::string::npos)
+        << e.what();
   }
 }
 

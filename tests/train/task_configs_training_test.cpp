@@ -15,10 +15,12 @@ namespace fs = std::filesystem;
 
 TEST(TaskConfigsTraining, ReluConfigsLoad) {
   const ConfigVocabulary vocab = registered_vocabulary();
-  const RunConfig bb = load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_relu.yaml",
-                                       {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt"}, vocab);
+  const RunConfig bb =
+      load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_relu.yaml",
+                      {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt"}, vocab);
   EXPECT_EQ(bb.model.attention.normalizer.name, "relu");
-  const RunConfig induction = load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/induction_relu.yaml", {}, vocab);
+  const RunConfig induction =
+      load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/induction_relu.yaml", {}, vocab);
   EXPECT_EQ(induction.model.attention.normalizer.name, "relu");
 }
 
@@ -26,7 +28,8 @@ TEST(TaskConfigsTraining, AWrongVocabSizeSaysHowManyBytesTheCorpusHas) {
   const ConfigVocabulary vocab = registered_vocabulary();
   try {
     load_run_config(fs::path(SINKLAB_SOURCE_DIR) / "configs/tasks/bigram_backcopy_softmax.yaml",
-                    {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt", "model.vocab_size=65"}, vocab);
+                    {"task.corpus=" SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt", "model.vocab_size=65"},
+                    vocab);
     FAIL() << "no error";
   } catch (const std::exception& e) {
     const std::string what = e.what();

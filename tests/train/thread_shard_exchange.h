@@ -42,14 +42,17 @@ class ThreadShardExchange : public ShardExchange {
   ThreadShardExchange(Mailboxes& boxes, int rank) : boxes_(boxes), rank_(rank) {}
   int rank() const override { return rank_; }
   int ranks() const override { return boxes_.ranks(); }
-  void receive_running_sum(std::span<float> gradient, std::span<double> numbers) override { take_into(rank_ - 1, gradient, numbers); }
+  void receive_running_sum(std::span<float> gradient, std::span<double> numbers) override {
+    take_into(rank_ - 1, gradient, numbers);
+  }
   void send_running_sum(std::span<const float> gradient, std::span<const double> numbers) override {
     boxes_.put(rank_ + 1, rank_, {gradient.begin(), gradient.end()}, {numbers.begin(), numbers.end()});
   }
   void share_total(std::span<float> gradient, std::span<double> numbers) override {
     const int root = ranks() - 1;
     if (rank_ != root) return take_into(root, gradient, numbers);
-    for (int r = 0; r < root; ++r) boxes_.put(r, root, {gradient.begin(), gradient.end()}, {numbers.begin(), numbers.end()});
+    for (int r = 0; r < root; ++r)
+      boxes_.put(r, root, {gradient.begin(), gradient.end()}, {numbers.begin(), numbers.end()});
   }
 
  private:

@@ -22,12 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig config_with(int batch, int shards, const std::string& optimizer) {
-  return parse_run_config("model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
-                          "optimizer: " + optimizer + "\ntrain: {batch_size: " + std::to_string(batch) +
-                              ", batch_shards: " + std::to_string(shards) +
-                              ", max_steps: 9, log_every: 3, eval_every: 6, checkpoint_every: 4, stop_max_abs_error: 0}\n"
-                              "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 16, snapshot_every: 0}\n",
-                          "shards.yaml", {}, registered_vocabulary());
+  return parse_run_config(
+      "model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
+      "optimizer: " +
+          optimizer + "\ntrain: {batch_size: " + std::to_string(batch) + ", batch_shards: " + std::to_string(shards) +
+          ", max_steps: 9, log_every: 3, eval_every: 6, checkpoint_every: 4, stop_max_abs_error: 0}\n"
+          "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 16, snapshot_every: 0}\n",
+      "shards.yaml", {}, registered_vocabulary());
 }
 
 TEST(TrainerBatchShards, ShardsGiveTheWholeBatchGradientToRounding) {
@@ -83,8 +84,10 @@ TEST(TrainerBatchShards, RanksAreBitIdenticalToOneProcessWithTheSameShards) {
     for (auto& t : threads) t.join();
     const auto v = alone.parameters().values();
     const std::vector<float> expected_weights(v.begin(), v.end());
-    for (int r = 0; r < ranks; ++r) EXPECT_EQ(weights[static_cast<size_t>(r)], expected_weights) << ranks << " ranks, rank " << r;
-    EXPECT_EQ(testing::read_text(ranked / "checkpoint.bin"), testing::read_text(one / "checkpoint.bin")) << ranks << " ranks";
+    for (int r = 0; r < ranks; ++r)
+      EXPECT_EQ(weights[static_cast<size_t>(r)], expected_weights) << ranks << " ranks, rank " << r;
+    EXPECT_EQ(testing::read_text(ranked / "checkpoint.bin"), testing::read_text(one / "checkpoint.bin"))
+        << ranks << " ranks";
     EXPECT_EQ(first.steps, expected.steps);
     EXPECT_EQ(first.train_loss, expected.train_loss);
     EXPECT_EQ(first.eval_mse, expected.eval_mse);
@@ -105,7 +108,8 @@ TEST(TrainerBatchShards, ShardsThatDoNotDivideTheBatchAreAConfigError) {
     config_with(16, 5, "{lr: 1.0e-3}");
     FAIL() << "5 shards of a batch of 16 accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.batch_shards (5) must divide train.batch_size (16)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("train.batch_shards (5) must divide train.batch_size (16)"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -56,7 +56,8 @@ TEST(Trainer, EvaluationAtAnotherLengthLeavesTrainingAlone) {
   EvalOptions options;
   options.attention_samples = a.analysis.eval_attention_samples;
   Graph g;
-  const EvalMetrics m = evaluate_model(g, longer.transformer(), TaskObjective(task32->shape()), set, observers, options);
+  const EvalMetrics m =
+      evaluate_model(g, longer.transformer(), TaskObjective(task32->shape()), set, observers, options);
   EXPECT_EQ(m.mse, sb.eval_mse);
   EXPECT_EQ(m.max_abs_error, sb.eval_max_abs_error);
   EXPECT_NE(sa.eval_mse, sb.eval_mse);

@@ -18,22 +18,24 @@ namespace fs = std::filesystem;
 
 RunConfig trigger_config(int eval_every) {
   const ConfigVocabulary vocab = registered_vocabulary();
-  return parse_run_config("model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
-                          "optimizer: {lr: 3.0e-3}\ntrain: {batch_size: 16, max_steps: 12, log_every: 2, eval_every: " +
-                              std::to_string(eval_every) + "}\ntask: {eval_samples: 32}\nanalysis: {eval_attention_samples: 16}\n",
-                          "test.yaml", {}, vocab);
+  return parse_run_config(
+      "model: {layers: 2, heads: 2, residual: true, attention: {normalizer: softmax}}\n"
+      "optimizer: {lr: 3.0e-3}\ntrain: {batch_size: 16, max_steps: 12, log_every: 2, eval_every: " +
+          std::to_string(eval_every) + "}\ntask: {eval_samples: 32}\nanalysis: {eval_attention_samples: 16}\n",
+      "test.yaml", {}, vocab);
 }
 
 RunConfig text_config() {
   const fs::path source(SINKLAB_SOURCE_DIR);
   return load_run_config(source / "configs/normlimits/ci_tiny.yaml",
-                         {"task.corpus=" + (source / "tests/fixtures/corpus/kjv_excerpt.txt").string(), "train.max_steps=12",
-                          "optimizer.warmup_steps=2", "train.eval_every=6", "train.log_every=3"},
+                         {"task.corpus=" + (source / "tests/fixtures/corpus/kjv_excerpt.txt").string(),
+                          "train.max_steps=12", "optimizer.warmup_steps=2", "train.eval_every=6", "train.log_every=3"},
                          registered_vocabulary());
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("sinklab_extreme_tokens_test_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("sinklab_extreme_tokens_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -35,7 +35,9 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-std::vector<float> parameters_of(Trainer& t) { return {t.parameters().values().begin(), t.parameters().values().end()}; }
+std::vector<float> parameters_of(Trainer& t) {
+  return {t.parameters().values().begin(), t.parameters().values().end()};
+}
 
 TEST(TrainerOnLog, SeesEveryMetricsLineAsWritten) {
   const fs::path dir = temp_dir("lines");

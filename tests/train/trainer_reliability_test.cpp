@@ -31,14 +31,16 @@ namespace fs = std::filesystem;
 
 RunConfig config_with(const std::vector<std::string>& overrides) {
   const ConfigVocabulary vocab = registered_vocabulary();
-  return parse_run_config("model: {layers: 1, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
-                          "train: {batch_size: 16, max_steps: 40, log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
-                          "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",
-                          "test.yaml", overrides, vocab);
+  return parse_run_config(
+      "model: {layers: 1, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
+      "train: {batch_size: 16, max_steps: 40, log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
+      "task: {eval_samples: 32}\nanalysis: {eval_attention_samples: 32}\n",
+      "test.yaml", overrides, vocab);
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("sinklab_trainer_reliability_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("sinklab_trainer_reliability_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 RunConfig fast_sink_config() {
   const ConfigVocabulary vocab = registered_vocabulary();
   return load_run_config(std::string(SINKLAB_SOURCE_DIR) + "/configs/paper/1x1_softmax.yaml",
-                         {"train.max_steps=120", "train.log_every=5", "train.checkpoint_every=10", "train.batch_size=32",
-                          "train.stop_max_abs_error=0", "optimizer.lr=1.0e-2", "task.eval_samples=64",
-                          "analysis.eval_attention_samples=64", "threads=1"},
+                         {"train.max_steps=120", "train.log_every=5", "train.checkpoint_every=10",
+                          "train.batch_size=32", "train.stop_max_abs_error=0", "optimizer.lr=1.0e-2",
+                          "task.eval_samples=64", "analysis.eval_attention_samples=64", "threads=1"},
                          vocab);
 }
 

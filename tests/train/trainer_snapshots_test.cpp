@@ -21,12 +21,14 @@ namespace {
 namespace fs = std::filesystem;
 
 RunConfig config(int snapshot_every, int max_steps = 23, int snapshot_limit = 0) {
-  RunConfig c = parse_run_config("model: {layers: 2, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
-                                 "train: {batch_size: 16, max_steps: " + std::to_string(max_steps) +
-                                     ", log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
-                                     "task: {eval_samples: 40}\nanalysis: {eval_attention_samples: 30, snapshot_samples: 30, snapshot_every: " +
-                                     std::to_string(snapshot_every) + ", snapshot_limit: " + std::to_string(snapshot_limit) + "}\n",
-                                 "test.yaml", {}, registered_vocabulary());
+  RunConfig c = parse_run_config(
+      "model: {layers: 2, heads: 2, residual: true}\noptimizer: {lr: 3.0e-3}\n"
+      "train: {batch_size: 16, max_steps: " +
+          std::to_string(max_steps) +
+          ", log_every: 5, eval_every: 10, stop_max_abs_error: 0}\n"
+          "task: {eval_samples: 40}\nanalysis: {eval_attention_samples: 30, snapshot_samples: 30, snapshot_every: " +
+          std::to_string(snapshot_every) + ", snapshot_limit: " + std::to_string(snapshot_limit) + "}\n",
+      "test.yaml", {}, registered_vocabulary());
   return c;
 }
 
@@ -83,8 +85,10 @@ TEST(TrainerSnapshots, EachSnapshotIsTheEvaluationsMeanMapAtItsStep) {
         const std::vector<float> mean = maps.mean(l, h), first = maps.sample0(l, h);
         const size_t at = i * s.block() + (static_cast<size_t>(l) * 2 + h) * side * side;
         for (size_t e = 0; e < side * side; ++e) {
-          ASSERT_NEAR(s.mean[at + e], mean[e], 1e-6) << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
-          ASSERT_EQ(s.example[at + e], first[e]) << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
+          ASSERT_NEAR(s.mean[at + e], mean[e], 1e-6)
+              << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
+          ASSERT_EQ(s.example[at + e], first[e])
+              << "step " << s.steps[i] << " layer " << l << " head " << h << " cell " << e;
         }
       }
   }
@@ -132,7 +136,8 @@ TEST(TrainerSnapshots, AResumedRunContinuesTheSnapshotsBitIdentically) {
   first.run_dir = run_folder(dir / "resumed");
   first.stop_at_step = 14;
   Trainer(config(3)).run(first);
-  EXPECT_EQ(read_attention_snapshots(dir / "resumed" / kAttentionSnapshotsFile).steps, (std::vector<int64_t>{0, 3, 6, 9, 12}));
+  EXPECT_EQ(read_attention_snapshots(dir / "resumed" / kAttentionSnapshotsFile).steps,
+            (std::vector<int64_t>{0, 3, 6, 9, 12}));
   TrainOptions second = first;
   second.stop_at_step = -1;
   second.resume_from = dir / "resumed" / "checkpoint.bin";

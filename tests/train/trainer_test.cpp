@@ -54,10 +54,12 @@ namespace fs = std::filesystem;
 
 RunConfig small_config(const std::string& normalizer, int layers) {
   const ConfigVocabulary vocab = registered_vocabulary();
-  return parse_run_config("model: {layers: " + std::to_string(layers) + ", heads: 2, residual: true, attention: {normalizer: " +
-                              normalizer + "}}\noptimizer: {lr: 3.0e-3}\ntrain: {batch_size: 32, max_steps: 60, log_every: 10, eval_every: 20}\n"
-                              "task: {eval_samples: 64}\nanalysis: {eval_attention_samples: 64}\n",
-                          "test.yaml", {}, vocab);
+  return parse_run_config(
+      "model: {layers: " + std::to_string(layers) +
+          ", heads: 2, residual: true, attention: {normalizer: " + normalizer +
+          "}}\noptimizer: {lr: 3.0e-3}\ntrain: {batch_size: 32, max_steps: 60, log_every: 10, eval_every: 20}\n"
+          "task: {eval_samples: 64}\nanalysis: {eval_attention_samples: 64}\n",
+      "test.yaml", {}, vocab);
 }
 
 fs::path temp_dir(const std::string& name) {
@@ -133,7 +135,8 @@ TEST(Trainer, SteadyStateStepsAllocateNothing) {
     for (int step = 3; step < 23; ++step) t.train_step(step, false);
     EXPECT_EQ(g_allocations - before, 0u) << "sinklab heap allocations in 20 steady-state steps, layers " << layers;
     // Reported, not asserted: oneDNN's own per-execute allocations, which no caller can avoid.
-    std::printf("layers %d: oneDNN execute made %zu allocations in 20 steps\n", layers, g_onednn_allocations - onednn_before);
+    std::printf("layers %d: oneDNN execute made %zu allocations in 20 steps\n", layers,
+                g_onednn_allocations - onednn_before);
   }
 }
 

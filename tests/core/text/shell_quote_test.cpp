@@ -42,7 +42,8 @@ TEST(ShellQuote, TheShellReadsBackTheOriginalWords) {
 }
 
 TEST(ShellCommand, JoinsQuotedWordsWithSpaces) {
-  EXPECT_EQ(shell_command({"build/sinklab", "train", "--resume", "runs/my run"}), "build/sinklab train --resume 'runs/my run'");
+  EXPECT_EQ(shell_command({"build/sinklab", "train", "--resume", "runs/my run"}),
+            "build/sinklab train --resume 'runs/my run'");
 }
 
 }  // namespace

@@ -25,7 +25,9 @@ fs::path copy_of(const std::string& fixture) {
   return dir;
 }
 
-nlohmann::json config_of(const fs::path& dir) { return nlohmann::json::parse(read_regular_file(dir / "config.json", 1 << 20, "test")); }
+nlohmann::json config_of(const fs::path& dir) {
+  return nlohmann::json::parse(read_regular_file(dir / "config.json", 1 << 20, "test"));
+}
 
 void write_config(const fs::path& dir, const nlohmann::json& j) { st::write_text(dir / "config.json", j.dump(2)); }
 
@@ -40,7 +42,8 @@ std::string load_error(const fs::path& dir, OpenModelOptions options = {}) {
   return "no error";
 }
 
-void expect_error(const fs::path& dir, const std::string& names, const std::string& what, OpenModelOptions options = {}) {
+void expect_error(const fs::path& dir, const std::string& names, const std::string& what,
+                  OpenModelOptions options = {}) {
   const std::string error = load_error(dir, options);
   EXPECT_NE(error.find(names), std::string::npos) << "the message names " << names << ": " << error;
   EXPECT_NE(error.find(what), std::string::npos) << "expected \"" << what << "\" in: " << error;
@@ -118,7 +121,8 @@ TEST(OpenModelErrors, BrokenShards) {
   }
   {  // the index puts a tensor in the wrong shard
     const fs::path dir = copy_of("llama");
-    nlohmann::json index = nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
+    nlohmann::json index =
+        nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
     index["weight_map"]["model.norm.weight"] = index["weight_map"]["model.norm.weight"] ==
                                                        "model-00001-of-00002.safetensors"
                                                    ? "model-00002-of-00002.safetensors"
@@ -128,14 +132,16 @@ TEST(OpenModelErrors, BrokenShards) {
   }
   {  // a shard path that leaves the folder
     const fs::path dir = copy_of("llama");
-    nlohmann::json index = nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
+    nlohmann::json index =
+        nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
     index["weight_map"]["model.norm.weight"] = "../model-00001-of-00002.safetensors";
     st::write_text(dir / "model.safetensors.index.json", index.dump());
     expect_error(dir, "model.safetensors.index.json", "not a file name in the folder");
   }
   {  // a tensor the index does not name
     const fs::path dir = copy_of("llama");
-    nlohmann::json index = nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
+    nlohmann::json index =
+        nlohmann::json::parse(read_regular_file(dir / "model.safetensors.index.json", 1 << 20, "test"));
     index["weight_map"].erase("model.norm.weight");
     st::write_text(dir / "model.safetensors.index.json", index.dump());
     expect_error(dir, "model.norm.weight", "which the index does not name");
@@ -151,7 +157,8 @@ TEST(OpenModelErrors, BrokenShards) {
     const fs::path dir = copy_of("opt");
     std::vector<NamedTensor> tensors = read_safetensors(dir / "model.safetensors").tensors;
     for (NamedTensor& t : tensors)
-      if (t.name == "model.decoder.final_layer_norm.bias") t.values.push_back(0), t.shape = {static_cast<int64_t>(t.values.size())};
+      if (t.name == "model.decoder.final_layer_norm.bias")
+        t.values.push_back(0), t.shape = {static_cast<int64_t>(t.values.size())};
     write_safetensors(dir / "model.safetensors", tensors, {{"format", "pt"}});
     expect_error(dir, "model.decoder.final_layer_norm.bias", "has shape [33]");
   }

@@ -104,7 +104,8 @@ TEST_P(OpenModelFixture, MatchesTheTwin) {
   EXPECT_EQ(open_model_parameter_count(m.model->config().model, m.model->shape()),
             [&] {
               double n = 0;
-              for (const ParameterInfo& p : m.model->parameters().parameters()) n += static_cast<double>(p.shape.numel());
+              for (const ParameterInfo& p : m.model->parameters().parameters())
+                n += static_cast<double>(p.shape.numel());
               return n;
             }());
 }
@@ -116,7 +117,8 @@ TEST_P(OpenModelFixture, BlockByBlockGivesTheSameBits) {
   Graph whole, one_block;
   NoGradGuard no_grad_whole(whole), no_grad_block(one_block);
   const Tensor a = m.model->transformer().forward_tokens(whole, tokens.ids.data(), tokens.windows, tokens.length);
-  const Tensor b = m.model->transformer().forward_tokens_block_by_block(one_block, tokens.ids.data(), tokens.windows, tokens.length);
+  const Tensor b =
+      m.model->transformer().forward_tokens_block_by_block(one_block, tokens.ids.data(), tokens.windows, tokens.length);
   ASSERT_EQ(a.shape(), b.shape());
   EXPECT_TRUE(std::equal(a.data(), a.data() + a.numel(), b.data())) << GetParam();
   // Only the output (and the ids' scratch) stays in the caller's graph.
