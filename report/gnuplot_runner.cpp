@@ -98,6 +98,8 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   std::vector<std::filesystem::path> outputs;
   for (const char* ext : {".png", ".svg"}) outputs.push_back(script.parent_path() / (script.stem().string() + ext));
   const auto partial_of = [](const std::filesystem::path& p) { return std::filesystem::path(p.string() + ".partial"); };
+  // The pictures' temporary names are gnuplot's own too: a FIFO left there would block the render.
+  for (const auto& out : outputs) std::filesystem::remove(partial_of(out), removed);
   pid_t pid = 0;
   const int spawn_error = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -111,8 +113,19 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     std::error_code ec;
-    for (const auto& out : outputs)
-      if (std::filesystem::exists(partial_of(out), ec)) std::filesystem::rename(partial_of(out), out, ec);
+    for (const auto& out : outputs) {
+      if (!std::filesystem::exists(partial_of(out), ec)) continue;
+      const auto kind = std::filesystem::symlink_status(out, ec).type();
+      const bool replaceable = kind == std::filesystem::file_type::not_found ||
+                               kind == std::filesystem::file_type::regular || kind == std::filesystem::file_type::symlink;
+      if (!replaceable) {  // a device or FIFO planted at a picture's name is never renamed over
+        log_ << "gnuplot: " << out.string() << " is not a regular file; the picture was not written\n";
+        std::filesystem::remove(partial_of(out), ec);
+        ++failed_;
+        return false;
+      }
+      std::filesystem::rename(partial_of(out), out, ec);
+    }
     if (std::filesystem::file_size(log_path, ec) == 0 && !ec)
       std::filesystem::remove(log_path, ec);  // keep only useful logs
     ++rendered_;

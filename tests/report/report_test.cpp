@@ -220,6 +220,30 @@ TEST(Report, RendersPngAndSvgWithGnuplotFromAnyDirectory) {
   EXPECT_TRUE(std::filesystem::exists(figs / "attention.png"));
 }
 
+// gnuplot's temporary picture names and the pictures' final names: a FIFO left at the first is
+// cleared (gnuplot would block opening it), one planted at the second is never renamed over.
+TEST(Report, GnuplotNeverWaitsOnOrReplacesAFifoAtAPictureName) {
+  if (!find_executable("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  const auto dir = fresh_test_dir();
+  const auto script = dir / "fig.gp";
+  write_text(script, "set terminal pngcairo size 64,64\nset output '" + (dir / "fig.png").string() +
+                         "'.partial\nplot x\nset terminal svg size 64,64\nset output '" + (dir / "fig.svg").string() +
+                         "'.partial\nplot x\nunset output\n");
+  ASSERT_EQ(::mkfifo((dir / "fig.png.partial").c_str(), 0644), 0);
+  std::ostringstream log;
+  GnuplotRunner runner("gnuplot", log);
+  EXPECT_TRUE(runner.render(script)) << log.str();
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "fig.png")) << log.str();
+
+  std::filesystem::remove(dir / "fig.svg");
+  ASSERT_EQ(::mkfifo((dir / "fig.svg").c_str(), 0644), 0);
+  std::ostringstream failing;
+  GnuplotRunner again("gnuplot", failing);
+  EXPECT_FALSE(again.render(script));
+  EXPECT_EQ(std::filesystem::symlink_status(dir / "fig.svg").type(), std::filesystem::file_type::fifo);
+  EXPECT_TRUE(contains(failing.str(), "fig.svg is not a regular file")) << failing.str();
+}
+
 TEST(Report, MissingGnuplotLeavesScriptsAndSaysHowToRenderOnce) {
   const auto dir = fresh_test_dir();
   write_fake_run(dir / "run", spec("softmax", 2, 1, 0));
