@@ -117,7 +117,8 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
       if (!std::filesystem::exists(partial_of(out), ec)) continue;
       const auto kind = std::filesystem::symlink_status(out, ec).type();
       const bool replaceable = kind == std::filesystem::file_type::not_found ||
-                               kind == std::filesystem::file_type::regular || kind == std::filesystem::file_type::symlink;
+                               kind == std::filesystem::file_type::regular ||
+                               kind == std::filesystem::file_type::symlink;
       if (!replaceable) {  // a device or FIFO planted at a picture's name is never renamed over
         log_ << "gnuplot: " << out.string() << " is not a regular file; the picture was not written\n";
         std::filesystem::remove(partial_of(out), ec);
