@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
       }
     }
     // Other usage errors (a missing argument, a value CLI11 cannot convert): CLI11's message, and the
-    // exit status 2 of every error the user can fix, not CLI11's own codes (100 and up).
+    // exit status 2 of every error the user can fix, not CLI11's own codes (100 and up). A command's own
+    // status (3 for a diverged run, 130 after Ctrl-C) comes through here too and is kept.
     const int status = app.exit(e);
-    return status == 0 ? 0 : 2;
+    return status >= static_cast<int>(CLI::ExitCodes::IncorrectConstruction) && status < 128 ? 2 : status;
   } catch (const std::exception& e) {
     return sinklab::apps::report_exception(e);
   }

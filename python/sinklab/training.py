@@ -179,6 +179,8 @@ def _in_python_words(message, given):
     """A train message with the command's flags named as sinklab.train's arguments; `given` maps the flags
     to the texts this call passed for them."""
     message = _SUGGESTED_COMMAND.sub(lambda m: _train_call(m.group(1)), message)
+    # The command's --skip-finished has no sinklab.train twin: a script checks the folder before it calls.
+    message = message.replace(", or --skip-finished to keep a finished run of this config", "")
     message = message.replace("--force", "force=True").replace("--set ", "override ")
     for flag, value in sorted(given.items(), key=lambda item: -len(item[1] or "")):
         if value:

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_files/checkpoint.h"
 #include "run_files/npy.h"
 #include "tests/apps/cli_process.h"
 #include "tests/support/test_dir.h"
@@ -69,9 +70,10 @@ CheckpointFacts checkpoint_facts(const fs::path& path) {
     pos += 8 * rank;
   }
   get(f.moments);
-  pos = bytes.size() - 74;  // the training state ends the file: steps, optimizer steps, ...
-  get(f.steps);
-  get(f.optimizer_steps);
+  // The training state through the one reader of checkpoints (its size grew with the snapshot record).
+  const TrainingState state = read_training_state(path);
+  f.steps = state.step;
+  f.optimizer_steps = state.optimizer_steps;
   return f;
 }
 
