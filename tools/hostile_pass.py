@@ -35,7 +35,7 @@ SOURCE = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = SOURCE / "configs/paper/1x1_softmax.yaml"  # the smallest model: one layer, one head
 INTERNAL_MARKS = ("terminate called", "Segmentation fault", "Aborted", "bad_alloc", "internal error", "Traceback",
                   "AddressSanitizer", "core dumped")
-RUN_FILES = ("checkpoint.bin", "summary.json", "metrics.jsonl", "config.yaml", "run.json", "provenance.json",
+RUN_FILES = ("checkpoint.bin", "summary.json", "metrics.jsonl", "config.yaml", "run.json",
              "train.log", "attention_snapshots.npz")
 
 
