@@ -197,9 +197,18 @@ AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std
   return s;
 }
 
-AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path) {
+uint64_t snapshot_file_bound(int64_t heads, int64_t steps) {
+  const auto positions = static_cast<uint64_t>(kSnapshotFullSide);
+  const uint64_t per_snapshot = 2 * static_cast<uint64_t>(std::max<int64_t>(heads, 1)) * positions * positions * 8;
+  const uint64_t snapshots = static_cast<uint64_t>(std::max<int64_t>(steps, 0)) + 2;
+  constexpr uint64_t kSmallEntries = uint64_t{1} << 24;  // steps, rows, roles, tokens and their labels
+  if (per_snapshot > (kMaxNpzBytes - kSmallEntries) / snapshots) return kMaxNpzBytes;
+  return per_snapshot * snapshots + kSmallEntries;
+}
+
+AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path, uint64_t max_bytes) {
   try {
-    return decode_attention_snapshots(read_npz(path), path.string());
+    return decode_attention_snapshots(read_npz(path, max_bytes), path.string());
   } catch (const NpzError& e) {
     fail(path.string(), e.what());
   }

@@ -28,8 +28,13 @@ void write_attention_snapshots(const std::filesystem::path& path, const Attentio
 
 // Reads a file written by write_attention_snapshots. Throws AttentionSnapshotFileError naming the file
 // and what is wrong: missing, truncated or corrupt archive, a missing array, a wrong type or shape.
-// The reader accepts any float type for the maps (a float16 copy made with NumPy works too).
-AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path);
+// The reader accepts any float type for the maps (a float16 copy made with NumPy works too). A caller
+// that knows the run bounds the archive by what the run can have written (max_bytes, see
+// snapshot_file_bound): an entry declaring more is refused before it is inflated.
+AttentionSnapshots read_attention_snapshots(const std::filesystem::path& path, uint64_t max_bytes = kMaxNpzBytes);
+// The most a run with `heads` heads in all (layers x heads) and `steps` steps can write: at most one
+// snapshot per step plus the final one, each two maps over at most kSnapshotFullSide positions a side.
+uint64_t snapshot_file_bound(int64_t heads, int64_t steps);
 // The same checks on an archive already decoded (run_files/npz_reader.h); errors name `where`.
 AttentionSnapshots decode_attention_snapshots(const NpzArrays& arrays, const std::string& where);
 

@@ -253,7 +253,8 @@ void Trainer::reload_snapshots(const std::filesystem::path& run_dir, const std::
   if (!exists) throw AttentionSnapshotFileError(file + "missing" + needs);
   AttentionSnapshots kept;
   try {
-    kept = read_attention_snapshots(path);
+    const int64_t heads = int64_t{config_.model.layers} * config_.model.heads;
+    kept = read_attention_snapshots(path, snapshot_file_bound(heads, config_.train.max_steps));
   } catch (const AttentionSnapshotFileError& e) {
     throw AttentionSnapshotFileError(e.what() + needs);
   }

@@ -221,7 +221,11 @@ json explorer_run_data(const ReportRun& run, std::ostream& log) {
   bool pooled = false;  // the snapshot file pools long rows; the final maps sample every s-th position
   try {
     if (std::filesystem::exists(snapshots)) {
-      maps = explorer_maps_from(read_attention_snapshots(snapshots), kAttentionSnapshotsFile);
+      // A finished run bounds its own file (a forged or bombed archive is refused before inflating).
+      const uint64_t bound = run.summary ? snapshot_file_bound(static_cast<int64_t>(run.summary->heads.size()),
+                                                               run.summary->steps)
+                                         : kMaxNpzBytes;
+      maps = explorer_maps_from(read_attention_snapshots(snapshots, bound), kAttentionSnapshotsFile);
       pooled = true;
     }
   } catch (const AttentionSnapshotFileError& e) {

@@ -49,6 +49,23 @@ std::string what_of(const fs::path& path) {
   return "no error";
 }
 
+// What a run can have written bounds its file: an archive declaring more is refused before inflating.
+TEST(AttentionSnapshotFile, ARunsOwnBoundRefusesALargerArchive) {
+  const fs::path dir = testing::fresh_test_dir();
+  const AttentionSnapshots s = two_snapshots(5, false);
+  write_attention_snapshots(dir / kAttentionSnapshotsFile, s);
+  EXPECT_EQ(read_attention_snapshots(dir / kAttentionSnapshotsFile, snapshot_file_bound(1, 10)), s);
+  try {
+    read_attention_snapshots(dir / kAttentionSnapshotsFile, 1000);
+    ADD_FAILURE() << "a 1000-byte bound accepted the file";
+  } catch (const AttentionSnapshotFileError& e) {
+    EXPECT_NE(std::string(e.what()).find(kAttentionSnapshotsFile), std::string::npos) << e.what();
+  }
+  // One head, 10 steps: 12 snapshots of two 128 x 128 maps in float64 at most, plus the small entries.
+  EXPECT_EQ(snapshot_file_bound(1, 10), uint64_t{12} * 2 * 128 * 128 * 8 + (uint64_t{1} << 24));
+  EXPECT_EQ(snapshot_file_bound(int64_t{1} << 40, int64_t{1} << 40), kMaxNpzBytes);  // no overflow
+}
+
 TEST(AttentionSnapshotFile, ReadsBackWhatWasWritten) {
   const fs::path dir = testing::fresh_test_dir();
   for (bool tokens : {false, true}) {
