@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/io/file_read.h"
+#include "core/io/file_write.h"
 
 extern char** environ;
 
@@ -115,12 +116,10 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
     std::error_code ec;
     for (const auto& out : outputs) {
       if (!std::filesystem::exists(partial_of(out), ec)) continue;
-      const auto kind = std::filesystem::symlink_status(out, ec).type();
-      const bool replaceable = kind == std::filesystem::file_type::not_found ||
-                               kind == std::filesystem::file_type::regular ||
-                               kind == std::filesystem::file_type::symlink;
-      if (!replaceable) {  // a device or FIFO planted at a picture's name is never renamed over
-        log_ << "gnuplot: " << out.string() << " is not a regular file; the picture was not written\n";
+      try {  // a device or FIFO planted at a picture's name is never renamed over
+        refuse_to_replace(out);
+      } catch (const FileWriteError& e) {
+        log_ << "gnuplot: " << e.what() << "; the picture was not written\n";
         std::filesystem::remove(partial_of(out), ec);
         ++failed_;
         return false;

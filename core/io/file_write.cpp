@@ -42,14 +42,6 @@ std::string file_type_text(mode_t mode) {
   return "not a regular file";
 }
 
-// A device, FIFO, socket or folder at `path` is never renamed over or unlinked (as root, rename replaces
-// /dev/full as readily as a file); a regular file or a symlink there may be replaced.
-void refuse_to_replace(const std::filesystem::path& path) {
-  const std::string kind = non_regular_file_at(path);
-  if (!kind.empty() && kind != "a symbolic link")
-    throw FileWriteError(path.string() + ": is " + kind + "; sinklab writes only regular files and never replaces " +
-                         kind);
-}
 
 }  // namespace
 
@@ -57,6 +49,13 @@ std::string non_regular_file_at(const std::filesystem::path& path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
   return file_type_text(st.st_mode);
+}
+
+void refuse_to_replace(const std::filesystem::path& path) {
+  const std::string kind = non_regular_file_at(path);
+  if (!kind.empty() && kind != "a symbolic link")
+    throw FileWriteError(path.string() + ": is " + kind + "; sinklab writes only regular files and never replaces " +
+                         kind);
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {

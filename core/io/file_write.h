@@ -19,6 +19,10 @@ class FileWriteError : public std::runtime_error {
 // What stands at `path` when it is neither missing nor a regular file, never following a symlink there:
 // "a folder", "a symbolic link", "a FIFO", "a character device", "a block device", "a socket"; else "".
 std::string non_regular_file_at(const std::filesystem::path& path);
+// Throws FileWriteError naming `path` when a device, FIFO, socket or folder stands there: such a node is
+// never renamed over or unlinked (as root, rename replaces /dev/full as readily as a file). A regular
+// file or a symlink there may be replaced. For writers that rename a file they did not write themselves.
+void refuse_to_replace(const std::filesystem::path& path);
 
 // Writes bytes to "<path>.tmp" (a stale one, even a symlink, is removed first), fsyncs it and renames
 // it over path. A symlink at path itself is replaced, never followed. A device, FIFO, socket or folder

@@ -241,7 +241,7 @@ TEST(Report, GnuplotNeverWaitsOnOrReplacesAFifoAtAPictureName) {
   GnuplotRunner again("gnuplot", failing);
   EXPECT_FALSE(again.render(script));
   EXPECT_EQ(std::filesystem::symlink_status(dir / "fig.svg").type(), std::filesystem::file_type::fifo);
-  EXPECT_TRUE(contains(failing.str(), "fig.svg is not a regular file")) << failing.str();
+  EXPECT_TRUE(contains(failing.str(), "fig.svg: is a FIFO")) << failing.str();
 }
 
 TEST(Report, MissingGnuplotLeavesScriptsAndSaysHowToRenderOnce) {
