@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "core/ops/elementwise.h"
 #include "core/ops/matmul_op.h"
@@ -125,6 +126,21 @@ std::string Transformer::kv_cache_refusal() const {
   for (const auto& b : blocks_)
     if (std::string why = b->attention().kv_cache_refusal(); !why.empty()) return why;
   return "";
+}
+
+Transformer::PassContext Transformer::take_pass_context() {
+  PassContext context{observers_.set_aside(), std::exchange(ablation_, AttentionAblation()), hooks_.hooks(),
+                      kv_cache_.cache};
+  hooks_.set(nullptr);
+  kv_cache_.cache = nullptr;
+  return context;
+}
+
+void Transformer::restore_pass_context(PassContext context) {
+  observers_.restore(std::move(context.observers));
+  ablation_ = std::move(context.ablation);
+  hooks_.set(context.hooks);
+  kv_cache_.cache = context.kv_cache;
 }
 
 void Transformer::set_kv_cache(KvCache* cache) {

@@ -52,6 +52,18 @@ class Transformer : public Module {
   // Why the model cannot decode from a KV cache, "" when it can.
   std::string kv_cache_refusal() const;
   ActivationHooks* hooks() const { return hooks_.hooks(); }
+  // What a pass reads besides the weights. A pass run from inside another pass's hook (a Python hook
+  // may call the model) takes the outer pass's context aside and restores it when it ends, so each pass
+  // keeps its own observers, ablation, hooks and KV cache.
+  struct PassContext {
+    std::vector<AttentionObserver*> observers;
+    AttentionAblation ablation;
+    ActivationHooks* hooks = nullptr;
+    KvCache* kv_cache = nullptr;
+  };
+  // The current context; the model is left with no observer, ablation, hook or KV cache.
+  PassContext take_pass_context();
+  void restore_pass_context(PassContext context);
   int layers() const { return static_cast<int>(blocks_.size()); }
   int heads() const { return config_.heads; }
   const TransformerBlock& block(int i) const { return *blocks_[static_cast<size_t>(i)]; }

@@ -4,6 +4,7 @@
 // valid only inside the callback and reduces it to a few numbers (sink statistics, maps).
 // With no observer registered, attention pays one empty() check per layer.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/observe/attention_block_layout.h"
@@ -96,6 +97,11 @@ class AttentionObservers {
       if (o->wants_value_norms()) return true;
     return false;
   }
+  // Every observer, leaving the set empty: a pass run from inside another pass (a hook that calls the
+  // model) must not feed the outer pass's observers. restore() puts them back when it ends; observers
+  // registered in between have unregistered by then (registrations end in reverse order).
+  std::vector<AttentionObserver*> set_aside() { return std::exchange(observers_, {}); }
+  void restore(std::vector<AttentionObserver*> observers) { observers_ = std::move(observers); }
 
  private:
   void add(AttentionObserver& o) { observers_.push_back(&o); }

@@ -40,25 +40,6 @@ struct PyModel {
   std::string family;  // an open checkpoint's family ("llama"), "" for a run's model
   std::vector<std::string> activation_names;  // found by a one-position pass on first use
   std::shared_ptr<Graph> spare;               // the last pass's graph, reused once no cache holds it
-  bool in_pass = false;                       // a pass (or an evaluation) of this model is running
-};
-
-// Marks the model busy for one pass. A hook that starts another pass of the same model would take the
-// outer pass's hooks and ablation away when it ends (PassSettings), so it is refused.
-class PassGuard {
- public:
-  PassGuard(PyModel& m, const char* what) : m_(m) {
-    if (m_.in_pass)
-      throw py::value_error(std::string(what) + ": this model is in the middle of a pass (called from one of its " +
-                            "hooks); run another model, or run this one after the pass");
-    m_.in_pass = true;
-  }
-  ~PassGuard() { m_.in_pass = false; }
-  PassGuard(const PassGuard&) = delete;
-  PassGuard& operator=(const PassGuard&) = delete;
-
- private:
-  PyModel& m_;
 };
 
 using HookList = std::vector<std::pair<std::string, py::function>>;
@@ -133,23 +114,34 @@ class VirtualMassRecorder : public AttentionObserver {
   ActivationCache& cache_;
 };
 
-// The model's hooks and ablation for one pass, restored however the pass ends.
-class PassSettings {
+// One pass's hooks, ablation and thread count. Hooks belong to a pass, not to the model: a hook may run
+// the model again (a nested pass, with its own hooks, cache and observers), and the outer pass goes on
+// with all of its own afterwards, however the nested one ends.
+class PassScope {
  public:
-  PassSettings(Transformer& t, ActivationHooks* hooks, AttentionAblation ablation) : t_(t), old_(t.ablation()) {
-    t_.set_ablation(std::move(ablation));
+  PassScope(PyModel& m, ActivationHooks* hooks, AttentionAblation ablation)
+      : t_(m.model->transformer()), outer_(t_.take_pass_context()),
+        outer_threads_(set_thread_count(m.model->config().threads)) {  // the run's own count: the same bits
+    try {
+      t_.set_ablation(std::move(ablation));
+    } catch (...) {
+      restore();
+      throw;
+    }
     t_.set_hooks(hooks);
   }
-  ~PassSettings() {
-    t_.set_hooks(nullptr);
-    t_.set_ablation(old_);
-  }
-  PassSettings(const PassSettings&) = delete;
-  PassSettings& operator=(const PassSettings&) = delete;
+  ~PassScope() { restore(); }
+  PassScope(const PassScope&) = delete;
+  PassScope& operator=(const PassScope&) = delete;
 
  private:
+  void restore() {
+    t_.restore_pass_context(std::move(outer_));
+    set_thread_count(outer_threads_);
+  }
   Transformer& t_;
-  AttentionAblation old_;
+  Transformer::PassContext outer_;
+  int outer_threads_;
 };
 
 AttentionAblation ablation_of(const Model& m, const std::string& mode, const std::string& heads) {
@@ -228,14 +220,12 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
 // One pass: (output, cache). The cache holds every activation when `cache_all`, else none.
 std::pair<py::array_t<float>, py::object> run_pass(PyModel& m, const py::array& inputs, const HookList& hooks,
                                                    bool cache_all, const std::string& mode, const std::string& heads) {
-  const PassGuard busy(m, "run");
-  set_thread_count(m.model->config().threads);  // the run's own, as its evaluation: the same bits
   const std::shared_ptr<Graph> graph = graph_for_pass(m);
   auto cache = std::make_shared<ActivationCache>(graph);
   py::object owner = py::cast(cache);
   PythonHooks python_hooks(hooks, cache_all ? cache.get() : nullptr, owner);
   Transformer& t = m.model->transformer();
-  PassSettings settings(t, &python_hooks, ablation_of(*m.model, mode, heads));
+  const PassScope scope(m, &python_hooks, ablation_of(*m.model, mode, heads));
   VirtualMassRecorder masses(*cache);
   std::optional<AttentionObservers::Registration> registration;
   if (cache_all) registration.emplace(t.observers().observe(masses));
@@ -323,8 +313,7 @@ py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string&
   request.ablation = ablation_of(*m.model, mode, heads);
   SinkEvaluation e;
   {
-    const PassGuard busy(m, "evaluate");
-    PassSettings settings(m.model->transformer(), list.empty() ? nullptr : &python_hooks, AttentionAblation());
+    const PassScope scope(m, list.empty() ? nullptr : &python_hooks, AttentionAblation());
     Graph graph;
     e = pipeline.evaluate(graph, *m.model, request);
   }

@@ -244,5 +244,55 @@ TEST(ActivationHooks, APassThatRecordsGradientsRefusesHooks) {
   EXPECT_THROW(b->model->forward(g, Tensor(x.data(), nullptr, Shape{kBatch, kSeq, kInput})), std::logic_error);
 }
 
+// A pass run from inside a hook (take_pass_context ... restore_pass_context around it) sees none of the
+// outer pass's hooks, observers or ablation, and the outer pass goes on with all of them afterwards.
+TEST(ActivationHooks, ANestedPassHasItsOwnContextAndTheOuterPassGetsItsOwnBack) {
+  auto b = build(block_model());
+  Transformer& model = *b->model;
+  const std::vector<float> x = inputs();
+  class CountingObserver : public AttentionObserver {
+   public:
+    void on_attention(const AttentionView&) override { ++calls; }
+    int calls = 0;
+  } outer_observer;
+  class NestingHook : public ActivationHooks {
+   public:
+    NestingHook(Transformer& model, const std::vector<float>& x) : model_(model), x_(x) {}
+    void on_activation(std::string_view name, const Tensor&) override {
+      names.emplace_back(name);
+      if (name != "blocks.0.attn.out") return;
+      Transformer::PassContext outer = model_.take_pass_context();
+      Recorder inner_hooks;
+      model_.set_hooks(&inner_hooks);
+      nested_output = output_of(model_, x_);
+      inner_names = inner_hooks.names.size();
+      model_.restore_pass_context(std::move(outer));
+    }
+    std::vector<std::string> names;
+    std::vector<float> nested_output;
+    size_t inner_names = 0;
+
+   private:
+    Transformer& model_;
+    const std::vector<float>& x_;
+  } nesting(model, x);
+  Recorder plain_hooks;
+  model.set_hooks(&plain_hooks);
+  const std::vector<float> hooked_plain = output_of(model, x);  // hooks alone: no ablation, no observer
+  model.set_hooks(nullptr);
+
+  auto registration = model.observers().observe(outer_observer);
+  model.set_ablation(AttentionAblation(AblationMode::zero_bos_weight, {HeadRef{1, 0}}));
+  model.set_hooks(&nesting);
+  const std::vector<float> outer_output = output_of(model, x);
+  EXPECT_EQ(nesting.names, plain_hooks.names);  // the outer pass kept its hook after the nested one
+  EXPECT_EQ(nesting.inner_names, plain_hooks.names.size());
+  EXPECT_EQ(outer_observer.calls, 2);  // its own two layers, none of the nested pass's
+  EXPECT_EQ(nesting.nested_output, hooked_plain);  // no ablation, no outer hook or observer inside
+  EXPECT_NE(outer_output, hooked_plain);  // the ablation of layer 1 stayed with the outer pass
+  EXPECT_EQ(model.hooks(), &nesting);
+  EXPECT_EQ(model.ablation().heads().size(), 1u);
+}
+
 }  // namespace
 }  // namespace sinklab
