@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +41,26 @@ struct PyModel {
   std::string family;  // an open checkpoint's family ("llama"), "" for a run's model
   std::vector<std::string> activation_names;  // found by a one-position pass on first use
   std::shared_ptr<Graph> spare;               // the last pass's graph, reused once no cache holds it
+  std::recursive_mutex passes;                // held by the thread whose pass runs (nested passes re-enter)
+};
+
+// One thread's passes of one model at a time. Python's lock alone does not order them: a hook that
+// releases it (NumPy does, on large arrays) would let another thread's pass swap the model's hooks and
+// ablation in the middle of this one. A hook's nested pass, on the same thread, re-enters.
+class ModelLock {
+ public:
+  explicit ModelLock(PyModel& m) : mutex_(m.passes) {
+    if (!mutex_.try_lock()) {
+      const py::gil_scoped_release waiting;  // the holder may need Python's lock to finish its hooks
+      mutex_.lock();
+    }
+  }
+  ~ModelLock() { mutex_.unlock(); }
+  ModelLock(const ModelLock&) = delete;
+  ModelLock& operator=(const ModelLock&) = delete;
+
+ private:
+  std::recursive_mutex& mutex_;
 };
 
 using HookList = std::vector<std::pair<std::string, py::function>>;
@@ -220,6 +241,7 @@ Tensor forward_inputs(Graph& g, PyModel& m, const py::array& inputs, bool block_
 // One pass: (output, cache). The cache holds every activation when `cache_all`, else none.
 std::pair<py::array_t<float>, py::object> run_pass(PyModel& m, const py::array& inputs, const HookList& hooks,
                                                    bool cache_all, const std::string& mode, const std::string& heads) {
+  const ModelLock lock(m);
   const std::shared_ptr<Graph> graph = graph_for_pass(m);
   auto cache = std::make_shared<ActivationCache>(graph);
   py::object owner = py::cast(cache);
@@ -294,6 +316,7 @@ void check_evaluation_memory(const RunConfig& c, const TaskConfig& t) {
 // The task's evaluation set through the same evaluation as `sinklab eval`, with the hooks set.
 py::object evaluate_task(PyModel& m, const py::object& hooks, const std::string& mode, const std::string& heads,
                     std::optional<int> samples) {
+  const ModelLock lock(m);
   const RunConfig& c = m.model->config();
   TaskConfig t = evaluation_task_config(c.task);
   if (samples) {

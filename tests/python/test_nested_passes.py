@@ -90,3 +90,40 @@ def test_an_in_place_hook_may_return_its_own_array(model, x):
     returned = model.evaluate(samples=8, hooks={"blocks.1.attn.weights": in_place_returned})
     assert returned == model.evaluate(samples=8, hooks={"blocks.1.attn.weights": in_place})
     assert returned["heads"] != model.evaluate(samples=8)["heads"]
+
+
+def test_threads_whose_hooks_release_the_interpreter_lock_keep_their_own_hooks(model, x):
+    """time.sleep in a hook lets another thread's pass of the same model start mid-pass: it must wait."""
+    import threading
+    import time
+
+    def sleepy_zeros(v, n):
+        time.sleep(0.002)
+        return np.zeros_like(v)
+
+    def sleepy_double(v, n):
+        time.sleep(0.002)
+        return 2 * v
+
+    plans = {"zeros": [("blocks.0.attn.weights", sleepy_zeros), ("blocks.1.attn.weights", sleepy_zeros)],
+             "double": [("blocks.0.attn.q", sleepy_double), ("logits", sleepy_double)]}
+    solo = {name: model.run_with_hooks(x, hooks) for name, hooks in plans.items()}
+    results, errors = {name: [] for name in plans}, []
+
+    def worker(name):
+        try:
+            for _ in range(15):
+                results[name].append(model.run_with_hooks(x, plans[name]))
+        except Exception as error:  # reported below, with the thread's name
+            errors.append(f"{name}: {error!r}")
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in plans for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors
+    for name, outputs in results.items():
+        assert len(outputs) == 30
+        for out in outputs:
+            np.testing.assert_array_equal(out, solo[name], err_msg=name)
