@@ -4,8 +4,10 @@
 #include <array>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 #include "core/io/file_read.h"
+#include "core/io/file_write.h"
 #include "run_files/output_path.h"
 
 namespace sinklab {
@@ -14,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every name a run writes into its folder, summary.json first (cleared first, so a crash midway never leaves a
-// "finished" run); their ".tmp" twins are run files too. `marks_run`: its presence makes the folder a run folder.
+// "finished" run); their temporaries (core/io/file_write.h: "<name>.<pid>-<random>.tmp", or "<name>.tmp" of earlier
+// versions) are run files too. `marks_run`: its presence makes the folder a run folder.
 // `cleared`: `train --force` removes it.
 struct RunFile {
   std::string_view name;
@@ -39,6 +42,11 @@ bool exists_here(const fs::path& path) {
   return fs::exists(fs::symlink_status(path, ec));
 }
 
+const RunFile* run_file_named(std::string_view name) {
+  const auto it = std::find_if(kRunFiles.begin(), kRunFiles.end(), [&](const RunFile& f) { return f.name == name; });
+  return it == kRunFiles.end() ? nullptr : &*it;
+}
+
 }  // namespace
 
 RunFolderState inspect_run_folder(const fs::path& dir) {
@@ -50,16 +58,21 @@ RunFolderState inspect_run_folder(const fs::path& dir) {
 }
 
 bool is_run_owned_name(std::string_view name) {
-  if (name.ends_with(".tmp")) name.remove_suffix(4);
-  return std::any_of(kRunFiles.begin(), kRunFiles.end(), [&](const RunFile& f) { return f.name == name; });
+  const std::string final_name = final_name_of_temporary(name);  // a temporary of any writer (core/io/file_write.h)
+  return run_file_named(final_name.empty() ? name : std::string_view(final_name)) != nullptr;
 }
 
 void clear_run_files(const fs::path& dir) {
-  for (const RunFile& f : kRunFiles) {
-    if (!f.cleared) continue;
-    fs::remove_all(dir / f.name);
-    fs::remove(dir / (std::string(f.name) + ".tmp"));
+  for (const RunFile& f : kRunFiles)
+    if (f.cleared) fs::remove_all(dir / f.name);
+  // Temporaries of run files that killed writers left behind, whoever wrote them (listed first, removed after).
+  std::vector<fs::path> temporaries;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const RunFile* f = run_file_named(final_name_of_temporary(it->path().filename().string()));
+    if (f != nullptr && f->cleared) temporaries.push_back(it->path());
   }
+  for (const fs::path& path : temporaries) fs::remove_all(path);
   // What `eval`, `export` and `report` wrote by default describes the run being replaced.
   for (std::string_view name : {"eval", "export", "report"}) fs::remove_all(dir / name);
 }

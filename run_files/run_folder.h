@@ -24,12 +24,14 @@ RunFolderState inspect_run_folder(const std::filesystem::path& dir);
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,
                           const std::string& resolved_config, bool force, const std::string& unfinished_hint);
 
-// True when `name` (a file or folder directly in a run folder) is one a run writes, or its ".tmp" twin:
+// True when `name` (a file or folder directly in a run folder) is one a run writes, or a temporary of one
+// (core/io/file_write.h: final_name_of_temporary):
 // summary.json, checkpoint.bin, metrics.jsonl, run.json, config.yaml, attention/, attention_snapshots.npz,
 // train.log, .lock. No output may replace them or write inside them (run_files/output_path.h).
 bool is_run_owned_name(std::string_view name);
 
-// Removes the run files (summary.json first, so a crash midway never leaves a "finished" run), then
+// Removes the run files (summary.json first, so a crash midway never leaves a "finished" run) and the
+// temporaries of them that killed writers left, then
 // the eval/, export/ and report/ folders those commands write into a run by default. Kept: train.log
 // (compare writes it around a `train --force` child) and .lock (held by the caller).
 void clear_run_files(const std::filesystem::path& dir);

@@ -1,10 +1,15 @@
 #include "core/io/file_write.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -42,8 +47,42 @@ std::string file_type_text(mode_t mode) {
   return "not a regular file";
 }
 
+// 32 random bits for a temporary name: getrandom, or (without it) the clock and a per-process count.
+uint32_t random_bits() {
+  uint32_t bits = 0;
+  if (::getrandom(&bits, sizeof bits, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof bits)) return bits;
+  static std::atomic<uint32_t> count{0};
+  const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return static_cast<uint32_t>(now ^ (now >> 32)) * 2654435761u + count.fetch_add(1);
+}
+
+bool all_digits(std::string_view text, bool hex) {
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (!(hex ? std::isxdigit(u) : std::isdigit(u))) return false;
+  }
+  return !text.empty();
+}
 
 }  // namespace
+
+std::string unique_temporary_suffix() {
+  char suffix[48];
+  std::snprintf(suffix, sizeof suffix, ".%ld-%08x.tmp", static_cast<long>(::getpid()), random_bits());
+  return suffix;
+}
+
+std::string final_name_of_temporary(std::string_view name) {
+  if (!name.ends_with(".tmp") || name.size() <= 4) return "";
+  name.remove_suffix(4);
+  // ".<pid>-<8 hex>" before ".tmp": this writer's own suffix; without it, the shared name of earlier versions.
+  const size_t dot = name.rfind('.'), dash = name.rfind('-');
+  if (dot != std::string_view::npos && dot > 0 && dash != std::string_view::npos && dash > dot &&
+      all_digits(name.substr(dot + 1, dash - dot - 1), false) && name.size() - dash - 1 == 8 &&
+      all_digits(name.substr(dash + 1), true))
+    name = name.substr(0, dot);
+  return std::string(name);
+}
 
 std::string non_regular_file_at(const std::filesystem::path& path) {
   struct stat st;
@@ -63,13 +102,17 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
   refuse_to_replace(path);  // before anything is written
-  refuse_to_replace(tmp);
-  ::unlink(tmp.c_str());  // a stale temporary (or a planted symlink) from an earlier crash
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "cannot create", errno);
+  // A name of this call's own, created exclusively: another writer's temporary (or anything planted)
+  // already there is left alone and another name drawn.
+  std::filesystem::path tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    tmp = path;
+    tmp += unique_temporary_suffix();
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno != EEXIST || attempt == 99)) fail(tmp, "cannot create", errno);
+  }
   int error = 0;
   for (size_t i = 0; i < pieces.size() && error == 0; ++i) error = write_all(fd, pieces[i]);
   const char* what = "write failed";

@@ -24,10 +24,21 @@ std::string non_regular_file_at(const std::filesystem::path& path);
 // file or a symlink there may be replaced. For writers that rename a file they did not write themselves.
 void refuse_to_replace(const std::filesystem::path& path);
 
-// Writes bytes to "<path>.tmp" (a stale one, even a symlink, is removed first), fsyncs it and renames
-// it over path. A symlink at path itself is replaced, never followed. A device, FIFO, socket or folder
-// at path or at "<path>.tmp" is never replaced: FileWriteError names it. On any failure the temporary
-// file is removed and FileWriteError names the path and the OS error.
+// A temporary name's suffix, unique to this call: ".<pid>-<8 hex digits>.tmp". Every writer appends one to
+// the final name it writes ("summary.json.4711-9f3a0c2e.tmp"), so two writers of one path, in two processes
+// or two threads, never share a temporary file; the ".tmp" ending keeps every reader away from it.
+std::string unique_temporary_suffix();
+// The final name that `name` (a file name, no folder) is a temporary of: "x.json" for "x.json.4711-9f3a0c2e.tmp"
+// and for "x.json.tmp" (the one shared name earlier versions used); "" when it is no temporary.
+std::string final_name_of_temporary(std::string_view name);
+
+// Writes bytes to a temporary name of this call's own ("<path>.<pid>-<random>.tmp", created exclusively, so
+// nothing already there is ever opened, followed or replaced), fsyncs it and renames it over path. Two
+// writers of one path at once both succeed and path ends up as one writer's complete bytes. A symlink at
+// path itself is replaced, never followed. A device, FIFO, socket or folder at path is never replaced:
+// FileWriteError names it. On any failure the temporary file is removed and FileWriteError names the path
+// and the OS error. A writer killed midway leaves its temporary behind; nothing reads it (run folders:
+// `train --force` removes it, run_files/run_folder.h).
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 // The same for the pieces one after another, written without joining them first (a checkpoint's
 // weights and moments, gigabytes at GPT-2 size, are written from where they are).

@@ -23,7 +23,9 @@ using testing::write_text;
 TEST(RunFolder, ClearRunFilesRemovesEveryFileARunWrites) {
   const fs::path run = fresh_test_dir() / "run";
   for (const char* name : {"summary.json", "checkpoint.bin", "metrics.jsonl", "run.json", "config.yaml",
-                           "attention_snapshots.npz", "attention_snapshots.npz.tmp", "checkpoint.bin.tmp"})
+                           "attention_snapshots.npz", "attention_snapshots.npz.tmp", "checkpoint.bin.tmp",
+                           // temporaries that killed writers left (core/io/file_write.h)
+                           "checkpoint.bin.4711-9f3a0c2e.tmp", "summary.json.12-0000abcd.tmp"})
     write_text(run / name, "old run");
   write_text(run / "attention" / "layer0_head0_mean.npy", "old map");
   write_text(run / "eval" / "none.json", "old eval");
