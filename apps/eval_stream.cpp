@@ -150,7 +150,7 @@ std::optional<fs::path> draw_figure(const fs::path& json, const std::string& tit
 // would otherwise truncate RUN/train.log.
 void check_stream_outputs(const fs::path& out) {
   check_output_path(out, OutputKind::file, "--out");
-  for (const char* extension : {".dat", ".gp", ".log", ".png", ".svg", ".png.partial", ".svg.partial"})
+  for (const char* extension : {".dat", ".gp", ".log", ".png", ".svg"})
     check_output_path(out.parent_path() / (out.stem().string() + extension), OutputKind::file, "--out's figure file");
 }
 

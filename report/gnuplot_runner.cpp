@@ -82,25 +82,32 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   }
   std::filesystem::path log_path = script;
   log_path.replace_extension(".log");
+  // Every file this render writes goes to a temporary name of its own (core/io/file_write.h), renamed
+  // once gnuplot is done: another render of the same script at the same time (a second report, probe or
+  // error-vs-sink on one folder) never writes into, renames or removes this one's files. The names are
+  // random: drawn again in the unlikely case something stands at one of them already.
+  std::vector<std::filesystem::path> outputs;  // what the script draws (gnuplot_script.h)
+  for (const char* ext : {".png", ".svg"}) outputs.push_back(script.parent_path() / (script.stem().string() + ext));
+  std::string suffix;
+  const auto temporary = [&](const std::filesystem::path& p) { return std::filesystem::path(p.string() + suffix); };
+  const auto taken = [&] {
+    std::error_code ec;
+    for (const auto& p : {log_path, outputs[0], outputs[1]})
+      if (std::filesystem::exists(std::filesystem::symlink_status(temporary(p), ec))) return true;
+    return false;
+  };
+  do suffix = unique_temporary_suffix();
+  while (taken());
+  const std::filesystem::path log_tmp = temporary(log_path);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  // The log is gnuplot's own: whatever was left at its name goes first (a FIFO there would block the
-  // child's open, and the parent waiting for it, forever).
-  std::error_code removed;
-  std::filesystem::remove(log_path, removed);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_tmp.c_str(),
+                                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::string exe = executable_->string(), arg = script.string(), e = "-e", partial = "partial='.partial'";
+  std::string exe = executable_->string(), arg = script.string(), e = "-e", partial = "partial='" + suffix + "'";
   std::vector<char*> argv = {exe.data(), e.data(), partial.data(), arg.data(), nullptr};
-  // What the script writes under a temporary name (gnuplot_script.h), moved to its final name once done.
-  std::vector<std::filesystem::path> outputs;
-  for (const char* ext : {".png", ".svg"}) outputs.push_back(script.parent_path() / (script.stem().string() + ext));
-  const auto partial_of = [](const std::filesystem::path& p) { return std::filesystem::path(p.string() + ".partial"); };
-  // The pictures' temporary names are gnuplot's own too: a FIFO left there would block the render.
-  for (const auto& out : outputs) std::filesystem::remove(partial_of(out), removed);
   pid_t pid = 0;
   const int spawn_error = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -112,32 +119,43 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    std::error_code ec;
-    for (const auto& out : outputs) {
-      if (!std::filesystem::exists(partial_of(out), ec)) continue;
-      try {  // a device or FIFO planted at a picture's name is never renamed over
-        refuse_to_replace(out);
-      } catch (const FileWriteError& e) {
-        log_ << "gnuplot: " << e.what() << "; the picture was not written\n";
-        std::filesystem::remove(partial_of(out), ec);
-        ++failed_;
-        return false;
-      }
-      std::filesystem::rename(partial_of(out), out, ec);
+  std::error_code ec;
+  const bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  bool placed = succeeded;
+  for (const auto& out : outputs) {
+    if (!placed || !std::filesystem::exists(temporary(out), ec)) {
+      std::filesystem::remove(temporary(out), ec);  // half-written pictures of a failed render go
+      continue;
     }
-    if (std::filesystem::file_size(log_path, ec) == 0 && !ec)
-      std::filesystem::remove(log_path, ec);  // keep only useful logs
+    try {  // a device or FIFO planted at a picture's name is never renamed over
+      refuse_to_replace(out);
+      std::filesystem::rename(temporary(out), out, ec);
+    } catch (const FileWriteError& e) {
+      log_ << "gnuplot: " << e.what() << "; the picture was not written\n";
+      std::filesystem::remove(temporary(out), ec);
+      placed = false;
+    }
+  }
+  // Only a useful log (output, or a failure) is kept, under its final name; an empty one goes, and so does an
+  // earlier render's log at the final name (a regular file or a link; anything else planted there stays).
+  const bool useful_log = !succeeded || (std::filesystem::file_size(log_tmp, ec) > 0 && !ec);
+  const std::string at_log = non_regular_file_at(log_path);
+  const bool replaceable = at_log.empty() || at_log == "a symbolic link";
+  std::filesystem::path log_shown = log_tmp;
+  if (!useful_log) {
+    std::filesystem::remove(log_tmp, ec);
+    if (succeeded && replaceable) std::filesystem::remove(log_path, ec);
+  } else if (replaceable && (std::filesystem::rename(log_tmp, log_path, ec), !ec)) {
+    log_shown = log_path;
+  }
+  if (placed) {
     ++rendered_;
     return true;
   }
-  for (const auto& out : outputs) {  // half-written pictures of a failed render go
-    std::error_code ec;
-    std::filesystem::remove(partial_of(out), ec);
-  }
-  log_ << "gnuplot failed on " << script.string() << " ("
-       << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed by a signal"))
-       << "); see " << log_path.string() << ": " << first_error_line(log_path) << "\n";
+  if (!succeeded)
+    log_ << "gnuplot failed on " << script.string() << " ("
+         << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed by a signal"))
+         << "); see " << log_shown.string() << ": " << first_error_line(log_shown) << "\n";
   ++failed_;
   return false;
 }

@@ -18,7 +18,9 @@ class GnuplotRunner {
 
   bool available() const { return executable_.has_value(); }
 
-  // Runs `<gnuplot> <script>` with stdout and stderr captured in <script minus .gp>.log. Returns
+  // Runs `<gnuplot> <script>` with stdout and stderr captured in <script minus .gp>.log. The pictures and
+  // the log are written under temporary names of this render's own (core/io/file_write.h) and renamed
+  // when gnuplot is done, so renders of one script at once never touch each other's files. Returns
   // true when gnuplot exited with status 0; a failure is reported on the log stream with the log's
   // path. When gnuplot is missing it prints, once per runner,
   //   gnuplot not found: render with `gnuplot <script folder>/*.gp`

@@ -33,7 +33,7 @@ std::string gnuplot_script(const std::string& name, const std::string& comment, 
   s += "  while (n > 0) { if (ARG0[n:n] eq \"/\") { break }; n = n - 1 }\n";
   s += "  if (n > 0) { here = ARG0[1:n] }\n";
   s += "}\n";
-  // `sinklab report` renders with -e "partial='.partial'" and renames each finished file, so a killed
+  // `sinklab report` renders with -e "partial='.<pid>-<random>.tmp'" and renames each finished file, so a killed
   // render never leaves half a picture under its final name; run by hand, the names are final at once.
   s += "if (!exists(\"partial\")) { partial = \"\" }\n";
   s += "do for [fmt in \"png svg\"] {\n";

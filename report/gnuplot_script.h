@@ -19,7 +19,8 @@ std::string gnuplot_quote(const std::string& text);
 
 // Script text: header comment, `here` = the script's folder, then `body` run once per terminal
 // with `set output here."<name>.png"` / `.svg` already done, plus the value of the gnuplot variable
-// `partial` when set (GnuplotRunner sets ".partial" and renames the finished files). width, height in pixels.
+// `partial` when set (GnuplotRunner sets a temporary suffix of its own, core/io/file_write.h, and renames the
+// finished files). width, height in pixels.
 std::string gnuplot_script(const std::string& name, const std::string& comment, int width, int height,
                            const std::string& body);
 

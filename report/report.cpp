@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "report/report_heatmaps.h"
 #include "report/explorer/explorer_page.h"
 #include "report/report_html.h"
+#include "report/report_folder_lock.h"
 #include "report/report_line_plots.h"
 #include "report/report_summary_tables.h"
 #include "report/zoo_figures.h"
@@ -137,6 +139,11 @@ class ReportBuilder {
       check_output_path(out_ / folder, OutputKind::folder, "report: output folder", out_);
     std::filesystem::create_directories(out_ / "figures", ec);
     if (ec) throw ReportError((out_ / "figures").string() + ": cannot create: " + ec.message());
+    try {  // another report into the same folder writes first (report/report_folder_lock.h)
+      lock_ = std::make_unique<ReportFolderLock>(out_, log_);
+    } catch (const FileWriteError& e) {
+      throw ReportError(e.what());
+    }
     for (const auto& r : runs_.runs)
       if (!r.ok()) log_ << "run " << r.id << " failed: " << r.error << "\n";
       else if (r.diverged()) log_ << "run " << r.id << " diverged: " << r.summary->non_finite << "\n";
@@ -285,6 +292,7 @@ class ReportBuilder {
   std::vector<Table> trailing_tables_;
   std::vector<Figure> figures_;
   std::vector<std::string> extra_warnings_;
+  std::unique_ptr<ReportFolderLock> lock_;  // held until the report is written
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "report/explorer/explorer_page.h"
 #include "report/explorer/open_model_attention_file.h"
 #include "report/explorer/open_model_explorer_assets.h"
+#include "report/report_folder_lock.h"
 #include "run_files/output_path.h"
 
 namespace sinklab {
@@ -155,6 +157,7 @@ fs::path write_open_model_explorer(const fs::path& eval_json, const fs::path& ou
                {"maps", explorer_maps_data(maps, false)}};
   check_output_path(out_dir, OutputKind::folder, "report --out");
   fs::create_directories(out_dir);
+  const ReportFolderLock lock(out_dir, std::cerr);  // a second report into out_dir waits for this one
   write_file_atomically(out_dir / kOpenModelExplorerScript, kOpenModelExplorerJs);
   write_file_atomically(out_dir / kOpenModelExplorerStyle, kOpenModelExplorerCss);
   const fs::path model = eval["model"].get<std::string>();

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -212,7 +213,7 @@ TEST(Report, RendersPngAndSvgWithGnuplotFromAnyDirectory) {
   }
   EXPECT_EQ(log.str(), "");
   for (const auto& f : std::filesystem::directory_iterator(figs))  // renamed to their final names
-    EXPECT_EQ(f.path().string().find(".partial"), std::string::npos) << f.path();
+    EXPECT_NE(f.path().extension(), ".tmp") << f.path();
   // The scripts locate their data from their own path, not the working directory.
   std::filesystem::remove(figs / "attention.png");
   const std::string cmd = "cd '" + (dir / "run").string() + "' && gnuplot report/figures/attention.gp";
@@ -220,8 +221,9 @@ TEST(Report, RendersPngAndSvgWithGnuplotFromAnyDirectory) {
   EXPECT_TRUE(std::filesystem::exists(figs / "attention.png"));
 }
 
-// gnuplot's temporary picture names and the pictures' final names: a FIFO left at the first is
-// cleared (gnuplot would block opening it), one planted at the second is never renamed over.
+// gnuplot's temporary picture names and the pictures' final names: the temporary names are the render's own
+// (random), so a FIFO at a name an earlier version used is never opened (gnuplot would block on it); one
+// planted at a final name is never renamed over.
 TEST(Report, GnuplotNeverWaitsOnOrReplacesAFifoAtAPictureName) {
   if (!find_executable("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   const auto dir = fresh_test_dir();
@@ -229,11 +231,13 @@ TEST(Report, GnuplotNeverWaitsOnOrReplacesAFifoAtAPictureName) {
   write_text(script, "set terminal pngcairo size 64,64\nset output '" + (dir / "fig.png").string() +
                          "'.partial\nplot x\nset terminal svg size 64,64\nset output '" + (dir / "fig.svg").string() +
                          "'.partial\nplot x\nunset output\n");
-  ASSERT_EQ(::mkfifo((dir / "fig.png.partial").c_str(), 0644), 0);
+  for (const char* name : {"fig.png.partial", "fig.png.tmp"}) ASSERT_EQ(::mkfifo((dir / name).c_str(), 0644), 0);
   std::ostringstream log;
   GnuplotRunner runner("gnuplot", log);
   EXPECT_TRUE(runner.render(script)) << log.str();
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "fig.png")) << log.str();
+  for (const char* name : {"fig.png.partial", "fig.png.tmp"})
+    EXPECT_EQ(std::filesystem::symlink_status(dir / name).type(), std::filesystem::file_type::fifo) << name;
 
   std::filesystem::remove(dir / "fig.svg");
   ASSERT_EQ(::mkfifo((dir / "fig.svg").c_str(), 0644), 0);
@@ -272,7 +276,8 @@ TEST(Report, InjectedGnuplotCommandRunsOncePerScriptAndFailuresAreReported) {
                    {.output_dir = {}, .gnuplot = fake_gnuplot(dir, 0).string(), .render = true, .log = &log});
   const std::string calls = read_text(dir / "calls.txt");
   EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // attention, loss, bos
-  EXPECT_TRUE(contains(calls, "-e partial='.partial' ")) << calls;  // written aside, renamed when done
+  // Written aside under the render's own temporary names (core/io/file_write.h), renamed when done.
+  EXPECT_TRUE(std::regex_search(calls, std::regex("-e partial='\\.[0-9]+-[0-9a-f]{8}\\.tmp' "))) << calls;
   EXPECT_TRUE(contains(calls, "attention.gp"));
   EXPECT_EQ(log.str(), "");
 
