@@ -29,7 +29,8 @@ const char* outcome_name(RunOutcome outcome) {
   return "finished";
 }
 
-// (run folder, outcome, steps done, the signal that stopped it or 0).
+// (run folder, outcome, steps done, the signal that asked while it trained or 0: a run that finished
+// anyway reports it too, so that sinklab.train hands it to Python's handler and no Ctrl-C is lost).
 py::tuple train(const std::string& config, const std::vector<std::string>& sets, const std::string& out,
                 const std::string& resume, const std::optional<std::string>& seed,
                 const std::optional<std::string>& threads, const std::optional<std::string>& name, bool quiet,
@@ -63,7 +64,8 @@ py::tuple train(const std::string& config, const std::vector<std::string>& sets,
     run = train_in_folder(request);
   }
   const RunOutcome outcome = outcome_of(run->summary);
-  const int signal = outcome == RunOutcome::interrupted ? interrupt_signal() : 0;
+  // This thread's own answer: another thread's training that begins meanwhile clears interrupt_signal().
+  const int signal = signal_when_scope_ended();
   return py::make_tuple(run->dir.string(), outcome_name(outcome), run->summary.steps, signal);
 }
 
@@ -74,7 +76,8 @@ void bind_train(py::module_& m) {
         py::arg("threads"), py::arg("name"), py::arg("quiet"), py::arg("force"), py::arg("on_log"),
         py::arg("command_line"),
         "`sinklab train` in-process, flags as typed (sinklab.train checks and builds them). on_log(step, line) gets "
-        "each metrics.jsonl line. Returns (run folder, 'finished' | 'interrupted' | 'diverged', steps, signal).");
+        "each metrics.jsonl line. Returns (run folder, 'finished' | 'interrupted' | 'diverged', steps, the signal "
+        "that asked while it trained or 0).");
 }
 
 }  // namespace sinklab::python

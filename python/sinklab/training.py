@@ -5,6 +5,7 @@ bit-identical to one trained by the command line with the same config, seed and 
 python/bindings/training_*.cpp; this file checks the arguments and turns them into the command's flags.
 """
 
+import _thread
 import contextlib
 import json
 import math
@@ -15,6 +16,7 @@ import re
 import shlex
 import signal
 import tempfile
+import threading
 
 from . import _sinklab
 from .errors import FileError, Error
@@ -215,6 +217,42 @@ def _deliver_to_python_handler(number):
         signal.raise_signal(number)
 
 
+class _TrainingsInProcess:
+    """The sinklab.train calls in progress in this process, which share one set of signal handlers
+    (train/interrupt.h): a signal asks every one of them to stop. Each call it stopped raises KeyboardInterrupt
+    in its own thread; the signal itself reaches Python's handler once, in the main thread: there a stopped call
+    raises it, else the last call to end hands it over (so a Ctrl-C is never lost, nor counted twice)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running = 0
+        self._signal = 0  # the signal that asked since the count was last 0
+        self._raised_in_main = False
+
+    def begin(self):
+        with self._lock:
+            if self._running == 0:
+                self._signal, self._raised_in_main = 0, False
+            self._running += 1
+
+    def end(self, number, raises_in_main):
+        """number: the signal that asked while this call trained (0: none); raises_in_main: this call raises it
+        in the main thread itself."""
+        with self._lock:
+            self._running -= 1
+            if number:
+                self._signal = number
+                self._raised_in_main = self._raised_in_main or raises_in_main
+            if self._running == 0 and self._signal and not self._raised_in_main:
+                # As if the signal came now (the C++ handlers are gone): Python's handler runs in the main
+                # thread; a handler left at SIG_DFL or SIG_IGN is not called, so SIGTERM does not end the
+                # interpreter here either.
+                _thread.interrupt_main(self._signal)
+
+
+_trainings = _TrainingsInProcess()
+
+
 def _command_line(config_label, sets, out, resume, seed, threads, name, force):
     """The `sinklab train` flags this call amounts to, for the run's provenance.json."""
     words = ["sinklab.train"]
@@ -248,7 +286,9 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
     Returns the run as a sinklab.Run (its `state` says "finished", or "diverged": summary["non_finite"]
     says what went non-finite). Ctrl-C, SIGTERM or SIGHUP stops the run at a checkpoint and raises
     KeyboardInterrupt saying which signal and how to continue it (a Python handler the program installed for
-    SIGTERM or SIGHUP runs first); Python's own handlers are back afterwards. Errors name these arguments
+    SIGTERM or SIGHUP runs first); Python's own handlers are back afterwards. Calls in several threads at once
+    are all stopped by one signal; each raises KeyboardInterrupt in its thread, and the signal reaches
+    Python's handler once, in the main thread, after the last of them. Errors name these arguments
     (`force=True`), not the command line's flags.
     """
     if config is None and resume is None:
@@ -283,14 +323,22 @@ def train(config=None, overrides=None, out=None, seed=None, threads=None, name=N
         config_text = "" if config is None else stack.enter_context(_config_file(config))
         config_label = "<dict>" if isinstance(config, dict) else config_text
         words = _command_line(config_label, sets, out_text, resume_text, seed_text, threads_text, name, force)
-        folder, outcome, steps, stop_signal = _sinklab._train(
-            config_text, sets, out_text, resume_text, seed_text, threads_text, name, quiet, force,
-            None if on_log is None else log_record, words)
+        stop_signal = 0
+        raises_here = False
+        _trainings.begin()
+        try:
+            folder, outcome, steps, stop_signal = _sinklab._train(
+                config_text, sets, out_text, resume_text, seed_text, threads_text, name, quiet, force,
+                None if on_log is None else log_record, words)
+            raises_here = outcome == "interrupted" and threading.current_thread() is threading.main_thread()
+        finally:
+            _trainings.end(stop_signal, raises_here)
     folder = pathlib.Path(folder)
     if outcome == "interrupted":
         by = ""
         if stop_signal not in (0, signal.SIGINT):
-            _deliver_to_python_handler(stop_signal)
+            if raises_here:  # in another thread, _trainings hands the signal to the main thread's handler
+                _deliver_to_python_handler(stop_signal)
             by = f" by {_signal_name(stop_signal)}"
         raise KeyboardInterrupt(f"sinklab.train: interrupted{by} at step {steps}; the checkpoint is in {folder}: "
                                 f"continue with {_resume_hint(folder)}")
