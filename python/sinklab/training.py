@@ -60,8 +60,39 @@ def _optional_path_text(name, value):
     return "" if value is None else _path_text(name, value)
 
 
+# A string YAML reads back as itself when written plain (no quotes): a path or name of these characters
+# that is no YAML word for null, a bool or a number. Plain, an override names the run as the same --set
+# does on the command line ("normalizer=relu"); any other string is written double-quoted.
+_PLAIN_STRING = re.compile(r"[A-Za-z_./][A-Za-z0-9_./+-]*\Z")
+_YAML_WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", ".inf", ".nan"}
+# Characters a double-quoted YAML scalar must escape besides JSON's: those YAML does not print, and
+# NEL, LS and PS, which it reads as line breaks (folded into a space).
+_YAML_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
+def _is_number_text(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _yaml_string(key, text, plain_when_safe=True):
+    """`text` as a YAML scalar that reads back as exactly this string: plain when that is safe (and
+    plain_when_safe), else double-quoted (JSON's escapes are YAML's)."""
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise ValueError(f"{key}: {text!r} is not valid Unicode text (it has a lone surrogate)")
+    if (plain_when_safe and _PLAIN_STRING.match(text) and text.lower() not in _YAML_WORDS
+            and not _is_number_text(text)):
+        return text
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _YAML_UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
 def _yaml_scalar(key, value):
-    """A Python value as the YAML text of a config value ('true', '3e-4', 'relu', '[1, 2]')."""
+    """A Python value as the YAML text of a config value ('true', '3e-4', 'relu', '"run #2"', '[1, 2]'): a
+    str is always read back as that string, never as null, a bool, a number or a cut-off comment."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -73,9 +104,10 @@ def _yaml_scalar(key, value):
             raise ValueError(f"{key}: {value!r} is not a finite number")
         return repr(float(value))
     if isinstance(value, str):
-        return value
+        return _yaml_string(key, value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(json.dumps(v) if isinstance(v, str) else _yaml_scalar(key, v) for v in value) + "]"
+        return "[" + ", ".join(_yaml_string(key, v, plain_when_safe=False) if isinstance(v, str)
+                               else _yaml_scalar(key, v) for v in value) + "]"
     raise TypeError(f"{key}: a config value must be a number, string, bool, None or list, "
                     f"got {type(value).__name__} {value!r}")
 
@@ -121,10 +153,10 @@ def _yaml_lines(mapping, indent=""):
             lines.append(f"{indent}{key}:")
             lines.extend(_yaml_lines(value, indent + "  "))
         else:
-            text = _yaml_scalar(key, value)
-            # Strings go double-quoted (JSON's escapes are YAML's) unless they read back as themselves.
             if isinstance(value, str):
-                text = json.dumps(value)
+                text = _yaml_string(key, value, plain_when_safe=False)
+            else:
+                text = _yaml_scalar(key, value)
             lines.append(f"{indent}{key}: {text}")
     return lines
 
