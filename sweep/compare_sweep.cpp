@@ -1,5 +1,6 @@
 #include "sweep/compare_sweep.h"
 
+#include <algorithm>
 #include <ostream>
 #include <stdexcept>
 
@@ -33,7 +34,10 @@ std::string shell_word(const std::string& word) {
 
 // The command the runner would start for `run`, complete enough to paste into a shell.
 std::string command_text(const fs::path& executable, const PlannedRun& run, const fs::path& dir, int jobs) {
-  const RunStart start = run_finished(dir) ? RunStart::fresh : choose_run_start(dir);
+  // A folder of another run has its summary and checkpoint moved aside first: it starts over.
+  const RunStart start = run_finished(dir, run)              ? RunStart::fresh
+                         : !foreign_summary(dir, run).empty() ? RunStart::start_over
+                                                              : choose_run_start(dir);
   std::string text = shell_word(executable.string());
   for (const auto& arg : train_arguments(run, dir, jobs, start)) text += " " + shell_word(arg);
   return text;
@@ -55,7 +59,7 @@ void list_runs(const PlannedSweep& plan, std::ostream& out) {
   std::size_t finished = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const fs::path dir = run_dir(plan.out_dir, runs[i]);
-    const bool done = run_finished(dir);  // diverged runs are finished too
+    const bool done = run_finished(dir, runs[i]);  // diverged runs are finished too
     finished += done;
     out << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].id << (done ? "  (finished)" : "") << "\n    "
         << command_text(executable, runs[i], dir, plan.jobs) << "\n";
@@ -65,18 +69,25 @@ void list_runs(const PlannedSweep& plan, std::ostream& out) {
 
 // The analysis report over every run (failed ones are listed in it), then its terminal table.
 // The runs are done and their results safe whatever happens here, so a report problem is reported,
-// not thrown: `sinklab report` can redo it.
-bool write_report(const fs::path& out_dir, const fs::path& executable, bool render, std::ostream& out,
-                  std::ostream& err) {
+// not thrown: `sinklab report` can redo it. False also when the report lists a run as failed that this
+// compare counted as finished (`counted_failed` runs are known): the exit status never says less than it.
+bool write_report(const fs::path& out_dir, const fs::path& executable, bool render, std::size_t counted_failed,
+                  std::ostream& out, std::ostream& err) {
   ReportOptions report;
   report.render = render;
   report.log = &err;
   try {
     write_sweep_report(out_dir, report);
-    out << "\n" << variant_table_text(out_dir);
+    const ReportRuns runs = load_report_runs(out_dir);
+    out << "\n" << variant_table_text(runs);
     out << "report: " << (report_output_dir(out_dir, report) / "index.html").string() << "\n";
     out << "explorer: " << (report_output_dir(out_dir, report) / kExplorerPage).string() << "\n";
-    return true;
+    const auto failed = static_cast<std::size_t>(
+        std::count_if(runs.runs.begin(), runs.runs.end(), [](const ReportRun& r) { return !r.ok(); }));
+    if (failed <= counted_failed) return true;
+    err << "sinklab: the report lists " << failed << (failed == 1 ? " run" : " runs")
+        << " as failed (FAILED lines above), more than this compare counted: their files changed while it ran\n";
+    return false;
   } catch (const std::runtime_error& e) {
     err << "sinklab: the runs are saved but the report failed: " << e.what() << "\n"
         << "  (after fixing it: " << shell_command({listed_executable(executable).string(), "report", out_dir.string()})
@@ -136,8 +147,13 @@ int finish_sweep(const PlannedSweep& plan, const SweepOutcome& outcome, const Co
   err << format_quarantine_report(outcome.quarantined);
   if (!outcome.failed.empty()) err << format_failure_report(outcome.failed);
   // A diverged run is a result (this normalizer/lr diverges), not a failure: it does not change the code.
-  int code = outcome.failed.empty() ? 0 : 1;
-  if (options.report && !write_report(plan.out_dir, plan.executable, options.render_plots, out, err)) code = 1;
+  // Damaged files moved aside are: their runs were redone, but a script must hear of the damage.
+  int code = !outcome.failed.empty()        ? 1
+             : !outcome.quarantined.empty() ? kCompareExitFilesMovedAside
+                                            : 0;
+  if (options.report &&
+      !write_report(plan.out_dir, plan.executable, options.render_plots, outcome.failed.size(), out, err))
+    code = 1;
   return code;
 }
 

@@ -28,10 +28,15 @@ struct CompareOptions {
   std::optional<std::chrono::milliseconds> status_interval;  // between status lines on `err`; empty = the runner's
 };
 
+// compare's exit status when every run finished and the report was written, but damaged run files were
+// moved to SWEEP/quarantine/ and their runs trained again (docs/compare.md, "Exit status").
+inline constexpr int kCompareExitFilesMovedAside = 4;
+
 // Returns the exit code: 0 when every run finished (reached its stop rule, its step limit, or diverged)
 // and the report was written, 1 when some run failed (reported on `err`, the others still ran) or the
-// report could not be written. Problems with the
-// sweep itself throw SweepError before anything runs.
+// report could not be written or lists a failed run, kCompareExitFilesMovedAside when neither but damaged
+// run files were moved aside (their runs redone). Problems with the sweep itself throw SweepError before
+// anything runs.
 int compare_sweep(const CompareOptions& options, std::ostream& out, std::ostream& err);
 
 // compare_sweep's steps, for runners other than the local one (`compare --mpi`, cluster/):

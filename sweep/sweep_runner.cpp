@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "core/io/file_read.h"
 #include "run_files/run_summary.h"
@@ -129,6 +130,36 @@ std::vector<QuarantinedFile> quarantine_damaged_run_files(const fs::path& dir, c
   return moved;
 }
 
+std::string foreign_summary(const fs::path& dir, const PlannedRun& run) {
+  const auto summary = read_summary(dir);
+  if (!summary || !run.seed) return "";  // no seed planned: the summary says which it was (as in the report)
+  if (*run.seed >= 0 && summary->seed == static_cast<uint64_t>(*run.seed)) return "";
+  return "summary.json names seed " + std::to_string(summary->seed) + ", but the sweep planned seed " +
+         std::to_string(*run.seed) + " for " + run.id;
+}
+
+std::vector<QuarantinedFile> quarantine_foreign_run_files(const fs::path& dir, const PlannedRun& run,
+                                                          const fs::path& quarantine) {
+  std::string damage = foreign_summary(dir, run);
+  if (damage.empty()) return {};
+  damage += " (a run folder copied or linked from another run)";
+  std::vector<QuarantinedFile> moved;
+  try {
+    std::error_code ec;
+    if (fs::is_symlink(dir, ec)) {  // moving files inside it would take them from the run it points to
+      moved.push_back({run.id, damage, move_to_quarantine(dir, run.id, quarantine)});
+      return moved;
+    }
+    moved.push_back({run.id, damage, move_to_quarantine(dir / "summary.json", run.id, quarantine)});
+    if (fs::exists(fs::symlink_status(dir / "checkpoint.bin", ec)))  // the other run's: --resume would refuse it
+      moved.push_back({run.id, "checkpoint.bin of that other run",
+                       move_to_quarantine(dir / "checkpoint.bin", run.id, quarantine)});
+  } catch (const std::runtime_error& e) {
+    throw SweepError(e.what());
+  }
+  return moved;
+}
+
 void record_quarantine(const PlannedRun& run, QuarantinedFile moved, SweepOutcome& outcome,
                        const std::function<void(const std::string&)>& say) {
   say("note: " + run.id + " (" + run_title(run) + "): damaged run file (" + moved.damage + ") moved to " +
@@ -168,6 +199,10 @@ fs::path run_dir(const fs::path& out_dir, const PlannedRun& run) { return out_di
 
 bool run_finished(const fs::path& dir) { return read_summary(dir).has_value(); }
 
+bool run_finished(const fs::path& dir, const PlannedRun& run) {
+  return run_finished(dir) && foreign_summary(dir, run).empty();
+}
+
 int default_jobs() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
@@ -177,14 +212,21 @@ int default_jobs() {
 std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, const fs::path& out_dir,
                                          SweepOutcome& outcome, const std::function<void(const std::string&)>& say) {
   std::vector<std::size_t> pending;
+  std::vector<std::pair<std::size_t, QuarantinedFile>> moved;  // said after the "resume:" line
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const fs::path dir = run_dir(out_dir, runs[i]);
+    for (QuarantinedFile& m : quarantine_foreign_run_files(dir, runs[i], quarantine_dir(out_dir)))
+      moved.emplace_back(i, std::move(m));
     if (const auto summary = read_summary(dir)) {
       outcome.skipped.push_back(runs[i].id);
       if (summary->diverged()) outcome.skipped_diverged.push_back(runs[i].id);
-    } else {
-      pending.push_back(i);
+      continue;
     }
+    // Here, not only where the run starts: `compare --mpi` without a shared filesystem trains it elsewhere,
+    // and the damage of this folder must still be moved aside and counted.
+    for (QuarantinedFile& m : quarantine_damaged_run_files(dir, runs[i].id, quarantine_dir(out_dir)))
+      moved.emplace_back(i, std::move(m));
+    pending.push_back(i);
   }
   const std::size_t total = runs.size();
   if (!outcome.skipped.empty())
@@ -193,6 +235,7 @@ std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, co
         (outcome.skipped_diverged.empty() ? ""
                                           : " (" + std::to_string(outcome.skipped_diverged.size()) + " diverged)") +
         ", skipping them");
+  for (auto& [i, m] : moved) record_quarantine(runs[i], std::move(m), outcome, say);
   return pending;
 }
 
@@ -202,7 +245,10 @@ void record_run_end(const PlannedRun& run, const fs::path& dir, const ExitStatus
                     const std::function<void(const std::string&)>& say, const std::string& failure_reason) {
   const std::string elapsed = seconds_text(took);
   const bool exit_diverged = !status.signaled && status.code == kTrainExitDiverged;
-  const auto summary = failure_reason.empty() && (status.ok() || exit_diverged) ? read_summary(dir) : std::nullopt;
+  auto summary = failure_reason.empty() && (status.ok() || exit_diverged) ? read_summary(dir) : std::nullopt;
+  // A summary of another seed would be skipped by the next compare and listed as failed by the report.
+  const std::string foreign = summary ? foreign_summary(dir, run) : "";
+  if (!foreign.empty()) summary.reset();
   const std::string resumed_text = resumed ? ", resumed from its checkpoint" : "";
   if (summary && summary->diverged()) {  // finished: rerunning the same config diverges again
     outcome.diverged.push_back(run.id);
@@ -212,6 +258,7 @@ void record_run_end(const PlannedRun& run, const fs::path& dir, const ExitStatus
     say(counter + run_title(run) + " done in " + elapsed + ", steps " + std::to_string(summary->steps) + resumed_text);
   } else {
     const std::string reason = !failure_reason.empty() ? failure_reason
+                               : !foreign.empty()      ? status.describe() + " but its " + foreign
                                : status.ok()           ? "exit 0 but no readable summary.json"
                                : exit_diverged && !summary
                                    ? status.describe() + " (diverged) but no readable summary.json"

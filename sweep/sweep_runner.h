@@ -51,6 +51,12 @@ std::filesystem::path run_dir(const std::filesystem::path& out_dir, const Planne
 // A run is finished when its summary.json reads through its one reader (run_files/run_summary.h; a
 // diverged run's too).
 bool run_finished(const std::filesystem::path& run_dir);
+// The same for a planned run of a sweep: its summary.json must also be its own (foreign_summary).
+bool run_finished(const std::filesystem::path& run_dir, const PlannedRun& run);
+// Why RUN_DIR's summary.json, which reads, is not `run`'s: it names another seed than planned (a folder
+// copied or linked from another run; the report lists such a run as failed, report/report_runs.cpp).
+// Empty when it is the run's own, or when there is no readable summary.json.
+std::string foreign_summary(const std::filesystem::path& run_dir, const PlannedRun& run);
 // The number of children to run at once when the user does not say (the usable cores).
 int default_jobs();
 
@@ -63,6 +69,9 @@ void prepare_run_folder(const std::filesystem::path& dir, RunStart start);
 
 // Indices of the runs without a finished summary.json, in plan order; the finished ones are recorded
 // in outcome.skipped (and skipped_diverged) and announced by one "resume: ..." line through `say`.
+// A run folder holding another run (foreign_summary) is moved aside first (quarantine_foreign_run_files,
+// recorded like any quarantine), so the run is trained instead of being skipped by every compare; so are
+// the damaged files of an unfinished run (quarantine_damaged_run_files).
 std::vector<std::size_t> unfinished_runs(const std::vector<PlannedRun>& runs, const std::filesystem::path& out_dir,
                                          SweepOutcome& outcome, const std::function<void(const std::string&)>& say);
 
@@ -79,6 +88,12 @@ void record_run_end(const PlannedRun& run, const std::filesystem::path& dir, con
 // JSON object (compare calls such a run unfinished, `train --resume` finished) and a damaged
 // checkpoint.bin (run_files/quarantine.h). Returns what was moved; throws SweepError when it cannot.
 std::vector<QuarantinedFile> quarantine_damaged_run_files(const std::filesystem::path& dir, const std::string& run_id,
+                                                          const std::filesystem::path& quarantine);
+
+// Moves aside, from a run folder whose summary.json belongs to another run (foreign_summary), what would
+// make it finished or resumable: a symlinked folder as a whole (never the files of the run it points to),
+// else summary.json and checkpoint.bin. The run then starts over. Throws SweepError when it cannot.
+std::vector<QuarantinedFile> quarantine_foreign_run_files(const std::filesystem::path& dir, const PlannedRun& run,
                                                           const std::filesystem::path& quarantine);
 
 // Records a file moved aside before `run` started (run_files/quarantine.h) in

@@ -22,6 +22,7 @@ using testing::read_file;
 using testing::ScratchDir;
 using testing::write_fake_train;
 using testing::write_file;
+using testing::write_intact_checkpoint;
 
 class CompareSweepTest : public ::testing::Test {
  protected:
@@ -299,7 +300,7 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
   const std::filesystem::path moved = dir / "out/quarantine/relu_seed=0.checkpoint.bin";
 
   fake.fail_when_out_contains.clear();
-  ASSERT_EQ(compare(fake, false, /*report=*/true), 0) << err.str();
+  ASSERT_EQ(compare(fake, false, /*report=*/true), kCompareExitFilesMovedAside) << err.str();
   EXPECT_NE(out.str().find("note: relu_seed=0 (relu, seed=0): damaged run file (checkpoint " +
                            (dir / "out/runs/relu_seed=0/checkpoint.bin").string() + ": "),
             std::string::npos)
@@ -321,7 +322,7 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
 
   write_file(dir / "out/runs/soft_seed=1/summary.json", "{\"steps\": 1e999");
   write_file(dir / "out/runs/soft_seed=1/checkpoint.bin", "SINKCKPT");
-  ASSERT_EQ(compare(fake), 0) << err.str();
+  ASSERT_EQ(compare(fake), kCompareExitFilesMovedAside) << err.str();
   EXPECT_NE(out.str().find("note: soft_seed=1 (soft, seed=1): damaged run file (summary.json does not read: " +
                            (dir / "out/runs/soft_seed=1/summary.json").string() + ": invalid JSON"),
             std::string::npos)
@@ -335,7 +336,7 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
   // A directory where summary.json should be is moved aside too; one where sweep.json should be is named.
   std::filesystem::remove(dir / "out/runs/soft_seed=0/summary.json");
   std::filesystem::create_directory(dir / "out/runs/soft_seed=0/summary.json");
-  ASSERT_EQ(compare(fake), 0) << err.str();
+  ASSERT_EQ(compare(fake), kCompareExitFilesMovedAside) << err.str();
   EXPECT_TRUE(std::filesystem::is_directory(dir / "out/quarantine/soft_seed=0.summary.json")) << out.str();
   std::filesystem::remove(dir / "out/sweep.json");
   std::filesystem::create_directory(dir / "out/sweep.json");
@@ -346,6 +347,67 @@ TEST_F(CompareSweepTest, ADamagedCheckpointIsMovedAsideAndItsRunStartsOverOnce) 
     EXPECT_NE(std::string(e.what()).find((dir / "out/sweep.json").string() + ": is a directory"), std::string::npos)
         << e.what();
   }
+}
+
+// A run folder that holds another seed's run reads as finished: it was skipped by every compare while the
+// report listed it as failed, and compare exited 0. Now it is moved aside (a symlinked folder as a whole:
+// the run it points to keeps its files), the run trains again, and compare exits 4, then 0.
+TEST_F(CompareSweepTest, ARunFolderOfAnotherSeedIsMovedAsideAndTheRunTrainsAgain) {
+  const FakeTrainOptions fake = readable_summaries();
+  ASSERT_EQ(compare(fake), 0) << err.str();
+  const std::filesystem::path linked = dir / "out/runs/relu_seed=1", copied = dir / "out/runs/soft_seed=1";
+  std::filesystem::remove_all(linked);
+  std::filesystem::create_directory_symlink("relu_seed=0", linked);
+  std::filesystem::remove_all(copied);
+  std::filesystem::copy(dir / "out/runs/soft_seed=0", copied, std::filesystem::copy_options::recursive);
+  write_intact_checkpoint(copied / "checkpoint.bin");
+  const std::string seed0_summary = read_file(dir / "out/runs/relu_seed=0/summary.json");
+
+  ASSERT_EQ(compare(fake, /*dry_run=*/true), 0);
+  EXPECT_NE(out.str().find("[2/4] soft_seed=1\n"), std::string::npos) << out.str();  // to do, not "(finished)"
+  EXPECT_NE(out.str().find("2 of 4 runs to do"), std::string::npos) << out.str();
+
+  EXPECT_EQ(compare(fake, false, /*report=*/true), kCompareExitFilesMovedAside) << err.str();
+  EXPECT_NE(out.str().find("note: relu_seed=1 (relu, seed=1): damaged run file (summary.json names seed 0, but "
+                           "the sweep planned seed 1 for relu_seed=1 (a run folder copied or linked from another "
+                           "run)) moved to " +
+                           (dir / "out/quarantine/relu_seed=1.relu_seed=1").string()),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("resume: 2 of 4 runs already finished"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 failed, 3 damaged run files moved aside"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << out.str();
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "out/quarantine/relu_seed=1.relu_seed=1"));
+  EXPECT_EQ(read_file(dir / "out/runs/relu_seed=0/summary.json"), seed0_summary);  // untouched
+  EXPECT_FALSE(std::filesystem::is_symlink(linked));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/quarantine/soft_seed=1.checkpoint.bin"));
+  for (const auto* id : {"relu_seed=1", "soft_seed=1"}) {
+    const std::string args = read_file(dir / "out/runs" / id / "args.txt");
+    EXPECT_EQ(args.find("--resume"), std::string::npos) << args;  // never from the other seed's checkpoint
+    EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out/runs" / id / "summary.json")).get<RunSummary>().seed, 1u)
+        << id;
+  }
+  EXPECT_EQ(compare(fake, false, /*report=*/true), 0) << err.str();
+  EXPECT_NE(out.str().find("resume: 4 of 4 runs already finished"), std::string::npos) << out.str();
+}
+
+// A training that ends with a summary of another seed is a failed run, not a finished one the next compare
+// would skip and the report list as failed.
+TEST_F(CompareSweepTest, ATrainingThatWritesAnotherSeedsSummaryFails) {
+  write_file(dir / "other_seed.json", testing::fake_summary_json(42, false));
+  FakeTrainOptions fake;
+  fake.summary_file = dir / "other_seed.json";
+  ASSERT_EQ(compare(fake), 0) << err.str();
+  // Every later training writes seed 7: the seed substitution finds no "seed":0 to replace.
+  nlohmann::json seven = nlohmann::json::parse(testing::fake_summary_json(42, false));
+  seven["seed"] = 7;
+  write_file(dir / "other_seed.json", seven.dump());
+  std::filesystem::remove_all(dir / "out/runs/relu_seed=1");
+  EXPECT_EQ(compare(fake, false, /*report=*/true), 1) << err.str();
+  EXPECT_NE(err.str().find("- relu_seed=1 (relu, seed=1): exit 0 but its summary.json names seed 7, but the sweep "
+                           "planned seed 1 for relu_seed=1"),
+            std::string::npos)
+      << err.str();
 }
 
 TEST_F(CompareSweepTest, SetAppliesToEveryRunAndIsPartOfTheSweepsIdentity) {

@@ -83,7 +83,8 @@ struct FakeTrainOptions {
   bool fail_by_signal = false;         // ...or kills itself with SIGKILL
   double sleep_seconds = 0.0;          // how long each run "trains"
   std::filesystem::path probe_dir;     // if set: each run records how many runs were alive at once
-  // If set: copied as summary.json, its "seed":0 made the run's --set seed (instead of fake_summary_json(42)).
+  // If set: copied as summary.json (instead of fake_summary_json(42)). Either way its "seed":0 is made the
+  // run's --set seed.
   std::filesystem::path summary_file;
   std::string interrupt_when_out_contains;  // this run sends SIGTERM to the runner as it starts
   std::string diverge_when_out_contains;    // this run writes a diverged summary.json and exits 3
@@ -103,7 +104,9 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
        "done\n"
        "echo \"$all\" > \"$out/args.txt\"\n"
        "echo \"${OMP_NUM_THREADS:-unset}\" > \"$out/omp.txt\"\n"
-       "echo \"fake train starting in $out\"\n";
+       "echo \"fake train starting in $out\"\n"
+       // As a real run's summary says its seed (compare and the report check it against the planned one).
+       "seed=$(echo \"$all\" | sed -n 's/.*--set seed=\\([0-9]*\\).*/\\1/p')\n";
   if (!o.probe_dir.empty()) {
     s << "mkdir -p '" << o.probe_dir.string() << "'\n"
       << "mkdir '" << o.probe_dir.string() << "'/$$\n"
@@ -133,17 +136,17 @@ inline std::filesystem::path write_fake_train(const std::filesystem::path& path,
   if (!o.diverge_when_out_contains.empty())
     s << "case \"$out\" in *'" << o.diverge_when_out_contains << "'*)\n"
       << "  echo 'loss is nan at step 11' >&2\n"
-      << "  echo '" << fake_summary_json(11, true) << "' > \"$out/summary.json.tmp\"\n"
+      << "  echo '" << fake_summary_json(11, true) << "' | sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" > "
+      << "\"$out/summary.json.tmp\"\n"
       << "  mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n"
       << "  exit 3;;\n"
       << "esac\n";
   s << "echo 'step 42 loss 1e-8'\n";
   if (o.summary_file.empty()) {
-    s << "echo '" << fake_summary_json(42, false) << "' > \"$out/summary.json.tmp\"\n";
+    s << "echo '" << fake_summary_json(42, false) << "' | sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" > "
+      << "\"$out/summary.json.tmp\"\n";
   } else {
-    // As a real run's summary says its seed (the report checks it against the planned one).
-    s << "seed=$(echo \"$all\" | sed -n 's/.*--set seed=\\([0-9]*\\).*/\\1/p')\n"
-      << "sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" '" << o.summary_file.string()
+    s << "sed \"s/\\\"seed\\\":0/\\\"seed\\\":${seed:-0}/\" '" << o.summary_file.string()
       << "' > \"$out/summary.json.tmp\"\n";
   }
   s << "mv \"$out/summary.json.tmp\" \"$out/summary.json\"\n";
