@@ -90,6 +90,7 @@ EXPECTED_REFUSALS = [
     r"cannot read the config file: no such file",
     # a folder whose run a `train --force` is replacing, or whose --force failed
     r"is missing, so this is not a sinklab run folder|is neither a run folder nor a model folder|not a run folder",
+    r"checkpoint\.bin: cannot open: No such file or directory",  # a run killed before its first checkpoint
 ]
 
 
@@ -205,6 +206,8 @@ class Stress:
         self.slots = {n: Slot(n, self.shared / "runs" / n, k) for n, k in SLOTS.items()}
         self.slots["sweep"] = Slot("sweep", self.shared / "sweep", "sweep")
         self.slots["out"] = Slot("out", self.shared / "out", "out")
+        self.slots["scratch"] = Slot("scratch", self.shared / "scratch", "scratch")  # fresh folders per operation
+        self.scratch_runs = 0
         self.sweep_spec = self.root / "tiny.yaml"
         self.reference = {}  # kind -> reference run folder
         self.reference_model = {}  # kind -> (inputs, parameters, output, evaluate result)
@@ -279,7 +282,7 @@ class Stress:
                               f"{err[-800:]}", repro, others)
             return
         message = errors[0]
-        if expected_refusal(message) or self.removed_by_force(message, others):
+        if expected_refusal(message) or self.changed_meanwhile(message, others):
             with self.count_lock:
                 self.refusals[re.sub(r"\d+", "N", message.replace(str(self.shared), "SHARED"))[:160]] += 1
             return
@@ -292,10 +295,15 @@ class Stress:
         return slot.use(description)
 
     @staticmethod
-    def removed_by_force(message, others):
-        """`train --force` (or force=True) removes a run's files, eval/, export/ and report/ with them: a
-        command on the folder at that moment may lose a file, or the folder it writes into."""
-        return "No such file or directory" in message and any("--force" in o or "force=True" in o for o in others)
+    def changed_meanwhile(message, others):
+        """A refusal caused by what an overlapping operation did to the folder: `train --force` (force=True)
+        removes a run's files, eval/, export/ and report/ with them, so a command may lose a file or the
+        folder it writes into; `inspect --eval` during a training compares a checkpoint of the middle of
+        the run with the summary.json written at its end."""
+        forced = any("--force" in o or "force=True" in o for o in others)
+        trained = any(o.startswith("train ") or o.startswith("sinklab.train(") for o in others)
+        return ("No such file or directory" in message and forced) or \
+            ("differs from the re-evaluation" in message and trained)
 
     def python_op(self, op, slot, description, body):
         """Runs body() in this thread under the watchdog; a sinklab error with a message is a refusal,
@@ -308,7 +316,7 @@ class Stress:
                 body()
             except (sinklab.errors.Error, ValueError) as error:  # ValueError: an argument (out=, resume=) refused
                 message = str(error)
-                if not expected_refusal(message) and not self.removed_by_force(message, others):
+                if not expected_refusal(message) and not self.changed_meanwhile(message, others):
                     self.findings.add("unexpected-refusal", f"{description}: {type(error).__name__}: {message}",
                                       description, others)
                 else:
@@ -343,6 +351,7 @@ class Stress:
         self.private.mkdir(parents=True)
         (self.shared / "runs").mkdir(parents=True)
         (self.shared / "out").mkdir()
+        (self.shared / "scratch").mkdir()
         self.sweep_spec.write_text(SWEEP_YAML.format(base=PAPER))
         for kind in KINDS:
             folder = self.private / kind
@@ -631,6 +640,36 @@ class Stress:
         for t in threads:
             t.join()
 
+    def op_py_overlap(self, rng):
+        """Two sinklab.train calls in threads into fresh folders, the first to start ending first (the case
+        that lost Ctrl-C for good, issue 49 item 3); both must give the solo runs' bits."""
+        import sinklab
+        if "overlapping-python-train" in self.skip:
+            return
+        slot = self.slots["scratch"]
+        with self.count_lock:
+            self.scratch_runs += 1
+            base = slot.path / f"pair{self.scratch_runs}"
+        pair = [("short", base / "short"), ("long", base / "long")]
+
+        def one(kind, folder):
+            config, overrides = KINDS[kind]
+            self.python_op("py-overlap", slot, f"sinklab.train({config.name}, out={folder.relative_to(self.shared)})",
+                           lambda: sinklab.train(config, overrides=overrides, out=folder, threads=1))
+        threads = [threading.Thread(target=one, args=p) for p in pair]
+        threads[0].start()
+        time.sleep(0.05)
+        threads[1].start()
+        for t in threads:
+            t.join()
+        with slot.exclusive(wait=True):
+            for kind, folder in pair:
+                if (folder / "summary.json").exists():
+                    self.check_run(slot, folder, self.reference[kind])
+                else:
+                    self.findings.add("unfinished", f"{folder.relative_to(self.shared)}: sinklab.train returned "
+                                      "without a summary.json")
+
     def op_py_read(self, rng):
         import sinklab
         if rng.random() < 0.25:
@@ -713,7 +752,7 @@ class Stress:
             raise AssertionError(f"{call} inside a hook gave another output than outside (issue 49 item 2)")
 
     OPS = {"train": 3, "resume": 2, "kill": 2, "eval": 3, "report": 2, "inspect": 2, "export": 2, "compare": 1,
-           "twin": 3, "py_train": 2, "py_read": 3, "py_model": 2}
+           "twin": 3, "py_train": 2, "py_overlap": 1, "py_read": 3, "py_model": 2}
 
     def worker(self, index):
         rng = random.Random(self.args.seed * 1000 + index)
