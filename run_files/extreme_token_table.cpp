@@ -13,8 +13,11 @@ std::string format(const char* pattern, double v) {
   return buf;
 }
 
-// A ratio to the median |h|: "n/a" when the median is 0 and the ratio undefined (a footnote says so).
-std::string ratio(const char* pattern, double v) { return std::isnan(v) ? "n/a" : format(pattern, v); }
+// A ratio to the median |h|: "n/a" when the median is 0 and the ratio undefined (a footnote says so); "-"
+// when the layer's own numbers are not finite (NaN weights), as every other non-finite number.
+std::string ratio(const char* pattern, double v, const LayerExtremes& l) {
+  return std::isnan(v) && std::isfinite(l.median_abs) ? "n/a" : format(pattern, v);
+}
 
 std::string sink_rates_line(const char* what, const ExtremeTokenStats& s) {
   std::string line = std::string("  ") + what + " (T " + std::to_string(s.seq_len) + ", " + std::to_string(s.windows) +
@@ -57,14 +60,14 @@ std::string format_extreme_token_table(const ExtremeTokenReport& report) {
       char line[300];
       std::string top;
       for (const TopActivation& a : l.top)
-        top += ratio("%.1f", a.ratio) + " (" + std::to_string(a.position) + ", " + std::to_string(a.channel) + ")  ";
+        top += ratio("%.1f", a.ratio, l) + " (" + std::to_string(a.position) + ", " + std::to_string(a.channel) + ")  ";
       std::snprintf(line, sizeof line, "  %5d %8s  (%d, %d) %11s  %s\n", l.layer,
-                    ratio("%.1f", l.massive_ratio).c_str(), l.max_position, l.max_channel,
-                    ratio("%.2f", l.residual_peak).c_str(), top.c_str());
+                    ratio("%.1f", l.massive_ratio, l).c_str(), l.max_position, l.max_channel,
+                    ratio("%.2f", l.residual_peak, l).c_str(), top.c_str());
       out += line;
     }
     for (const LayerExtremes& l : heads.layers)
-      if (std::isnan(l.massive_ratio) || std::isnan(l.residual_peak)) {
+      if (std::isfinite(l.median_abs) && (std::isnan(l.massive_ratio) || std::isnan(l.residual_peak))) {
         out += "  (n/a: the median |h| is 0, as when most outputs are exactly 0: a ratio to it is undefined)\n";
         break;
       }

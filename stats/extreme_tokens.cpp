@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -22,9 +23,24 @@ double dot_of(const float* a, const float* b, int64_t n) {
   return s;
 }
 
+constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
+
+// A statistic of non-finite numbers (a diverged model, NaN weights) is NaN, null in JSON, as the head
+// statistics' are: never the 0 or -1 that a comparison with NaN would leave behind.
+bool all_finite(std::initializer_list<double> values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
 // cos(a, b) with 0 for a zero vector (a query or key of norm 0 points nowhere).
 double cosine(double dot, double norm_a, double norm_b) {
+  if (!all_finite({dot, norm_a, norm_b})) return kUndefined;
   return norm_a > 0.0 && norm_b > 0.0 ? dot / (norm_a * norm_b) : 0.0;
+}
+
+// a / b with 0 when b is 0 (nothing to compare with).
+double ratio_or_zero(double a, double b) {
+  if (!all_finite({a, b})) return kUndefined;
+  return b > 0.0 ? a / b : 0.0;
 }
 
 double median_of(std::vector<double>& v) {
@@ -79,8 +95,11 @@ void ExtremeTokenMeter::add_head_window(const AttentionView& view, int64_t b, in
   for (int key = 0; key < kFirstKeys && key < T; ++key) {
     double sum = 0.0;
     for (int64_t i = key; i < T; ++i) {
-      const double mass = row_mass[static_cast<size_t>(i)];
-      if (mass > 0.0) sum += A[i * T + key] / mass;
+      const double mass = row_mass[static_cast<size_t>(i)];  // non-finite iff a weight of the row is
+      if (!std::isfinite(mass))
+        sum = kUndefined;
+      else if (mass > 0.0)
+        sum += A[i * T + key] / mass;
     }
     s.alpha[static_cast<size_t>(key)] += sum / static_cast<double>(T - key);
   }
@@ -103,8 +122,8 @@ void ExtremeTokenMeter::add_head_window(const AttentionView& view, int64_t b, in
   }
   v_rest /= static_cast<double>(T - 1);
   k_rest /= static_cast<double>(T - 1);
-  s.value_drain += v_rest > 0.0 ? norm_of(v, D) / v_rest : 0.0;
-  s.key_norm_ratio += k_rest > 0.0 ? key_norms[0] / k_rest : 0.0;
+  s.value_drain += ratio_or_zero(norm_of(v, D), v_rest);
+  s.key_norm_ratio += ratio_or_zero(key_norms[0], k_rest);
   double cos_first = 0.0, cos_others = 0.0;
   int64_t others = 0;
   for (int64_t i = 1; i < T; ++i) {
@@ -159,13 +178,20 @@ void ExtremeTokenMeter::on_activation(std::string_view name, const Tensor& value
         sq += x * x;
         s.abs_values.push_back(static_cast<float>(a));
         s.mean_abs[static_cast<size_t>(i * C + c)] += a;
-        if (a > s.max_abs) {
+        // The largest |h|, or once there is one, the first non-finite |h| (a NaN compares false).
+        const bool first_non_finite = !std::isfinite(a) && !s.non_finite;
+        if (first_non_finite || (!s.non_finite && a > s.max_abs)) {
           s.max_abs = a;
           s.max_position = static_cast<int>(i);
           s.max_channel = static_cast<int>(c);
         }
+        s.non_finite = s.non_finite || first_non_finite;
       }
       norms[static_cast<size_t>(i)] = std::sqrt(sq);
+    }
+    if (s.non_finite) {  // the layer's ratios are undefined; NaN would break median_of's ordering
+      ++s.windows;
+      continue;
     }
     const double first = norms[0];
     const double median = median_of(norms);
@@ -188,6 +214,9 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
   r.uniform_baseline = harmonic / seq_len_;
   std::array<int, kFirstKeys> above{};
   int slot_above = 0;
+  // A head whose alpha is NaN is neither above eps nor below it: the share of heads is NaN then.
+  std::array<bool, kFirstKeys> undefined_alpha{};
+  bool undefined_slot = false;
   for (int l = 0; l < layers_; ++l)
     for (int h = 0; h < heads_; ++h) {
       const size_t at = static_cast<size_t>(l * heads_ + h);
@@ -200,10 +229,12 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
       for (int k = 0; k < kFirstKeys; ++k) {
         e.alpha[static_cast<size_t>(k)] = k < seq_len_ ? s.alpha[static_cast<size_t>(k)] / n : 0.0;
         if (e.alpha[static_cast<size_t>(k)] > eps_) ++above[static_cast<size_t>(k)];
+        if (std::isnan(e.alpha[static_cast<size_t>(k)])) undefined_alpha[static_cast<size_t>(k)] = true;
       }
       if (key_bias_slot_) {
         e.alpha_slot = s.slot / n;
         if (e.alpha_slot > eps_) ++slot_above;
+        undefined_slot = undefined_slot || std::isnan(e.alpha_slot);
       }
       e.value_drain = s.value_drain / n;
       e.key_norm_ratio = s.key_norm_ratio / n;
@@ -212,26 +243,32 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
       r.heads.push_back(e);
     }
   const double all_heads = static_cast<double>(layers_ * heads_);
-  for (int k = 0; k < kFirstKeys; ++k) r.sink_rate[static_cast<size_t>(k)] = above[static_cast<size_t>(k)] / all_heads;
-  if (key_bias_slot_) r.sink_rate_slot = slot_above / all_heads;
+  for (int k = 0; k < kFirstKeys; ++k)
+    r.sink_rate[static_cast<size_t>(k)] =
+        undefined_alpha[static_cast<size_t>(k)] ? kUndefined : above[static_cast<size_t>(k)] / all_heads;
+  if (key_bias_slot_) r.sink_rate_slot = undefined_slot ? kUndefined : slot_above / all_heads;
   for (int l = 0; l < layers_; ++l) {
     const LayerSums& s = layer_sums_[static_cast<size_t>(l)];
     if (s.windows == 0) continue;  // the model's blocks did not hand over their output
     LayerExtremes e;
     e.layer = l;
     std::vector<double> all(s.abs_values.begin(), s.abs_values.end());
-    e.median_abs = median_of(all);
-    e.max_abs = s.max_abs;
-    const double undefined = std::numeric_limits<double>::quiet_NaN();
+    e.median_abs = s.non_finite ? kUndefined : median_of(all);
+    e.max_abs = s.non_finite ? kUndefined : s.max_abs;
+    const double undefined = kUndefined;
     e.massive_ratio = e.median_abs > 0.0 ? e.max_abs / e.median_abs : undefined;
     e.max_position = s.max_position;
     e.max_channel = s.max_channel;
     std::vector<size_t> order(s.mean_abs.size());
     std::iota(order.begin(), order.end(), size_t{0});
     const size_t top = std::min<size_t>(kTopActivations, order.size());
-    std::partial_sort(
-        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-        [&](size_t a, size_t b) { return s.mean_abs[a] > s.mean_abs[b] || (s.mean_abs[a] == s.mean_abs[b] && a < b); });
+    // Largest first, NaN before any number (a strict order even then), ties by position.
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                      [&](size_t a, size_t b) {
+                        const double x = s.mean_abs[a], y = s.mean_abs[b];
+                        if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && (!std::isnan(y) || a < b);
+                        return x > y || (x == y && a < b);
+                      });
     for (size_t t = 0; t < top; ++t) {
       TopActivation a;
       a.position = static_cast<int>(order[t] / static_cast<size_t>(s.channels));
@@ -240,7 +277,7 @@ ExtremeTokenStats ExtremeTokenMeter::finish() const {
       a.ratio = e.median_abs > 0.0 ? a.mean_abs / e.median_abs : undefined;
       e.top.push_back(a);
     }
-    e.residual_peak = s.peak_windows > 0 ? s.residual_peak / s.peak_windows : undefined;
+    e.residual_peak = !s.non_finite && s.peak_windows > 0 ? s.residual_peak / s.peak_windows : undefined;
     r.layers.push_back(std::move(e));
   }
   return r;

@@ -5,6 +5,9 @@
 // Gu et al.'s key alignment; per layer of the residual stream Sun et al.'s massive activations and Guo et
 // al.'s residual-state peak; and the shares of heads above eps (Sink_k^eps).
 //
+// Non-finite inputs (NaN weights, a diverged model) make every number they enter NaN (null in JSON), as
+// in the head statistics (stats/sink_statistics.h), and a share of heads NaN when one head's alpha is.
+//
 // ExtremeTokenMeter reads attention through the observer interface (weights, q, k, v, the virtual mass)
 // and the residual stream through activation hooks (blocks.{l}.resid_post). It allocates on its first
 // pass and is meant for evaluation passes only: training steps never see it.
@@ -51,6 +54,8 @@ struct LayerExtremes {
   // max_abs / median_abs (Sun et al.); NaN (null in JSON) when median_abs is 0, as in a relu model whose
   // rows give most outputs exactly 0: the ratio is undefined, not 0.
   double massive_ratio = 0.0;
+  // Where max_abs is; where the first non-finite |h| is when there is one (max_abs, median_abs and the
+  // ratios are NaN then).
   int max_position = 0, max_channel = 0;
   // The kTopActivations (position, channel) pairs with the largest mean |h| over windows.
   std::vector<TopActivation> top;
@@ -101,6 +106,7 @@ class ExtremeTokenMeter final : public AttentionObserver, public ActivationHooks
     double max_abs = -1.0, residual_peak = 0.0;
     int max_position = 0, max_channel = 0, windows = 0, channels = 0;
     int peak_windows = 0;  // windows whose median norm is not 0 (residual_peak sums over these)
+    bool non_finite = false;  // an |h| was NaN or infinite: max_position / max_channel are where first
   };
   void add_head_window(const AttentionView& view, int64_t b, int64_t h);
 

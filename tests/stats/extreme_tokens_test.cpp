@@ -2,7 +2,9 @@
 // the comments from the inputs.
 #include "stats/extreme_tokens.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -135,6 +137,73 @@ TEST(ExtremeTokenMeter, WindowsAverageAndAStridedResidualIsReadInPlace) {
   EXPECT_DOUBLE_EQ(s.heads[0].alpha[0], 0.75);
   EXPECT_DOUBLE_EQ(s.layers[0].max_abs, 10.0);
   EXPECT_DOUBLE_EQ(s.layers[0].median_abs, 1.0);
+}
+
+// NaN weights make every input NaN: each number is NaN (null in JSON), never the 0 a comparison with NaN
+// leaves in a sum, nor the -1 a running maximum starts from.
+TEST(ExtremeTokenMeter, NonFiniteInputsGiveUndefinedNumbers) {
+  HandBuilt in;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::vector<float>* v : {&in.weights, &in.queries, &in.keys, &in.values, &in.slot, &in.residual})
+    std::fill(v->begin(), v->end(), nan);
+  ExtremeTokenMeter meter(1, 1, 0.3, /*key_bias_slot=*/true);
+  meter.on_attention(in.view());
+  meter.on_activation("blocks.0.resid_post", in.resid());
+  const ExtremeTokenStats s = meter.finish();
+  const HeadExtremes& h = s.heads[0];
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE(std::isnan(h.alpha[k])) << "alpha_" << k << " " << h.alpha[k];
+    EXPECT_TRUE(std::isnan(s.sink_rate[k])) << "Sink_" << k + 1 << " " << s.sink_rate[k];
+  }
+  EXPECT_EQ(h.alpha[3], 0.0);  // no key 3 at T = 3: nothing non-finite entered it
+  EXPECT_TRUE(std::isnan(h.alpha_slot));
+  EXPECT_TRUE(std::isnan(s.sink_rate_slot));
+  EXPECT_TRUE(std::isnan(h.value_drain)) << h.value_drain;
+  EXPECT_TRUE(std::isnan(h.key_norm_ratio)) << h.key_norm_ratio;
+  EXPECT_TRUE(std::isnan(h.key_cos_first)) << h.key_cos_first;
+  EXPECT_TRUE(std::isnan(h.key_cos_others)) << h.key_cos_others;
+  const LayerExtremes& l = s.layers[0];
+  EXPECT_TRUE(std::isnan(l.median_abs)) << l.median_abs;
+  EXPECT_TRUE(std::isnan(l.max_abs)) << l.max_abs;
+  EXPECT_TRUE(std::isnan(l.massive_ratio));
+  EXPECT_TRUE(std::isnan(l.residual_peak));
+  ASSERT_EQ(l.top.size(), 3u);
+  for (const TopActivation& a : l.top) EXPECT_TRUE(std::isnan(a.mean_abs) && std::isnan(a.ratio));
+}
+
+// Each number is NaN when a non-finite value enters it, and only then: a NaN value state leaves alpha and
+// the key alignment as they were; one NaN entry of the residual stream is where the maximum points.
+TEST(ExtremeTokenMeter, ANonFiniteValueSpoilsOnlyTheNumbersItEnters) {
+  HandBuilt in;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  in.values[3] = nan;  // v_1
+  in.weights[3] = nan;  // row 1: alpha_0 and alpha_1 average it, alpha_2 does not
+  in.residual[3] = std::numeric_limits<float>::infinity();  // h at (1, 1)
+  ExtremeTokenMeter meter(1, 1, 0.5, false);
+  meter.on_attention(in.view());
+  meter.on_activation("blocks.0.resid_post", in.resid());
+  const ExtremeTokenStats s = meter.finish();
+  const HeadExtremes& h = s.heads[0];
+  EXPECT_TRUE(std::isnan(h.alpha[0]));
+  EXPECT_TRUE(std::isnan(h.alpha[1]));
+  EXPECT_DOUBLE_EQ(h.alpha[2], 0.25);
+  EXPECT_TRUE(std::isnan(s.sink_rate[0]));
+  EXPECT_EQ(s.sink_rate[2], 0.0);
+  EXPECT_TRUE(std::isnan(h.value_drain));
+  EXPECT_DOUBLE_EQ(h.key_norm_ratio, 5.0 / 1.5);
+  EXPECT_DOUBLE_EQ(h.key_cos_first, 0.7);
+  const LayerExtremes& l = s.layers[0];
+  EXPECT_TRUE(std::isnan(l.max_abs));
+  EXPECT_TRUE(std::isnan(l.median_abs));
+  EXPECT_EQ(l.max_position, 1);
+  EXPECT_EQ(l.max_channel, 1);
+  ASSERT_EQ(l.top.size(), 3u);
+  EXPECT_EQ(l.top[0].position, 1);  // the infinite entry first, then the largest finite ones
+  EXPECT_EQ(l.top[0].channel, 1);
+  EXPECT_EQ(l.top[1].position, 0);
+  EXPECT_EQ(l.top[1].channel, 0);
+  EXPECT_DOUBLE_EQ(l.top[1].mean_abs, 10.0);
+  EXPECT_TRUE(std::isnan(l.top[1].ratio));  // a ratio to an undefined median
 }
 
 TEST(ExtremeTokenMeter, RefusesAnEmptyMeasurementAndForeignLayers) {
