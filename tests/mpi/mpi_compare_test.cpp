@@ -227,6 +227,45 @@ TEST_P(MpiCompareStopped, EveryRankStopsAndTheRerunResumes) {
 
 INSTANTIATE_TEST_SUITE_P(CtrlCOnMpirunOrSigtermToEveryRank, MpiCompareStopped, ::testing::Bool());
 
+// As the local compare (docs/compare.md, "Damaged run files"): a summary.json that does not read and a
+// run folder of another seed are moved aside on rank 0, both runs are trained again to the same numbers,
+// and rank 0 exits 4; with or without a shared filesystem (then the workers train elsewhere).
+class MpiCompareDamaged : public MpiCompare, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(MpiCompareDamaged, DamagedRunFilesAreMovedAsideRetrainedAndExitFour) {
+  const bool shared_fs = GetParam();
+  const std::string args = smoke_sweep() + " --mpi --out " + (dir_ / "mpi").string() +
+                           (shared_fs ? "" : " --no-shared-fs --scratch " + (dir_ / "worker-scratch").string());
+  const auto first = run_command(mpi_compare(args) + " 2>&1");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto expected = summaries(dir_ / "mpi");
+  ASSERT_EQ(expected.size(), 4u);
+  std::ofstream(dir_ / "mpi/runs/softmax_seed=1/summary.json", std::ios::trunc).flush();  // empty
+  fs::remove_all(dir_ / "mpi/runs/relu_seed=1");
+  fs::copy(dir_ / "mpi/runs/relu_seed=0", dir_ / "mpi/runs/relu_seed=1", fs::copy_options::recursive);
+
+  const auto again = run_command(mpi_compare(args) + " 2>&1");
+  EXPECT_EQ(again.exit_code, 4) << again.output;
+  EXPECT_NE(again.output.find("note: softmax_seed=1 (softmax, seed=1): damaged run file (summary.json does not read"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("note: relu_seed=1 (relu, seed=1): damaged run file (summary.json names seed 0, but "
+                              "the sweep planned seed 1"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("finished 4 of 4 runs (0 diverged), 0 failed, 3 damaged run files moved aside"),
+            std::string::npos)
+      << again.output;
+  EXPECT_EQ(again.output.find("FAILED"), std::string::npos) << again.output;
+  EXPECT_EQ(summaries(dir_ / "mpi"), expected);
+
+  const auto third = run_command(mpi_compare(args) + " 2>&1");
+  EXPECT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_NE(third.output.find("resume: 4 of 4 runs already finished"), std::string::npos) << third.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedFilesystemOrNot, MpiCompareDamaged, ::testing::Bool());
+
 TEST_F(MpiCompare, FlagsOfTheMpiRunnerNeedMpi) {
   const auto r = run_command(sinklab_binary() + " compare " + smoke_sweep() + " --no-shared-fs 2>&1");
   EXPECT_NE(r.exit_code, 0);
