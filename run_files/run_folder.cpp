@@ -62,17 +62,23 @@ bool is_run_owned_name(std::string_view name) {
   return run_file_named(final_name.empty() ? name : std::string_view(final_name)) != nullptr;
 }
 
-void clear_run_files(const fs::path& dir) {
-  for (const RunFile& f : kRunFiles)
-    if (f.cleared) fs::remove_all(dir / f.name);
-  // Temporaries of run files that killed writers left behind, whoever wrote them (listed first, removed after).
-  std::vector<fs::path> temporaries;
+void remove_run_file_temporaries(const fs::path& dir) {
+  std::vector<fs::path> temporaries;  // listed first, removed after
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const RunFile* f = run_file_named(final_name_of_temporary(it->path().filename().string()));
     if (f != nullptr && f->cleared) temporaries.push_back(it->path());
   }
+  if (!fs::is_symlink(dir / "attention", ec))  // the maps' folder holds nothing but what a run writes
+    for (fs::directory_iterator it(dir / "attention", ec), end; !ec && it != end; it.increment(ec))
+      if (!final_name_of_temporary(it->path().filename().string()).empty()) temporaries.push_back(it->path());
   for (const fs::path& path : temporaries) fs::remove_all(path);
+}
+
+void clear_run_files(const fs::path& dir) {
+  for (const RunFile& f : kRunFiles)
+    if (f.cleared) fs::remove_all(dir / f.name);
+  remove_run_file_temporaries(dir);
   // What `eval`, `export` and `report` wrote by default describes the run being replaced.
   for (std::string_view name : {"eval", "export", "report"}) fs::remove_all(dir / name);
 }

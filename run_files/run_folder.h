@@ -30,6 +30,11 @@ void check_new_run_folder(const std::filesystem::path& dir, const std::filesyste
 // train.log, .lock. No output may replace them or write inside them (run_files/output_path.h).
 bool is_run_owned_name(std::string_view name);
 
+// Removes the temporaries of run files (core/io/file_write.h) that writers killed midway left in `dir` and
+// in its attention/ folder: a checkpoint's can be gigabytes. Only for the holder of the run folder's lock (run_files/run_folder_lock.h),
+// which no other writer of run files can be.
+void remove_run_file_temporaries(const std::filesystem::path& dir);
+
 // Removes the run files (summary.json first, so a crash midway never leaves a "finished" run) and the
 // temporaries of them that killed writers left, then
 // the eval/, export/ and report/ folders those commands write into a run by default. Kept: train.log

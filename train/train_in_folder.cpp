@@ -279,6 +279,7 @@ TrainedRun train_in_folder(const TrainRequest& a) {
 
   RunFolderLock lock(dir);
   check_folder();
+  remove_run_file_temporaries(dir);  // of writers killed earlier: with the lock held, none is alive
   TrainOptions options;
   options.run_dir = dir;
   options.quiet = a.quiet;

@@ -4,6 +4,7 @@
 // Three at a time, for a few rounds: with the one shared "NAME.tmp" of before, one failed in most rounds.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -111,6 +112,31 @@ TEST_F(ConcurrentWriters, TwoEvalsOnOneRunFolderBothSucceed) {
     EXPECT_TRUE(j["eval_mse"].is_number()) << j.dump().substr(0, 200);
     EXPECT_EQ(temporaries_under(run() / "eval"), std::vector<std::string>{});
   }
+}
+
+// A writer killed between its write and its rename leaves its temporary: nothing reads it, whatever it is
+// (half a checkpoint, a FIFO), and the next `train` in the folder (here a --resume that extends the run)
+// removes it once it holds the folder's lock.
+TEST_F(ConcurrentWriters, AKilledWritersTemporaryIsIgnoredAndTheNextTrainRemovesIt) {
+  const fs::path dir = *root_ / "killed";
+  const testing::CliResult trained = testing::run_sinklab("train " + std::string(SINKLAB_SOURCE_DIR) +
+                                                          "/configs/paper/1x1_softmax.yaml --set train.max_steps=2 "
+                                                          "--out " + dir.string() + " --quiet");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const std::vector<fs::path> stale = {dir / "checkpoint.bin.99999-deadbeef.tmp", dir / "summary.json.tmp",
+                                       dir / "attention" / "layer0_head0_mean.npy.99999-0badf00d.tmp"};
+  for (const fs::path& path : stale) std::ofstream(path) << "half";
+  ASSERT_EQ(::mkfifo((dir / "run.json.99999-00c0ffee.tmp").c_str(), 0644), 0);
+  for (const std::string& args : {"eval " + dir.string(), "report " + dir.string() + " --no-render",
+                                  "inspect " + dir.string()}) {
+    const testing::CliResult r = testing::run_sinklab(args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+  }
+  const testing::CliResult resumed =
+      testing::run_sinklab("train --resume " + dir.string() + " --set train.max_steps=3 --quiet");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(temporaries_under(dir), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "run.json.99999-00c0ffee.tmp")));
 }
 
 }  // namespace

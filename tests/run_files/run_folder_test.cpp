@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,24 @@ TEST(RunFolder, ClearRunFilesRemovesEveryFileARunWrites) {
   std::sort(left.begin(), left.end());
   EXPECT_EQ(left, (std::vector<std::string>{"notes.txt", "train.log"}));
   EXPECT_EQ(inspect_run_folder(run), RunFolderState::empty);
+}
+
+// What `train --resume` does under the run folder's lock: a killed writer's temporary goes (a checkpoint's
+// can be gigabytes, and every kill would leave one more), the run itself and everything else stays.
+TEST(RunFolder, RemoveRunFileTemporariesLeavesTheRunAndEverythingElse) {
+  const fs::path run = fresh_test_dir() / "run";
+  for (const char* name : {"summary.json", "checkpoint.bin", "checkpoint.bin.4711-9f3a0c2e.tmp", "run.json.tmp",
+                           "notes.txt", "notes.txt.4711-9f3a0c2e.tmp", "train.log"})
+    write_text(run / name, "x");
+  write_text(run / "attention" / "layer0_head0_mean.npy", "map");
+  write_text(run / "attention" / "layer0_head0_mean.npy.4711-9f3a0c2e.tmp", "half a map");
+  remove_run_file_temporaries(run);
+  std::vector<std::string> left;
+  for (const fs::directory_entry& e : fs::directory_iterator(run)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"attention", "checkpoint.bin", "notes.txt", "notes.txt.4711-9f3a0c2e.tmp",
+                                            "summary.json", "train.log"}));
+  EXPECT_EQ(std::distance(fs::directory_iterator(run / "attention"), fs::directory_iterator()), 1);
 }
 
 TEST(RunFolder, AFolderWithOnlySnapshotsHoldsAnUnfinishedRun) {
