@@ -31,8 +31,8 @@ void check_new_run_folder(const std::filesystem::path& dir, const std::filesyste
 bool is_run_owned_name(std::string_view name);
 
 // Removes the temporaries of run files (core/io/file_write.h) that writers killed midway left in `dir` and
-// in its attention/ folder: a checkpoint's can be gigabytes. Only for the holder of the run folder's lock (run_files/run_folder_lock.h),
-// which no other writer of run files can be.
+// in its attention/ folder: a checkpoint's can be gigabytes. Only for the holder of the run folder's lock
+// (run_files/run_folder_lock.h), which no other writer of run files can be.
 void remove_run_file_temporaries(const std::filesystem::path& dir);
 
 // Removes the run files (summary.json first, so a crash midway never leaves a "finished" run) and the
