@@ -55,6 +55,8 @@ void bind_compare(py::module_& m) {
         py::arg("executable"),
         "`sinklab compare` in-process (sinklab.compare checks the arguments). Returns (output folder, exit code, "
         "signal).");
+  // The exit code of a compare whose runs all finished after damaged run files were moved aside.
+  m.attr("_COMPARE_EXIT_FILES_MOVED_ASIDE") = sweep::kCompareExitFilesMovedAside;
 }
 
 }  // namespace sinklab::python

@@ -397,7 +397,8 @@ def compare(sweep, jobs=2, out=None, sets=None, dry_run=False):
     $SINKLAB_EXECUTABLE), finished runs skipped, then the report. Returns the sweep as a sinklab.Sweep
     (with dry_run, only its folder: nothing ran).
 
-    Raises SweepError for a wrong sweep, Error when a run failed (the others still ran), and
+    Raises SweepError for a wrong sweep, Error when a run failed (the others still ran) or damaged run
+    files were moved aside (their runs trained again: the command's exit 4), and
     KeyboardInterrupt on Ctrl-C once the children are stopped (calling compare again resumes).
     """
     sweep_text = _path_text("sweep", sweep)
@@ -415,6 +416,9 @@ def compare(sweep, jobs=2, out=None, sets=None, dry_run=False):
     if stop_signal:
         raise KeyboardInterrupt(f"sinklab.compare: interrupted; the finished runs are kept in {folder}: "
                                 f"call sinklab.compare({sweep_text!r}, ...) again to resume")
+    if code == _sinklab._COMPARE_EXIT_FILES_MOVED_ASIDE:  # the command's exit 4 (docs/compare.md)
+        raise Error(f"compare {sweep_text}: damaged run files were moved aside and their runs trained again "
+                    f"(see the messages above); every run is finished in {folder}")
     if code != 0:
         raise Error(f"compare {sweep_text}: some runs failed or the report could not be written "
                     f"(see the messages above); the rest is in {folder}")
