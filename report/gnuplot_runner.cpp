@@ -130,6 +130,7 @@ bool GnuplotRunner::render(const std::filesystem::path& script) {
     try {  // a device or FIFO planted at a picture's name is never renamed over
       refuse_to_replace(out);
       std::filesystem::rename(temporary(out), out, ec);
+      if (ec) throw FileWriteError(out.string() + ": cannot rename the rendered picture into place: " + ec.message());
     } catch (const FileWriteError& e) {
       log_ << "gnuplot: " << e.what() << "; the picture was not written\n";
       std::filesystem::remove(temporary(out), ec);
