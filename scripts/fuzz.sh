@@ -11,8 +11,14 @@ runs="${1:-10000}"
 build_dir="${FUZZ_BUILD_DIR:-build-fuzz}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
+# ccache as in scripts/build.sh: a clean clone of the same revision rebuilds the harnesses from the cache.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 # -O1: sanitized Debug builds at -O0 fuzz several times slower; asserts (nlohmann's) stay on.
-cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+cmake -S . -B "$build_dir" "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
   -DSINKLAB_FUZZ=ON -DSINKLAB_OPENMP=OFF -DSINKLAB_BUILD_TESTS=OFF -DSINKLAB_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target fuzz_all
 
