@@ -1,5 +1,7 @@
 #include "run_files/run_folder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -75,12 +77,30 @@ void remove_run_file_temporaries(const fs::path& dir) {
   for (const fs::path& path : temporaries) fs::remove_all(path);
 }
 
+namespace {
+
+// Removes a folder that another command may be writing into at this moment (a `report` into the run's
+// report/): removing it in place races with the files that command creates (remove_all then fails with
+// "directory not empty" or "no such file"). Renamed aside first, it is out of every writer's reach, and a
+// writer still at work finds its folder gone and says so.
+void remove_folder_beside_writers(const fs::path& folder) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(folder, ec))) return;
+  const fs::path aside = folder.parent_path() / ("." + folder.filename().string() + "." +
+                                                 std::to_string(::getpid()) + ".cleared");
+  fs::remove_all(aside);  // left by a --force of this pid number that was killed midway
+  fs::rename(folder, aside);
+  fs::remove_all(aside);
+}
+
+}  // namespace
+
 void clear_run_files(const fs::path& dir) {
   for (const RunFile& f : kRunFiles)
     if (f.cleared) fs::remove_all(dir / f.name);
   remove_run_file_temporaries(dir);
   // What `eval`, `export` and `report` wrote by default describes the run being replaced.
-  for (std::string_view name : {"eval", "export", "report"}) fs::remove_all(dir / name);
+  for (std::string_view name : {"eval", "export", "report"}) remove_folder_beside_writers(dir / name);
 }
 
 void check_new_run_folder(const std::filesystem::path& dir, const std::filesystem::path& source_config,

@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "run_files/output_path.h"
@@ -80,6 +84,45 @@ TEST(RunFolder, ANewRunFolderFollowsTheOutputRule) {
   EXPECT_THROW(check_new_run_folder(dir / "run" / "attention" / "new", "", "", true, "hint"), OutputPathError);
   write_text(dir / "a_file", "");
   EXPECT_THROW(check_new_run_folder(dir / "a_file", "", "", true, "hint"), OutputPathError);
+}
+
+// `train --force` while a `report` writes into the run's report/ (the concurrency stress test's finding):
+// files appear and vanish in the folder while it is cleared. Removing it in place failed with "directory
+// not empty" or "no such file" in most rounds; renamed aside first, the clearing never fails, and nothing
+// of the folder is left but what the writer created after the clearing.
+TEST(RunFolder, ClearingRacesNoWriterOfItsReportFolder) {
+  const fs::path run = fresh_test_dir() / "run";
+  std::atomic<bool> stop{false};
+  int failures = 0;
+  for (int round = 0; round < 40; ++round) {
+    fs::create_directories(run / "report");
+    write_text(run / "summary.json", "old run");
+    stop = false;
+    std::thread writer([&] {  // as a report: temporaries written, then renamed to their final names
+      for (int i = 0; !stop; ++i) {
+        const fs::path tmp = run / "report" / ("figure" + std::to_string(i % 7) + ".svg.4711-0000abcd.tmp");
+        std::FILE* f = std::fopen(tmp.c_str(), "w");
+        if (!f) continue;  // the folder is gone: a real writer says so and stops
+        std::fputs("<svg/>", f);
+        std::fclose(f);
+        std::error_code ec;
+        fs::rename(tmp, run / "report" / ("figure" + std::to_string(i % 7) + ".svg"), ec);
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * (round % 5)));
+    try {
+      clear_run_files(run);
+    } catch (const std::exception& e) {
+      ++failures;
+      ADD_FAILURE() << "round " << round << ": " << e.what();
+    }
+    stop = true;
+    writer.join();
+    EXPECT_FALSE(fs::exists(run / "summary.json"));
+    for (const fs::directory_entry& e : fs::directory_iterator(run))
+      EXPECT_EQ(e.path().filename().string().find(".cleared"), std::string::npos) << e.path();
+    if (failures > 3) break;
+  }
 }
 
 }  // namespace
