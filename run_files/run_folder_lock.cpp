@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,30 +13,64 @@
 
 namespace sinklab {
 
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what, int error) {
+  throw FileWriteError(path.string() + ": " + what + ": " + std::strerror(error));
+}
+
+}  // namespace
+
+int lock_file_exclusively(const std::filesystem::path& path, const std::string& what, std::string& holder,
+                          const std::function<void(const std::string& holder)>& on_wait) {
+  // O_NONBLOCK: a FIFO planted at the name would otherwise block the open; only a regular file is locked.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int error = errno;
+    if (const std::string kind = non_regular_file_at(path); !kind.empty())
+      throw FileWriteError(path.string() + ": is " + kind + ", not the " + what + " (remove it)");
+    fail(path, "cannot open the " + what, error);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileWriteError(path.string() + ": is not a regular file, not the " + what + " (remove it)");
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int error = errno;
+    if (error == EWOULDBLOCK) {
+      char text[32] = {};
+      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      holder = n > 0 ? std::string(text, static_cast<size_t>(n)) : std::string();
+      if (!on_wait) {
+        ::close(fd);
+        return -1;
+      }
+      on_wait(holder);
+      while ((error = ::flock(fd, LOCK_EX) == 0 ? 0 : errno) == EINTR) {
+      }
+    }
+    if (error != 0) {
+      ::close(fd);
+      fail(path, "cannot lock the " + what, error);
+    }
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    const int error = errno;
+    ::close(fd);
+    fail(path, "cannot write", error);
+  }
+  return fd;
+}
+
 RunFolderLock::RunFolderLock(const std::filesystem::path& dir, const std::string& what) {
   std::filesystem::create_directories(dir);
-  const std::filesystem::path path = dir / ".lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw FileWriteError(path.string() + ": cannot open the run folder's lock: " + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    char holder[32] = {};
-    const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
-    ::close(fd_);
-    fd_ = -1;
-    if (error != EWOULDBLOCK) throw FileWriteError(path.string() + ": cannot lock: " + std::strerror(error));
+  std::string holder;
+  fd_ = lock_file_exclusively(dir / ".lock", what + "'s lock", holder);
+  if (fd_ < 0)
     throw RunFolderBusy(what + " " + dir.string() + " is in use by another sinklab process" +
-                        (n > 0 ? " (pid " + std::string(holder, static_cast<size_t>(n)) + ")" : std::string()) +
-                        "; wait for it to end or stop it");
-  }
-  // The holder's pid, for the message above; informational only, the flock is what counts.
-  const std::string pid = std::to_string(::getpid());
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-    const int error = errno;
-    ::close(fd_);
-    fd_ = -1;
-    throw FileWriteError(path.string() + ": cannot write: " + std::strerror(error));
-  }
+                        (holder.empty() ? std::string() : " (pid " + holder + ")") + "; wait for it to end or stop it");
 }
 
 RunFolderLock::~RunFolderLock() {
