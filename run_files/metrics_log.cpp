@@ -36,7 +36,7 @@ MetricsRecord parse_metrics_line(const std::string& line, const std::string& whe
 
 std::string read_metrics_text(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": cannot open (missing or unreadable)");
+  if (!std::filesystem::exists(path, ec)) throw RunFileError(path.string() + ": no such file");
   try {
     return read_regular_file(path, kMaxMetricsBytes, "metrics log");
   } catch (const FileReadError& e) {
@@ -74,6 +74,9 @@ std::vector<MetricsRecord> read_metrics(const std::filesystem::path& path, uint6
 }
 
 std::vector<MetricsRecord> read_complete_metrics(const std::filesystem::path& path) {
+  // A run stopped between writing its config and creating its log has logged nothing yet.
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return {};
   return read_metrics_lines(path, std::nullopt, true);
 }
 

@@ -13,7 +13,8 @@
 namespace sinklab {
 
 // Only the lines ended by a newline: a run still going may have written half of its last one. A bad
-// complete line throws RunFileError naming the file and the line number, as read_metrics does.
+// complete line throws RunFileError naming the file and the line number, as read_metrics does. No log
+// at all is no line: a run killed before it created its log (read_metrics refuses that as "no such file").
 std::vector<MetricsRecord> read_complete_metrics(const std::filesystem::path& path);
 
 // The "step" of the last complete line, reading only the log's last megabyte (a progress display of a

@@ -182,6 +182,17 @@ def test_a_half_written_last_line_of_an_unfinished_run_is_left_out(tiny_run, tmp
     assert len(Run(folder).metrics["step"]) == lines
 
 
+def test_a_run_killed_before_its_log_has_no_metrics_and_a_finished_one_without_its_log_is_damaged(tiny_run,
+                                                                                                    tmp_path):
+    folder = copy_run(tiny_run, tmp_path)
+    (folder / "metrics.jsonl").unlink()
+    with pytest.raises(errors.RunFileError, match="metrics.jsonl: no such file"):
+        Run(folder).metrics
+    (folder / "summary.json").unlink()  # killed between writing config.yaml and creating its log
+    run = Run(folder)
+    assert run.state == "unfinished" and len(run.metrics["step"]) == 0
+
+
 def test_a_half_written_last_line_of_a_finished_run_is_an_error(tiny_run, tmp_path):
     folder = copy_run(tiny_run, tmp_path)
     lines = (folder / "metrics.jsonl").read_text().count("\n")

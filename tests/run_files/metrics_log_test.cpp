@@ -43,6 +43,19 @@ TEST(MetricsLog, CompleteLinesOnlyLeaveOutAHalfWrittenLastLine) {
   EXPECT_TRUE(read_complete_metrics(dir / "metrics.jsonl").empty());
 }
 
+// A run killed after writing config.yaml and before creating its log (found by the concurrency stress
+// test): still going or stopped, it has logged nothing; a finished run without its log is damaged.
+TEST(MetricsLog, NoLogIsNoLineForARunStillGoingAndAnErrorForAFinishedOne) {
+  const auto dir = fresh_test_dir();
+  EXPECT_TRUE(read_complete_metrics(dir / "metrics.jsonl").empty());
+  try {
+    read_metrics(dir / "metrics.jsonl");
+    FAIL();
+  } catch (const RunFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("metrics.jsonl: no such file"), std::string::npos) << e.what();
+  }
+}
+
 // The log is read through core/io/file_read.h: a FIFO without a writer or a device is refused by name at
 // once, never read until it ends.
 TEST(MetricsLog, AFifoOrADeviceIsRefusedByName) {

@@ -302,7 +302,7 @@ class Stress:
         the run with the summary.json written at its end."""
         forced = any("--force" in o or "force=True" in o for o in others)
         trained = any(o.startswith("train ") or o.startswith("sinklab.train(") for o in others)
-        return ("No such file or directory" in message and forced) or \
+        return ("no such file" in message.lower() and forced) or \
             ("differs from the re-evaluation" in message and trained)
 
     def python_op(self, op, slot, description, body):
