@@ -9,6 +9,7 @@
 #include "data/bos_option.h"
 #include "data/corpus_option.h"
 #include "data/text_corpus.h"
+#include "data/token_cache.h"
 #include "data/vocab_size_option.h"
 #include "data/word_vocabulary.h"
 
@@ -53,8 +54,32 @@ std::shared_ptr<const EncodedText> encode_corpus(const TextCorpus& corpus, TextT
   return e;
 }
 
+// The encoding from the token cache (data/token_cache.h) when it holds this corpus and these settings,
+// else encode_corpus's, then stored there for the next process.
+std::shared_ptr<const EncodedText> cached_or_encoded(const TextCorpus& corpus, TextTokenizer tokenizer, int vocab_size,
+                                                     double val_fraction) {
+  const std::optional<TokenCache> cache = TokenCache::from_environment();
+  if (!cache) return encode_corpus(corpus, tokenizer, vocab_size, val_fraction);
+  std::optional<CharVocabulary> chars;
+  if (tokenizer == TextTokenizer::character) vocab_size = chars.emplace(corpus.text).size();
+  const TokenCacheKey key = TokenCacheKey::of(corpus.text, tokenizer, vocab_size, val_fraction);
+  if (std::optional<TokenCacheEntry> hit = cache->load(key)) {
+    auto e = std::make_shared<EncodedText>();
+    e->path = corpus.path;
+    e->ids = std::move(hit->ids);
+    e->train = hit->train;
+    e->chars = std::move(chars);
+    e->words = std::move(hit->words);
+    return e;
+  }
+  auto encoded = encode_corpus(corpus, tokenizer, vocab_size, val_fraction);
+  cache->store(key, encoded->ids, encoded->train, encoded->words ? &*encoded->words : nullptr);
+  return encoded;
+}
+
 // One encoding per corpus file and settings per process: a task is built several times per run (config
-// check, trainer, evaluation). An entry whose corpus was replaced (the file changed) is dropped.
+// check, trainer, evaluation); the token cache is for the next process. An entry whose corpus was replaced
+// (the file changed) is dropped.
 std::shared_ptr<const EncodedText> shared_encoding(const std::shared_ptr<const TextCorpus>& corpus,
                                                    TextTokenizer tokenizer, int vocab_size, double val_fraction) {
   struct Entry {
@@ -73,7 +98,7 @@ std::shared_ptr<const EncodedText> shared_encoding(const std::shared_ptr<const T
     if (e.corpus.lock() == corpus && e.tokenizer == tokenizer && e.vocab_size == vocab_size &&
         e.val_fraction == val_fraction)
       return e.encoded;
-  auto encoded = encode_corpus(*corpus, tokenizer, vocab_size, val_fraction);
+  auto encoded = cached_or_encoded(*corpus, tokenizer, vocab_size, val_fraction);
   cache.push_back({corpus, tokenizer, vocab_size, val_fraction, encoded});
   return encoded;
 }

@@ -17,7 +17,8 @@
 // Roles: position 0 (BOS, or the first packed token) is the sink key; no row flags (a language model
 // has no no-op or active rows, so the statistics over all rows apply: BOS mass by row, Gu's sink
 // score and sink rate).
-// The corpus is encoded once per (file, tokenizer, vocab_size, val_fraction) per process and shared.
+// The corpus is encoded once per (file, tokenizer, vocab_size, val_fraction) per process and shared; a
+// later process reads the ids from the token cache (data/token_cache.h).
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -63,6 +63,19 @@ WordVocabulary::WordVocabulary(const WordTokens& tokens, std::size_t count, int 
   for (std::size_t id = 2; id < words_.size(); ++id) ids_.emplace(words_[id], static_cast<int32_t>(id));
 }
 
+std::optional<WordVocabulary> WordVocabulary::from_words(std::vector<std::string> words) {
+  if (words.size() < 3 || !words[0].empty() || words[1] != "<unk>") return std::nullopt;
+  WordVocabulary v;
+  v.words_ = std::move(words);
+  for (std::size_t id = 2; id < v.words_.size(); ++id) {
+    const std::string& word = v.words_[id];
+    const WordTokens tokens(word);
+    if (tokens.size() != 1 || tokens.token(0) != word) return std::nullopt;
+    if (!v.ids_.emplace(word, static_cast<int32_t>(id)).second) return std::nullopt;  // a word twice
+  }
+  return v;
+}
+
 int32_t WordVocabulary::id_of(std::string_view token) const {
   const auto it = ids_.find(token);
   return it == ids_.end() ? kUnknown : it->second;

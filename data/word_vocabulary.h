@@ -6,6 +6,7 @@
 // ascending); any other token reads as <unk>.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,10 +44,15 @@ class WordVocabulary {
   // ascending). Throws TaskError naming task.vocab_size when vocab_size < 3, or when those tokens hold
   // fewer than vocab_size - 2 distinct ones (a word would have no token to stand for).
   WordVocabulary(const WordTokens& tokens, std::size_t count, int vocab_size);
+  // The vocabulary whose words by id are `words` (what words() returned, e.g. read back from the token
+  // cache, data/token_cache.h); nullopt when it cannot be one: fewer than 3 words, BOS ("") and <unk> not
+  // first, a later word that is not exactly one token of the tokenizer, or a word twice.
+  static std::optional<WordVocabulary> from_words(std::vector<std::string> words);
 
   int size() const { return static_cast<int>(words_.size()); }  // BOS and <unk> included
   int32_t id_of(std::string_view token) const;                   // kUnknown when not in the vocabulary
   const std::string& word_of(int32_t id) const { return words_[static_cast<std::size_t>(id)]; }  // "" for BOS
+  const std::vector<std::string>& words() const { return words_; }  // by id, BOS ("") and "<unk>" first
   // The tokens of `text` as ids; a token outside the vocabulary is <unk>.
   std::vector<int32_t> encode(std::string_view text) const;
   // The ids as readable text: tokens separated by one space, except none before punctuation and none
@@ -54,6 +60,7 @@ class WordVocabulary {
   std::string decode(const int32_t* ids, std::size_t count) const;
 
  private:
+  WordVocabulary() = default;
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

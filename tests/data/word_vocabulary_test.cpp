@@ -1,9 +1,11 @@
 // The word tokenizer: lowercased runs of letters or single non-space bytes, a vocabulary of BOS, <unk>
-// and the most frequent tokens (ties by text), unknown words as <unk>, and a readable decoding.
+// and the most frequent tokens (ties by text), unknown words as <unk>, a readable decoding, and a vocabulary
+// rebuilt from its words.
 #include "data/word_vocabulary.h"
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,22 @@ TEST(WordVocabulary, TooSmallOrTooLargeNamesVocabSize) {
     }
   }
   EXPECT_EQ(WordVocabulary(t, t.size(), 5).size(), 5);
+}
+
+// The token cache (data/token_cache.h) rebuilds a vocabulary from its words by id: the same ids, and
+// nothing that no tokenization could have given.
+TEST(WordVocabulary, FromItsWordsIsTheSameVocabularyAndOnlyAVocabulary) {
+  const WordTokens t("the b a The a b the c . zzz");
+  const WordVocabulary v(t, t.size(), 6);
+  const std::optional<WordVocabulary> again = WordVocabulary::from_words(v.words());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->words(), v.words());
+  for (const char* word : {"the", "a", "b", "zzz", "c", "."}) EXPECT_EQ(again->id_of(word), v.id_of(word)) << word;
+  using Words = std::vector<std::string>;
+  for (const Words& bad : {Words{"", "<unk>"}, Words{"x", "<unk>", "a"}, Words{"", "unk", "a"},
+                           Words{"", "<unk>", "a", "b", "a"}, Words{"", "<unk>", "The"}, Words{"", "<unk>", "a b"},
+                           Words{"", "<unk>", "ab."}, Words{"", "<unk>", ""}})
+    EXPECT_FALSE(WordVocabulary::from_words(bad)) << ::testing::PrintToString(bad);
 }
 
 }  // namespace

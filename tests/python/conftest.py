@@ -8,6 +8,9 @@ import pytest
 SOURCE_DIR = pathlib.Path(os.environ.get("SINKLAB_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 BINARY_DIR = pathlib.Path(os.environ.get("SINKLAB_BINARY_DIR", SOURCE_DIR / "build"))
 SINKLAB = BINARY_DIR / "sinklab"
+# The token cache (data/token_cache.h) of the runs here and of their sinklab commands: the build tree's, never
+# the user's ~/.cache (ctest sets the same folder).
+os.environ.setdefault("SINKLAB_CACHE_DIR", str(BINARY_DIR / "test_cache"))
 
 
 def as_dict(table):
