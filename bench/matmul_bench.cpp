@@ -2,11 +2,13 @@
 // builds the primitive). Run once with OMP_NUM_THREADS=1 and once with 2; see docs/performance.md.
 // Shapes are M x K x N: A [M, K] x B [K, N] -> C [M, N].
 #include "core/kernels/matmul.h"
+#include "core/kernels/matmul_bf16.h"
 #include "core/rng.h"
 
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef SINKLAB_HAVE_OPENMP
@@ -59,6 +61,59 @@ void add(const std::string& name, const MatmulOperand& a, const MatmulOperand& b
   benchmark::RegisterBenchmark(name.c_str(), bench_matmul, a, b, c, accumulate, sets)->UseRealTime();
 }
 
+// --- bf16 against float32 at GPT-2-small's shapes (kernels::matmul_bf16; docs/performance.md, "bf16 matmul") ---
+// B 4 x T 64 = 256 rows, d = 768. Weights are stored [out, in] (layers/linear.cpp), so the forward pass reads
+// them transposed; backward: dX = dY x W (dense x dense), dW += dY^T x X (transposed A, accumulate). The bf16
+// times include rounding both inputs into the kernel's scratch: that is what a training step pays.
+void bench_precision(benchmark::State& state, MatmulOperand a, MatmulOperand b, MatmulOperand c, bool accumulate,
+                     bool bf16) {
+  sinklab::Rng rng(1);
+  std::vector<float> av(static_cast<size_t>(span(a))), bv(static_cast<size_t>(span(b)));
+  std::vector<float> cv(static_cast<size_t>(span(c)));
+  rng.fill_uniform(av, -1.0f, 1.0f);
+  rng.fill_uniform(bv, -1.0f, 1.0f);
+  const auto call = bf16 ? sinklab::kernels::matmul_bf16 : sinklab::kernels::matmul;
+  call(av.data(), a, bv.data(), b, cv.data(), c, accumulate, 1.0f);  // cache entry and scratch
+  for (auto _ : state) {
+    call(av.data(), a, bv.data(), b, cv.data(), c, accumulate, 1.0f);
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * static_cast<double>(c.dims[0] * c.dims[1] * c.dims[2] * c.dims[3] * a.dims[3]);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  int threads = 1;
+#ifdef SINKLAB_HAVE_OPENMP
+  threads = omp_get_max_threads();
+#endif
+  state.SetLabel((bf16 ? sinklab::kernels::matmul_bf16_implementation(a, b, c, accumulate)
+                       : sinklab::kernels::matmul_implementation(a, b, c, accumulate)) +
+                 " omp=" + std::to_string(threads));
+}
+
+void add_gpt2_precision_cases() {
+  using sinklab::kernels::transposed_view;
+  const int64_t rows = 256;
+  const std::pair<int64_t, int64_t> layers[] = {{768, 768}, {768, 2304}, {768, 3072}, {3072, 768}};  // (in, out)
+  for (const auto& [in, out] : layers) {
+    const std::string shape = std::to_string(rows) + "x" + std::to_string(in) + "x" + std::to_string(out);
+    struct Case {
+      std::string pass;
+      MatmulOperand a, b, c;
+      bool accumulate;
+    };
+    const Case cases[] = {
+        {"forward", dense_operand(rows, in), transposed_view(dense_operand(out, in)), dense_operand(rows, out), false},
+        {"dx", dense_operand(rows, out), dense_operand(out, in), dense_operand(rows, in), false},
+        {"dw", transposed_view(dense_operand(rows, out)), dense_operand(rows, in), dense_operand(out, in), true},
+    };
+    for (const Case& c : cases)
+      for (bool bf16 : {false, true})
+        benchmark::RegisterBenchmark(("gpt2/" + shape + "/" + c.pass + (bf16 ? "/bf16" : "/f32")).c_str(),
+                                     bench_precision, c.a, c.b, c.c, c.accumulate, bf16)
+            ->UseRealTime();
+  }
+}
+// --- end of the bf16 block ---
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,6 +149,7 @@ int main(int argc, char** argv) {
     add("attention/dq_strided", probs, heads, heads, true, sets);
     add("attention/dq_dense", probs, dense_heads, dense_heads, true, sets);
   }
+  add_gpt2_precision_cases();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
