@@ -36,10 +36,14 @@
 
 namespace sinklab::kernels {
 
-SINKLAB_DECLARE_PER_ISA(void round_operand_to_bf16(const float* src, const MatmulOperand& op, bool column_major,
-                                                   uint16_t* dst))
-SINKLAB_DECLARE_PER_ISA(void round_operand_to_bf16_floats(const float* src, const MatmulOperand& op,
-                                                          bool column_major, float* dst))
+// Both inputs' copies (core/kernels/matmul_bf16.isa.cpp): bf16 bits, or bf16 values widened to float32.
+SINKLAB_DECLARE_PER_ISA(void round_operands_to_bf16(const float* a, const MatmulOperand& a_op, bool a_column_major,
+                                                    uint16_t* a_dst, const float* b, const MatmulOperand& b_op,
+                                                    bool b_column_major, uint16_t* b_dst))
+SINKLAB_DECLARE_PER_ISA(void round_operands_to_bf16_floats(const float* a, const MatmulOperand& a_op,
+                                                           bool a_column_major, float* a_dst, const float* b,
+                                                           const MatmulOperand& b_op, bool b_column_major,
+                                                           float* b_dst))
 SINKLAB_DISPATCHED(void, round_to_bf16_bits, (const float* x, int64_t n, uint16_t* out), (x, n, out))
 
 namespace {
@@ -320,15 +324,13 @@ void matmul_bf16(const float* a, const MatmulOperand& a_layout, const float* b, 
   if (entry.path == Path::emulated) {
     float* a32 = ctx.a_scratch.reserve<float>(elements(entry.a_copy));
     float* b32 = ctx.b_scratch.reserve<float>(elements(entry.b_copy));
-    SINKLAB_PER_ISA(round_operand_to_bf16_floats)(a, ak, entry.a_column_major, a32);
-    SINKLAB_PER_ISA(round_operand_to_bf16_floats)(b, bk, entry.b_column_major, b32);
+    SINKLAB_PER_ISA(round_operands_to_bf16_floats)(a, ak, entry.a_column_major, a32, b, bk, entry.b_column_major, b32);
     matmul(a32, entry.a_copy, b32, entry.b_copy, c, ck, accumulate, alpha);
     return;
   }
   uint16_t* a16 = ctx.a_scratch.reserve<uint16_t>(elements(entry.a_copy));
   uint16_t* b16 = ctx.b_scratch.reserve<uint16_t>(elements(entry.b_copy));
-  SINKLAB_PER_ISA(round_operand_to_bf16)(a, ak, entry.a_column_major, a16);
-  SINKLAB_PER_ISA(round_operand_to_bf16)(b, bk, entry.b_column_major, b16);
+  SINKLAB_PER_ISA(round_operands_to_bf16)(a, ak, entry.a_column_major, a16, b, bk, entry.b_column_major, b16);
   entry.src.set_data_handle(a16);
   entry.weights.set_data_handle(b16);
   if (entry.path == Path::native) {

@@ -60,7 +60,7 @@ constexpr uint16_t bf16_bits(float x) {
 constexpr float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 // x rounded to the nearest bf16 value, as float32.
 constexpr float round_to_bf16(float x) { return bf16_to_float(bf16_bits(x)); }
-// out[i] = bf16_bits(x[i]) for i < n: the vectorized, parallel loop matmul_bf16 copies its inputs with.
+// out[i] = bf16_bits(x[i]) for i < n: the vectorized loop matmul_bf16 copies each line of its inputs with.
 void round_to_bf16_bits(const float* x, int64_t n, uint16_t* out);
 
 }  // namespace sinklab::kernels
