@@ -54,21 +54,21 @@ std::shared_ptr<const EncodedText> encode_corpus(const TextCorpus& corpus, TextT
   return e;
 }
 
-// The encoding from the token cache (data/token_cache.h) when it holds this corpus and these settings,
-// else encode_corpus's, then stored there for the next process.
+// The word encoding from the token cache (data/token_cache.h) when it holds this corpus and these settings,
+// else encode_corpus's, then stored there for the next process. The char encoding is never cached: it is
+// one table look-up per byte, faster than reading back its 4-byte ids (KJV x 20: 1.7 s to tokenize, 3.2 s
+// from the cache; docs/language-model.md).
 std::shared_ptr<const EncodedText> cached_or_encoded(const TextCorpus& corpus, TextTokenizer tokenizer, int vocab_size,
                                                      double val_fraction) {
+  if (tokenizer == TextTokenizer::character) return encode_corpus(corpus, tokenizer, vocab_size, val_fraction);
   const std::optional<TokenCache> cache = TokenCache::from_environment();
   if (!cache) return encode_corpus(corpus, tokenizer, vocab_size, val_fraction);
-  std::optional<CharVocabulary> chars;
-  if (tokenizer == TextTokenizer::character) vocab_size = chars.emplace(corpus.text).size();
   const TokenCacheKey key = TokenCacheKey::of(corpus.text, tokenizer, vocab_size, val_fraction);
   if (std::optional<TokenCacheEntry> hit = cache->load(key)) {
     auto e = std::make_shared<EncodedText>();
     e->path = corpus.path;
     e->ids = std::move(hit->ids);
     e->train = hit->train;
-    e->chars = std::move(chars);
     e->words = std::move(hit->words);
     return e;
   }

@@ -18,7 +18,7 @@
 // has no no-op or active rows, so the statistics over all rows apply: BOS mass by row, Gu's sink
 // score and sink rate).
 // The corpus is encoded once per (file, tokenizer, vocab_size, val_fraction) per process and shared; a
-// later process reads the ids from the token cache (data/token_cache.h).
+// later process reads word ids from the token cache (data/token_cache.h).
 #include <cstdint>
 #include <memory>
 #include <span>

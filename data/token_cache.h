@@ -8,7 +8,8 @@
 // cannot be created or written, or an entry that is damaged, truncated, of another format or written for
 // other settings, costs one note line on stderr ("sinklab: note: token cache ...") and a tokenization.
 // A trusted entry holds exactly what tokenizing gives: the ids, the training part's cut and (word
-// tokenizer) the vocabulary's words by id; the char vocabulary is rebuilt from the text.
+// tokenizer) the vocabulary's words by id; the char vocabulary is rebuilt from the text. The text_lm task
+// caches word encodings only (data/text_lm_task.cpp says why).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
