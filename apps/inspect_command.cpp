@@ -79,7 +79,7 @@ std::string value_text(const nlohmann::json& j) { return j.is_null() ? "null (no
 
 // The fields of summary.json whose recorded value the re-evaluation does not reproduce bit for bit (a
 // number's shortest JSON text is exact), as "field: recorded X, re-evaluated Y". What training alone
-// knows (steps, stop reason, train_loss, wall time, revision, onset steps) is taken from the file; a
+// knows (steps, stop reason, train_loss, wall times, revision, onset steps) is taken from the file; a
 // field the file lacks (written by an older sinklab) is not compared.
 std::vector<std::string> differing_fields(RunSummary now, const RunSummary& recorded) {
   now.steps = recorded.steps;
@@ -88,6 +88,7 @@ std::vector<std::string> differing_fields(RunSummary now, const RunSummary& reco
   now.reached_stop_rule = recorded.reached_stop_rule;
   now.train_loss = recorded.train_loss;
   now.wall_seconds = recorded.wall_seconds;
+  now.time_seconds = recorded.time_seconds;
   now.git_revision = recorded.git_revision;
   for (size_t i = 0; i < std::min(now.heads.size(), recorded.heads.size()); ++i) {
     now.heads[i].sink_onset_step_50 = recorded.heads[i].sink_onset_step_50;

@@ -12,6 +12,7 @@
 #include "apps/commands.h"
 #include "run_files/extreme_token_table.h"
 #include "run_files/head_table.h"
+#include "run_files/run_times.h"
 #include "sweep/run_naming.h"
 #include "train/interrupt.h"
 #include "train/train_in_folder.h"
@@ -79,6 +80,7 @@ void report_end(const TrainedRun& run, const TrainArgs& a) {
       }
       std::printf("%s", format_head_table(summary, a.wide ? HeadTableWidth::wide : HeadTableWidth::narrow).c_str());
       if (summary.extreme_tokens) std::printf("%s", format_extreme_token_table(*summary.extreme_tokens).c_str());
+      if (summary.time_seconds) std::printf("%s\n", format_run_times(*summary.time_seconds).c_str());
       std::printf("run directory: %s\n", dir.c_str());
       return;
   }

@@ -165,6 +165,7 @@ void to_json(nlohmann::json& j, const RunSummary& s) {
     j["task_baselines"] = baselines;
   }
   if (s.extreme_tokens) j["extreme_tokens"] = extreme_tokens_json(*s.extreme_tokens);
+  if (s.time_seconds) j["time_seconds"] = run_times_json(*s.time_seconds);
 }
 
 namespace {
@@ -256,6 +257,7 @@ void from_json(const nlohmann::json& j, RunSummary& s) {
     r.extreme_tokens = parse_extreme_tokens(j.at("extreme_tokens"), "extreme_tokens");
     check_extreme_tokens(*r.extreme_tokens, r.layers, r.heads_per_layer);
   }
+  if (j.contains("time_seconds")) r.time_seconds = parse_run_times(j.at("time_seconds"), "time_seconds");
   // A file written before the sink-head rule read the sink mass: its verdicts follow the rule now.
   if (apply_sink_head_rule(r.heads, r.sink_eps)) r.sink_rate = sink_rate(r.heads);
   s = std::move(r);

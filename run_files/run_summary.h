@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_files/json_fields.h"
+#include "run_files/run_times.h"
 #include "stats/extreme_tokens.h"
 #include "stats/head_statistics.h"
 #include "stats/run_numbers.h"
@@ -61,6 +62,9 @@ struct RunSummary {
   std::vector<HeadSinkStats> heads;
   // The final evaluation's extreme-token statistics (stats/extreme_tokens.h); absent in older files.
   std::optional<ExtremeTokenReport> extreme_tokens;
+  // Where the time of the invocation that finished the run went (run_files/run_times.h); absent in
+  // older files. Wall-clock numbers, like wall_seconds: no two runs share them.
+  std::optional<RunTimes> time_seconds;
 
   bool diverged() const { return stop_reason == kStopNonFinite; }
   static constexpr const char* kStopNonFinite = "non_finite";

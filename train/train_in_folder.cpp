@@ -1,5 +1,6 @@
 #include "train/train_in_folder.h"
 
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -252,6 +253,7 @@ std::string suggested_command(const std::string& program, const std::vector<std:
 }
 
 TrainedRun train_in_folder(const TrainRequest& a) {
+  const auto started = std::chrono::steady_clock::now();  // the setup phase of summary.json's time_seconds
   const bool resuming = !a.resume.empty();
   if (!resuming && a.config.empty()) throw std::invalid_argument("train: give a CONFIG file, or --resume RUN_DIR");
   if (a.force && a.skip_finished)
@@ -285,6 +287,7 @@ TrainedRun train_in_folder(const TrainRequest& a) {
   options.quiet = a.quiet;
   options.on_log = a.on_log;
   options.exchange = a.exchange;
+  options.started = started;
   if (resuming) {
     options.resume_from = resumption->checkpoint;
     if (extending) {

@@ -177,6 +177,7 @@ bool Trainer::snapshots_on(const TrainOptions& options) const { return snapshot_
 
 // Like observe_batch_in_chunks, on the evaluation path: the model only reads its weights here.
 void Trainer::take_snapshot(int64_t step, bool final) {
+  const auto timed = clock_.in(&RunTimes::analysis);
   snapshot_maps_->reset();
   SnapshotObserver observer(*snapshot_maps_);
   const AttentionObservers::Registration registration = model_->observers().observe(observer);
@@ -198,6 +199,7 @@ void Trainer::take_snapshot(int64_t step, bool final) {
 }
 
 void Trainer::write_snapshots(const std::filesystem::path& run_dir) const {
+  const auto timed = clock_.in(&RunTimes::writing);
   write_attention_snapshots(run_dir / kAttentionSnapshotsFile, snapshots_);
 }
 
@@ -294,6 +296,7 @@ void Trainer::reload_snapshots(const std::filesystem::path& run_dir, const std::
 }
 
 EvalResult Trainer::evaluate(AttentionMapAccumulator* maps) {
+  const auto timed = clock_.in(&RunTimes::evaluations);
   EvaluationRequest request;
   request.maps = maps;
   return evaluation_.evaluate(graph_, *built_model_, request);
@@ -325,8 +328,9 @@ class Trainer::MetricsLog {
     const std::filesystem::path path = run_dir / "metrics.jsonl";
     file_ = std::make_unique<AppendFile>(path, keep_lines == 0 ? 0 : bytes_of_first_lines(path, keep_lines));
   }
-  void write(const MetricsRecord& r) {
+  void write(const MetricsRecord& r, PhaseClock& clock) {
     if (!file_) return;
+    const auto timed = clock.in(&RunTimes::writing);
     std::ostringstream line;
     write_metrics_line(line, r);
     file_->append(line.str());
@@ -363,6 +367,7 @@ RunOutcome outcome_of(const RunSummary& summary) {
 }
 
 void Trainer::save(const std::filesystem::path& path, const LoopState& state, uint64_t metrics_lines) {
+  const auto timed = clock_.in(&RunTimes::writing);
   TrainingState saved{state.step, optimizer_->steps(), data_rng_.state(), metrics_lines, state.stop, state.loss, {}};
   // What attention_snapshots.npz holds now (it is always written before the checkpoint): a resume checks it.
   if (snapshot_maps_) {
@@ -485,14 +490,18 @@ MetricsRecord Trainer::log_step(int64_t step, bool evaluates, double loss, doubl
     const double checked = objective_.shape().loss == TaskLoss::mse ? e.mse : e.loss;
     if (state.non_finite.empty() && !std::isfinite(checked))
       state.non_finite = "evaluation error is " + non_finite_text(checked) + " at step " + std::to_string(step);
-    if (std::isfinite(checked)) r.extreme_tokens = extreme_token_report();
+    if (std::isfinite(checked)) {
+      const auto timed = clock_.in(&RunTimes::analysis);
+      r.extreme_tokens = extreme_token_report();
+    }
   }
-  log.write(r);
+  log.write(r, clock_);
   return r;
 }
 
 void Trainer::run_steps(const TrainOptions& options, MetricsLog& log, ProgressReporter& progress, LoopState& state) {
   using Clock = std::chrono::steady_clock;
+  const auto timed = clock_.in(&RunTimes::steps);
   const TrainConfig& tc = config_.train;
   const bool writes = !options.run_dir.empty();
   auto window_start = Clock::now(), last_checkpoint = Clock::now();
@@ -606,6 +615,7 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
       state.non_finite = "final evaluation error is " + non_finite_text(std::isfinite(first) ? second : first) +
                          " after step " + std::to_string(state.step);
   }
+  const auto timed = clock_.in(&RunTimes::analysis);
   RunSummary s = summary_of(state);
   if (!s.diverged()) {
     evaluation_.record_final_evaluation(s, std::move(eval), graph_, *built_model_);
@@ -617,6 +627,7 @@ RunSummary Trainer::final_summary(LoopState& state, AttentionMapAccumulator& map
 RunSummary Trainer::run(const TrainOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
+  clock_ = PhaseClock(options.started.value_or(started));
   const bool writes = !options.run_dir.empty();
   const std::filesystem::path checkpoint = options.run_dir / "checkpoint.bin";
   if (options.exchange) {
@@ -640,6 +651,7 @@ RunSummary Trainer::run(const TrainOptions& options) {
 
   ProgressReporter progress(stderr, options.quiet || !primary());
   run_steps(options, log, progress, state);
+  const auto after_steps = clock_.in(&RunTimes::analysis);  // what follows, unless charged elsewhere
   if (!primary()) {  // a worker rank: rank 0 evaluates and writes the summary
     RunSummary s = summary_of(state);
     if (state.interrupted) s.stop_reason = "interrupted";
@@ -671,13 +683,17 @@ RunSummary Trainer::run(const TrainOptions& options) {
       // them: a kill between the two leaves a file that a resume still accepts.
       write_snapshots(options.run_dir);
     }
+    const auto timed = clock_.in(&RunTimes::writing);
     // A diverged run keeps its last finite checkpoint and writes no attention maps.
     if (!s.diverged()) {
       save(checkpoint, state, log.sync());
       write_attention_maps(options.run_dir / "attention", maps);
     }
     log.sync();
+    s.time_seconds = clock_.times();  // all but the summary's own writing
     write_run_summary(options.run_dir / "summary.json", s);  // last: marks the run finished
+  } else {
+    s.time_seconds = clock_.times();
   }
   progress.finish(config_.name + ": " +
                   (s.diverged() ? "diverged: " + s.non_finite

@@ -3,6 +3,7 @@
 // backward -> clip -> optimizer, with stop rules, periodic metrics (including per-head sink statistics
 // of the training batch), evaluation on the fixed evaluation set (models/evaluation.h), checkpoints
 // and the run directory.
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include "stats/sink_statistics.h"
 #include "run_files/checkpoint.h"
 #include "train/optimizer.h"
+#include "train/phase_clock.h"
 #include "train/evaluation_pipeline.h"
 #include "train/progress_reporter.h"
 #include "train/sharded_gradient.h"
@@ -49,6 +51,9 @@ struct TrainOptions {
   // shards of train.batch_shards; rank 0 alone logs, evaluates and writes (the others get an empty
   // run_dir). Null: one process.
   ShardExchange* exchange = nullptr;
+  // When the run's setup began (the train command's start), for summary.json's time_seconds; unset:
+  // when run() is called.
+  std::optional<std::chrono::steady_clock::time_point> started;
 };
 
 // How a run ended, for the command's exit status (docs/reliability.md).
@@ -138,6 +143,9 @@ class Trainer {
   double last_error_ = 0, last_grad_norm_ = 0;
   StopRule last_stop_ = StopRule::none;
   TrainingState resumed_;  // what resume() loaded; step 0 and an empty log for a fresh run
+  // Where run()'s time goes (summary.json's time_seconds). Timing is not the trainer's state: const
+  // members that write files charge their time too.
+  mutable PhaseClock clock_{PhaseClock::Clock::now()};
   std::unique_ptr<SnapshotMapAccumulator> snapshot_maps_;  // only with analysis.snapshot_every > 0
   AttentionSnapshots snapshots_;                           // taken so far (a resumed run: reloaded)
   std::unique_ptr<ShardedGradient> sharded_;  // only with batch shards or ranks

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_process.h"
+#include "tests/support/run_files_without_timing.h"
 
 namespace sinklab {
 namespace {
@@ -30,7 +31,7 @@ void write_text(const fs::path& path, const std::string& text) { std::ofstream(p
 // summary.json without its two wall-clock numbers, which no two runs share (docs/reliability.md).
 nlohmann::json summary_without_clock(const fs::path& run) {
   nlohmann::json j = nlohmann::json::parse(read_text(run / "summary.json"));
-  j.erase("wall_seconds");
+  sinklab::testing::erase_clock_fields(j);
   j.erase("steps_per_second");
   return j;
 }

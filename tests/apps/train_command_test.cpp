@@ -207,6 +207,31 @@ TEST_F(TrainCommand, HeadTableFitsTheTerminalAndWideShowsEveryColumn) {
   EXPECT_NE(header(wide.output).find("BOS@all"), std::string::npos) << wide.output;
 }
 
+// The end of a run says where its time went, and summary.json records it: five phases that add up to at
+// least the run's wall_seconds (which starts later, at the first step's setup, and ends before the writing).
+TEST_F(TrainCommand, TheRunSaysWhereItsTimeWentAndSummaryJsonRecordsIt) {
+  const fs::path c = write("c.yaml", kTinyRun);
+  const fs::path out = dir_ / "run";
+  const Result r = run("train " + c.string() + " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t line = r.output.find("\ntime: setup ");
+  ASSERT_NE(line, std::string::npos) << r.output;
+  const std::string text = r.output.substr(line + 1, r.output.find('\n', line + 1) - line - 1);
+  for (const char* part : {", steps ", ", evaluations ", ", analysis ", ", writing ", "; total "})
+    EXPECT_NE(text.find(part), std::string::npos) << text;
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  ASSERT_TRUE(summary.contains("time_seconds")) << summary.dump();
+  double total = 0;
+  for (const char* phase : {"setup", "steps", "evaluations", "analysis", "writing"}) {
+    const double seconds = summary["time_seconds"][phase].get<double>();
+    EXPECT_GE(seconds, 0) << phase;
+    total += seconds;
+  }
+  EXPECT_GT(summary["time_seconds"]["steps"].get<double>(), 0);
+  EXPECT_GT(summary["time_seconds"]["writing"].get<double>(), 0);  // the checkpoints
+  EXPECT_GE(total, summary["wall_seconds"].get<double>());
+}
+
 // --quiet prints errors and one line with the result, nothing else (it printed the head table: ~25 lines).
 TEST_F(TrainCommand, QuietPrintsOneLineWithTheResult) {
   const fs::path c = write("c.yaml", kTinyRun);  // threads 1: the busy-machine warning never applies

@@ -12,6 +12,7 @@
 
 #include "tests/apps/cli_process.h"
 #include "tests/support/test_dir.h"
+#include "tests/support/run_files_without_timing.h"
 
 namespace sinklab {
 namespace {
@@ -46,7 +47,7 @@ std::string metrics_without_speed(const fs::path& file) {
 
 nlohmann::json summary_without_time(const fs::path& dir) {
   nlohmann::json j = nlohmann::json::parse(read_text(dir / "summary.json"));
-  j.erase("wall_seconds");
+  sinklab::testing::erase_clock_fields(j);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/mpi/mpi_job.h"
+#include "tests/support/run_files_without_timing.h"
 
 namespace {
 
@@ -21,7 +22,7 @@ std::map<std::string, nlohmann::json> summaries(const fs::path& sweep_dir) {
   for (const auto& e : fs::directory_iterator(sweep_dir / "runs")) {
     if (!fs::exists(e.path() / "summary.json")) continue;
     nlohmann::json j = nlohmann::json::parse(read_text(e.path() / "summary.json"));
-    j.erase("wall_seconds");
+    sinklab::testing::erase_clock_fields(j);
     out[e.path().filename().string()] = j;
   }
   return out;

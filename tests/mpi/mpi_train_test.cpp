@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/mpi/mpi_job.h"
+#include "tests/support/run_files_without_timing.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ std::string sharded(int steps) {
 
 nlohmann::json summary_without_time(const fs::path& run) {
   nlohmann::json j = nlohmann::json::parse(read_text(run / "summary.json"));
-  j.erase("wall_seconds");
+  sinklab::testing::erase_clock_fields(j);
   return j;
 }
 

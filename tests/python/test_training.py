@@ -15,7 +15,8 @@ TINY = SOURCE_DIR / "configs/examples/tiny_block.yaml"
 # 40 steps, a metrics line every 10 and an evaluation every 20: a run of about a second.
 SHORT = {"train.max_steps": 40, "train.log_every": 10, "train.eval_every": 20}
 SHORT_SETS = [f"{k}={v}" for k, v in SHORT.items()]
-TIMING = {"steps_per_second", "wall_seconds"}  # wall-clock numbers: the only ones two runs may differ in
+# wall-clock numbers: the only ones two runs may differ in
+TIMING = {"steps_per_second", "wall_seconds", "time_seconds"}
 
 
 def cli_train(*args, cwd=None):

@@ -306,5 +306,17 @@ TEST(Metrics, BadLineIsReportedWithFileAndLineNumber) {
   }
 }
 
+// time_seconds (run_files/run_times.h) reads back exactly; a file written before it existed has none.
+TEST(RunSummary, TimeSecondsReadBackAndAreAbsentInOlderFiles) {
+  RunSummary s = sample_summary();
+  s.time_seconds = RunTimes{1.25, 3.5, 20.125, 9.75, 4.0625};
+  nlohmann::json j = s;
+  const RunSummary back = nlohmann::json::parse(j.dump()).get<RunSummary>();
+  ASSERT_TRUE(back.time_seconds.has_value());
+  EXPECT_EQ(*back.time_seconds, *s.time_seconds);
+  j.erase("time_seconds");
+  EXPECT_FALSE(j.get<RunSummary>().time_seconds.has_value());
+}
+
 }  // namespace
 }  // namespace sinklab

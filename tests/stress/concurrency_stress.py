@@ -49,7 +49,8 @@ SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 PAPER = SOURCE_DIR / "configs/paper/1x1_softmax.yaml"
 LM = SOURCE_DIR / "configs/normlimits/ci_tiny.yaml"
 CORPUS = SOURCE_DIR / "tests/fixtures/corpus/kjv_excerpt.txt"
-TIMING = {"steps_per_second", "wall_seconds"}  # the only fields two runs of one config may differ in
+# the only fields two runs of one config may differ in
+TIMING = {"steps_per_second", "wall_seconds", "time_seconds"}
 # Provenance, not results: the CLI and the Python module of one build folder may be built at two commits.
 PROVENANCE = {"git_revision"}
 
