@@ -17,10 +17,8 @@ Arena::Arena(size_t initial_floats) {
 void Arena::add_block(size_t floats) {
   Block b;
   b.size = round_up(floats);
-  b.memory = std::make_unique_for_overwrite<float[]>(b.size + kAlignFloats);
-  const auto addr = reinterpret_cast<uintptr_t>(b.memory.get());
-  const uintptr_t aligned = (addr + 63) & ~uintptr_t{63};
-  b.base = reinterpret_cast<float*>(aligned);
+  b.memory = allocate_zeroed_floats(b.size);
+  b.base = b.memory.get();
   blocks_.push_back(std::move(b));
   ++heap_allocations_;
 }

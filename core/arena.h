@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/large_block.h"
+
 namespace sinklab {
 
 class Arena {
@@ -24,7 +26,7 @@ class Arena {
 
  private:
   struct Block {
-    std::unique_ptr<float[]> memory;  // over-allocated by 16 floats for alignment
+    LargeBlock memory;  // core/large_block.h: 64-byte aligned
     float* base = nullptr;
     size_t size = 0;
     size_t used = 0;

@@ -19,14 +19,10 @@ ParameterStore::Id ParameterStore::declare(const std::string& name, const Shape&
   return id;
 }
 
-void ParameterStore::FreeFloats::operator()(float* p) const { std::free(p); }
-
 void ParameterStore::finalize() {
   if (finalized_) return;
-  values_ = std::make_unique<float[]>(std::max<size_t>(total_, 1));
-  auto* grads = static_cast<float*>(std::calloc(std::max<size_t>(total_, 1), sizeof(float)));
-  if (!grads) throw std::bad_alloc();
-  grads_.reset(grads);
+  values_ = allocate_zeroed_floats(total_);
+  grads_ = allocate_zeroed_floats(total_);
   finalized_ = true;
 }
 
@@ -51,7 +47,7 @@ Tensor ParameterStore::tensor(const std::string& name) const { return tensor(id_
 std::span<float> ParameterStore::moment(int k) {
   require_finalized("moment");
   while (static_cast<int>(moments_.size()) <= k)
-    moments_.push_back(std::make_unique<float[]>(std::max<size_t>(total_, 1)));
+    moments_.push_back(allocate_zeroed_floats(total_));
   return {moments_[static_cast<size_t>(k)].get(), total_};
 }
 

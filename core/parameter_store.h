@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/large_block.h"
 #include "core/tensor.h"
 
 namespace sinklab {
@@ -54,14 +55,11 @@ class ParameterStore {
   std::unordered_map<std::string, Id> index_;
   size_t total_ = 0;
   bool finalized_ = false;
-  struct FreeFloats {
-    void operator()(float* p) const;
-  };
-  std::unique_ptr<float[]> values_;
-  // From calloc: a large block arrives as untouched zero pages, so the gradients of a model that is
-  // only loaded (inspect, probe, GPT-2 weights) take no memory until a backward pass writes them.
-  std::unique_ptr<float[], FreeFloats> grads_;
-  std::vector<std::unique_ptr<float[]>> moments_;
+  // core/large_block.h: a large block arrives as untouched zero pages, so the gradients of a model that
+  // is only loaded (inspect, probe, GPT-2 weights) take no memory until a backward pass writes them.
+  LargeBlock values_;
+  LargeBlock grads_;
+  std::vector<LargeBlock> moments_;
 };
 
 }  // namespace sinklab
