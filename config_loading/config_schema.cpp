@@ -189,8 +189,8 @@ FieldSpec init_from_field() {
   return f;
 }
 
-// A key added for the open checkpoints' architectures (models/open_models/): left out of config.yaml
-// and the hashes at its default, so every earlier run keeps its hashes.
+// A key added after runs were trained without it (the open checkpoints' architectures, Gu's window count):
+// left out of config.yaml and the hashes at its default, so every earlier run keeps its hashes.
 FieldSpec later(FieldSpec f) {
   f.omit_at_default = true;
   return f;
@@ -431,6 +431,11 @@ std::vector<FieldSpec> build_fields() {
       "task.eval_samples when smaller)");
   snapshot_samples.allowed = "1 .. task.eval_samples";
   t.push_back(snapshot_samples);
+  t.push_back(later(int_field(
+      "analysis.gu_windows", [](RunConfig& c) -> int& { return c.analysis.gu_windows; },
+      B::at_least(0).up_to(100000),
+      "text_lm: windows of Gu et al.'s protocol (T 64 from the training part, with BOS and without) that every "
+      "evaluation runs for gu_sink_rate and extreme_tokens.gu_*; its cost grows with them; 0 = none")));
   return t;
 }
 

@@ -65,6 +65,7 @@ struct AnalysisConfig {
   int snapshot_every = 16;
   int snapshot_limit = 100;
   int snapshot_samples = 128;  // evaluation inputs in each snapshot's mean map (unset: also <= batch, eval_samples)
+  int gu_windows = 100;  // text_lm: Gu et al.'s protocol windows, with BOS and without, per evaluation; 0 = none
   bool operator==(const AnalysisConfig&) const = default;
 };
 

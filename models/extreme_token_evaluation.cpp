@@ -108,12 +108,14 @@ ExtremeTokenReport measure_extreme_token_report(Graph& g, Transformer& model, co
   const int samples = std::max(1, config.analysis.eval_attention_samples);
   ExtremeTokenReport r{measure_extreme_tokens(g, model, objective, set, samples, 250, eps, slot), std::nullopt,
                        std::nullopt};
-  if (const auto* text = dynamic_cast<const TextLmTask*>(&task)) {
+  const int windows = config.analysis.gu_windows;
+  const auto* text = dynamic_cast<const TextLmTask*>(&task);
+  if (text && windows > 0) {
     const int T = gu_protocol_length(config, max_seq_len);
     const std::span<const int32_t> train = text->corpus_ids().first(text->train_tokens());
     for (const bool bos : {true, false}) {
-      const std::vector<int32_t> ids = gu_protocol_windows(train, T, kGuWindows, bos, kGuSeed);
-      (bos ? r.gu_bos : r.gu_no_bos) = measure_extreme_tokens(g, model, ids, kGuWindows, T, 250, eps, slot);
+      const std::vector<int32_t> ids = gu_protocol_windows(train, T, windows, bos, kGuSeed);
+      (bos ? r.gu_bos : r.gu_no_bos) = measure_extreme_tokens(g, model, ids, windows, T, 250, eps, slot);
     }
   }
   return r;

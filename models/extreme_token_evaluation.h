@@ -18,7 +18,6 @@
 
 namespace sinklab {
 
-inline constexpr int kGuWindows = 100;
 inline constexpr int kGuSeqLen = 64;
 inline constexpr uint64_t kGuSeed = 0x6775;  // fixed: every run and every step reads the same windows
 
@@ -41,7 +40,7 @@ std::vector<int32_t> gu_protocol_windows(std::span<const int32_t> train_ids, int
 int gu_protocol_length(const RunConfig& config, int max_seq_len);
 
 // Everything for one run: the evaluation inputs (analysis.eval_attention_samples of them), and Gu's
-// protocol when `task` is a text_lm task.
+// protocol (analysis.gu_windows windows with BOS and as many without) when `task` is a text_lm task.
 ExtremeTokenReport measure_extreme_token_report(Graph& g, Transformer& model, const RunConfig& config, const Task& task,
                                                 const TaskObjective& objective, const EvalSet& set, int max_seq_len);
 

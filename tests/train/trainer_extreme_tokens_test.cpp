@@ -86,13 +86,35 @@ TEST(TrainerExtremeTokens, TextRunsMeasureGusProtocolWithAndWithoutBos) {
   const RunSummary s = t.run(o);
   ASSERT_TRUE(s.extreme_tokens && s.extreme_tokens->gu_bos && s.extreme_tokens->gu_no_bos);
   for (const ExtremeTokenStats* g : {&*s.extreme_tokens->gu_bos, &*s.extreme_tokens->gu_no_bos}) {
-    EXPECT_EQ(g->windows, kGuWindows);
+    EXPECT_EQ(g->windows, 100);  // analysis.gu_windows' default
     EXPECT_EQ(g->seq_len, kGuSeqLen);
     EXPECT_NEAR(g->uniform_baseline, 0.0741, 5e-5);  // H_64 / 64 = 0.07405
   }
   // The windows differ only by the leading BOS: the statistics of position 0 differ.
   EXPECT_NE(s.extreme_tokens->gu_bos->heads[0].alpha[0], s.extreme_tokens->gu_no_bos->heads[0].alpha[0]);
   fs::remove_all(dir);
+}
+
+// analysis.gu_windows sets the protocol's window count (its cost); 0 measures no Gu statistics at all,
+// and the summary then has no gu_sink_rate (it did not compute one).
+TEST(TrainerExtremeTokens, GuWindowsSetsTheProtocolsWindowsAndZeroMeasuresNone) {
+  for (const int windows : {7, 0}) {
+    RunConfig config = text_config();
+    config.analysis.gu_windows = windows;
+    TrainOptions o;
+    o.quiet = true;
+    Trainer t(config);
+    const RunSummary s = t.run(o);
+    ASSERT_TRUE(s.extreme_tokens.has_value());
+    if (windows == 0) {
+      EXPECT_FALSE(s.extreme_tokens->gu_bos || s.extreme_tokens->gu_no_bos || s.gu_sink_rate || s.gu_sink_rate_bos);
+      continue;
+    }
+    ASSERT_TRUE(s.extreme_tokens->gu_bos && s.extreme_tokens->gu_no_bos);
+    EXPECT_EQ(s.extreme_tokens->gu_bos->windows, windows);
+    EXPECT_EQ(s.extreme_tokens->gu_no_bos->windows, windows);
+    EXPECT_TRUE(s.gu_sink_rate && s.gu_sink_rate_bos);
+  }
 }
 
 TEST(GuProtocolWindows, AreDrawnFromTheTrainingPartWithOrWithoutBos) {
