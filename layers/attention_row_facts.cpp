@@ -49,24 +49,38 @@ void fill_mean_gate(const float* gate, int64_t H, int64_t N, int64_t G, float* m
   }
 }
 
-// v: [H, B, T, D]; w_o: [C, H*D]; value_norms, value_norms_v: [H, B, T]
+// v: [H, B, T, D]; w_o: [C, H*D]; gram: [H, D, D]; value_norms, value_norms_v: [H, B, T]
 void fill_value_norms(const float* v, const float* w_o, int64_t H, int64_t B, int64_t T, int64_t D, int64_t C,
-                      float* value_norms, float* value_norms_v) {
-#pragma omp parallel for schedule(static) if (H * B * T * D * C >= (1 << 20))
-  for (int64_t row = 0; row < H * B * T; ++row) {
-    const int64_t h = row / (B * T);
-    const float* vk = v + row * D;
-    double u_sq = 0.0, v_sq = 0.0;
-#pragma omp simd reduction(+ : v_sq)
-    for (int64_t d = 0; d < D; ++d) v_sq += static_cast<double>(vk[d]) * vk[d];
+                      double* gram, float* value_norms, float* value_norms_v) {
+  // G_h = W_O^h^T W_O^h in double, the upper triangle summed over the C rows of W_O, then mirrored.
+#pragma omp parallel for schedule(static) if (H * C * D * D >= (1 << 20))
+  for (int64_t h = 0; h < H; ++h) {
+    double* g = gram + h * D * D;
+    std::fill_n(g, D * D, 0.0);
     for (int64_t c = 0; c < C; ++c) {
       const float* w = w_o + c * H * D + h * D;
-      double u = 0.0;
-#pragma omp simd reduction(+ : u)
-      for (int64_t d = 0; d < D; ++d) u += static_cast<double>(w[d]) * vk[d];
-      u_sq += u * u;
+      for (int64_t a = 0; a < D; ++a) {
+        const double wa = w[a];
+#pragma omp simd
+        for (int64_t b = a; b < D; ++b) g[a * D + b] += wa * static_cast<double>(w[b]);
+      }
     }
-    value_norms[row] = static_cast<float>(std::sqrt(u_sq));
+    for (int64_t a = 0; a < D; ++a)
+      for (int64_t b = 0; b < a; ++b) g[a * D + b] = g[b * D + a];
+  }
+#pragma omp parallel for schedule(static) if (H * B * T * D * D >= (1 << 20))
+  for (int64_t row = 0; row < H * B * T; ++row) {
+    const double* g = gram + (row / (B * T)) * D * D;
+    const float* vk = v + row * D;
+    double u_sq = 0.0, v_sq = 0.0;
+    for (int64_t a = 0; a < D; ++a) {
+      double ga_v = 0.0;  // (G v)_a
+#pragma omp simd reduction(+ : ga_v)
+      for (int64_t b = 0; b < D; ++b) ga_v += g[a * D + b] * static_cast<double>(vk[b]);
+      u_sq += static_cast<double>(vk[a]) * ga_v;
+      v_sq += static_cast<double>(vk[a]) * vk[a];
+    }
+    value_norms[row] = static_cast<float>(std::sqrt(std::max(u_sq, 0.0)));  // rounding may dip below 0
     value_norms_v[row] = static_cast<float>(std::sqrt(v_sq));
   }
 }

@@ -25,8 +25,10 @@ void fill_virtual_mass_with_slot(const Normalizer& normalizer, const float* scor
 void fill_mean_gate(const float* gate, int64_t H, int64_t N, int64_t G, float* mean_gate);
 
 // value_norms [H, B, T] = ||W_O^h v_hbk|| and value_norms_v [H, B, T] = ||v_hbk|| from
-// v [H, B, T, D] and w_o [C, H * D] (PyTorch layout: W_O^h is columns h*D .. h*D+D-1).
+// v [H, B, T, D] and w_o [C, H * D] (PyTorch layout: W_O^h is columns h*D .. h*D+D-1). gram: room for
+// H * D * D doubles, the scratch of ||W_O^h v||^2 = v^T (W_O^h^T W_O^h) v, which costs D^2 per key where
+// the product W_O^h v costs C * D (12x less at GPT-2's D 64, C 768).
 void fill_value_norms(const float* v, const float* w_o, int64_t H, int64_t B, int64_t T, int64_t D, int64_t C,
-                      float* value_norms, float* value_norms_v);
+                      double* gram, float* value_norms, float* value_norms_v);
 
 }  // namespace sinklab

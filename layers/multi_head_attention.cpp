@@ -291,7 +291,8 @@ Tensor MultiHeadAttention::attend_materialized(Graph& g, const Tensor& rows, con
     }
     if (observers_->any_wants_value_norms()) {
       float* norms = g.scratch(static_cast<size_t>(2 * H * B * T));
-      fill_value_norms(v.data(), w_o_.weight().data(), H, B, T, D, C, norms, norms + H * B * T);
+      auto* gram = reinterpret_cast<double*>(g.scratch(static_cast<size_t>(2 * H * D * D)));  // 64-byte aligned
+      fill_value_norms(v.data(), w_o_.weight().data(), H, B, T, D, C, gram, norms, norms + H * B * T);
       view.value_norms = norms;
       view.value_norms_v = norms + H * B * T;
     }
