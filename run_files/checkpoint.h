@@ -1,5 +1,5 @@
 #pragma once
-// Checkpoints of a training run: everything needed to resume it bit-identically. The file is format 3
+// Checkpoints of a training run: everything needed to resume it bit-identically. The file is format 4
 // of run_files/checkpoint_file.h (parameters and optimizer moments by name, the model-shaping and the config
 // hash); the training state below is its opaque blob, encoded here (little-endian, 86 + 8 K bytes):
 //   i64 steps done, i64 optimizer steps, RNG state (4 x u64, u8 has_cached, f64 cached),

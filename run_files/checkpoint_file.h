@@ -1,18 +1,19 @@
 #pragma once
-// Checkpoint files, format 3: parameters and optimizer moments stored by name with their shapes, the
+// Checkpoint files, format 4: parameters and optimizer moments stored by name with their shapes, the
 // two hashes a reader checks, and a training-state blob that run_files/checkpoint.cpp encodes (this file
 // never looks inside it). docs/models.md describes the format and when each hash must match.
 //
 // Layout (little-endian):
-//   header, 60 bytes: magic "SINKCKPT", u32 version (3), u64 model-shaping hash, u64 config hash,
+//   header, 60 bytes: magic "SINKCKPT", u32 version (4), u64 model-shaping hash, u64 config hash,
 //     u64 table bytes, u64 data bytes, u64 table checksum, u64 data checksum
 //   table: u32 parameter count, per parameter {u32 name bytes, name, u32 rank, i64 dims[rank]},
 //     u32 moment count, per moment {u32 name bytes, name}, u64 training-state bytes
 //   data: each parameter's f32 values (row-major, numel of its shape) in table order; then per
 //     moment, each parameter's values of that moment in table order; then the training state.
-// A moment block named "moment.K" is ParameterStore::moment(K). Checksums are FNV-1a 64: the table's
-// covers the header's first 44 bytes too (so a damaged hash reads as corruption, not as another
-// config), the data's covers the data. Files are written atomically (core/io/file_write.h).
+// A moment block named "moment.K" is ParameterStore::moment(K). The table checksum is FNV-1a 64 over the
+// header's first 44 bytes (so a damaged hash reads as corruption, not as another config) and the table;
+// the data checksum is XXH3-64 (libxxhash) over the data. Format 3 is the same with an FNV-1a 64 data
+// checksum: it is still read, never written. Files are written atomically (core/io/file_write.h).
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
@@ -40,7 +41,7 @@ struct CheckpointHashes {
 // needs the whole config to match (both hashes) and restores the optimizer moments as well.
 enum class CheckpointUse { weights, resume };
 
-inline constexpr uint32_t kCheckpointFormat = 3;
+inline constexpr uint32_t kCheckpointFormat = 4;  // the format written; 3 and 4 are read
 inline constexpr int kMaxCheckpointMoments = 2;              // Adam's two
 inline constexpr uint64_t kMaxTrainingStateBytes = 1 << 16;  // run_files/checkpoint.cpp's blob: at most 598 bytes
 

@@ -8,6 +8,7 @@ packages=(
   libyaml-cpp-dev                      # configs
   nlohmann-json3-dev libcli11-dev      # JSON output, command line
   libzip-dev                           # .npz exports (zip container)
+  libxxhash-dev                        # checkpoint data checksum (XXH3-64, checkpoint format 4)
   libonig-dev libutf8proc-dev          # tokenizers: Oniguruma (HF tokenizers' own regex engine) for tokenizer.json patterns, utf8proc for NFC
   libboost-math-dev                    # binomial intervals in reports (Boost.Math, header-only)
   libgtest-dev libbenchmark-dev        # tests, benchmarks

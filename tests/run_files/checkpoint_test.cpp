@@ -1,4 +1,4 @@
-// The training state a checkpoint carries (run_files/checkpoint.h) round-trips exactly through format 3,
+// The training state a checkpoint carries (run_files/checkpoint.h) round-trips exactly through format 4,
 // and a state blob that does not decode is a CheckpointError naming the file.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -3,6 +3,7 @@
 // checkpoint remembers a met stop rule so a run killed before its summary ends as it would have.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,7 +17,6 @@
 #include <nlohmann/json.hpp>
 
 #include "config_loading/config_loader.h"
-#include "core/fnv1a.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "run_files/checkpoint_file.h"
@@ -72,7 +72,7 @@ TEST(TrainerReliability, ResumeCutsTheMetricsLogBackToItsCheckpoint) {
 
 // Rewrites the step a checkpoint's training state carries (the state is the file's last bytes, as many
 // as the table's last u64 says, and starts with the step) and the data checksum (header bytes 52-59,
-// FNV-1a 64 over everything after the table), as a forger would.
+// XXH3-64 over everything after the table, checkpoint format 4), as a forger would.
 void forge_checkpoint_step(const fs::path& path, int64_t step) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes{std::istreambuf_iterator<char>(in), {}};
@@ -81,7 +81,7 @@ void forge_checkpoint_step(const fs::path& path, int64_t step) {
   std::memcpy(&table_bytes, bytes.data() + 28, sizeof table_bytes);
   std::memcpy(&state_bytes, bytes.data() + 60 + table_bytes - 8, sizeof state_bytes);
   std::memcpy(bytes.data() + bytes.size() - state_bytes, &step, sizeof step);
-  const uint64_t sum = fnv1a(std::string_view(bytes).substr(60 + table_bytes));
+  const uint64_t sum = XXH3_64bits(bytes.data() + 60 + table_bytes, bytes.size() - 60 - table_bytes);
   std::memcpy(bytes.data() + 52, &sum, sizeof sum);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
