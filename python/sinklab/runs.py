@@ -152,9 +152,11 @@ class Run:
 
     def _metrics_records(self):
         """metrics.jsonl's lines as dicts, read once for metrics and extreme_tokens. A run still going may
-        have written half a line: only lines ended by a newline are read then."""
+        have written half a line: only lines ended by a newline are read then, and a run stopped before its
+        first line has none. A run not started has no log (the error names the file)."""
+        going = not self.finished and self.state != "not started"
         return self._cached("metrics_records", lambda: _sinklab.read_metrics(
-            str(self._path / "metrics.jsonl"), complete_lines_only=not self.finished))
+            str(self._path / "metrics.jsonl"), complete_lines_only=going))
 
     def _read_metrics(self):
         rows = []
