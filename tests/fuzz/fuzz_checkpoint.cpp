@@ -1,17 +1,19 @@
 // Checkpoint reader (`sinklab train --resume`, load_model): arbitrary bytes as checkpoint.bin in
-// format 3 (run_files/checkpoint_file.h). A random file rarely passes the FNV-1a checksums, so each input is
-// loaded twice: as written (header checks), then with the data size and both checksums patched to
-// match, which lets the fuzzer reach the table parser, the name and shape check against the model,
-// the data and the training-state decoder (run_files/checkpoint.cpp). The expected hashes are the file's
-// own (a mismatch is a trivial branch). The parameter store follows the file's own table when that
-// reads as a small one (<= 64 parameters of <= 4096 floats each), for the same reason; otherwise it
-// holds one parameter. Every load is done both as a resume and as a weights-only load.
+// format 3 or 4 (run_files/checkpoint_file.h). A random file rarely passes the checksums (table: FNV-1a; data:
+// FNV-1a in format 3, XXH3-64 otherwise), so each input is loaded twice: as written (header checks), then with
+// the data size and both checksums patched to match, which lets the fuzzer reach the table parser, the name
+// and shape check against the model, the data and the training-state decoder (run_files/checkpoint.cpp). The
+// expected hashes are the file's own (a mismatch is a trivial branch). The parameter store follows the
+// file's own table when that reads as a small one (<= 64 parameters of <= 4096 floats each), for the same
+// reason; otherwise it holds one parameter. Every load is done both as a resume and as a weights-only load.
 // The only acceptable failure is a CheckpointError naming the file.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <xxhash.h>
 
 #include "core/parameter_store.h"
 #include "fuzz_support.h"
@@ -22,7 +24,7 @@ namespace {
 
 // Header: magic, version, model hash, config hash, table bytes, data bytes, table sum, data sum.
 constexpr size_t kHeader = 60;
-constexpr size_t kTableBytesAt = 28, kDataBytesAt = 36, kTableSumAt = 44, kDataSumAt = 52;
+constexpr size_t kVersionAt = 8, kTableBytesAt = 28, kDataBytesAt = 36, kTableSumAt = 44, kDataSumAt = 52;
 
 uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
@@ -95,7 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t rest = size - kHeader - table;
   std::memcpy(bytes.data() + kDataBytesAt, &rest, sizeof rest);
   const uint64_t table_sum = fnv1a(fnv1a(kBasis, bytes.data(), kTableSumAt), bytes.data() + kHeader, table);
-  const uint64_t data_sum = fnv1a(kBasis, bytes.data() + kHeader + table, rest);
+  const uint8_t* data_part = bytes.data() + kHeader + table;
+  const bool format3 = read_at<uint32_t>(bytes, kVersionAt) == 3;
+  const uint64_t data_sum = format3 ? fnv1a(kBasis, data_part, rest) : XXH3_64bits(data_part, rest);
   std::memcpy(bytes.data() + kTableSumAt, &table_sum, sizeof table_sum);
   std::memcpy(bytes.data() + kDataSumAt, &data_sum, sizeof data_sum);
   load(bytes);
