@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_files/checkpoint.h"
+#include "run_files/checkpoint_file.h"
 #include "run_files/npy.h"
 #include "tests/apps/cli_process.h"
 #include "tests/support/test_dir.h"
@@ -97,7 +98,7 @@ TEST(ConstructCommand, ReluWritesARunFolderThatInspectAndReportRead) {
   EXPECT_EQ(summary["heads"][0]["mass_nontrigger_mean"].get<double>(), 0.0);
 
   const CheckpointFacts ckpt = checkpoint_facts(dir / "checkpoint.bin");
-  EXPECT_EQ(ckpt.format, 3u);
+  EXPECT_EQ(ckpt.format, kCheckpointFormat);  // what the writer writes (4 since XXH3)
   EXPECT_EQ(ckpt.moments, 0u);
   EXPECT_EQ(ckpt.steps, 0);
   EXPECT_EQ(ckpt.optimizer_steps, 0);
