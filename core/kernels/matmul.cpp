@@ -1,6 +1,7 @@
 #include "core/kernels/matmul.h"
 
 #include "core/cpu/isa_level.h"
+#include "core/kernels/matmul_cache_key.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -42,17 +43,6 @@ namespace {
 
 thread_local bool t_inside_execute = false;  // see inside_onednn_execute()
 
-std::string describe(const MatmulOperand& op) {
-  std::ostringstream out;
-  out << '[' << op.dims[0] << ',' << op.dims[1] << ',' << op.dims[2] << ',' << op.dims[3] << "] strides ["
-      << op.strides[0] << ',' << op.strides[1] << ',' << op.strides[2] << ',' << op.strides[3] << ']';
-  return out.str();
-}
-
-std::string describe(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
-  return "A " + describe(a) + " x B " + describe(b) + " -> C " + describe(c);
-}
-
 // True when two distinct indices of `op` address the same element.
 bool overlaps(const MatmulOperand& op) {
   std::array<std::pair<int64_t, int64_t>, 4> live{};  // (stride, dim) of dims that matter
@@ -68,32 +58,6 @@ bool overlaps(const MatmulOperand& op) {
     extent += live[i].first * (live[i].second - 1);
   }
   return false;
-}
-
-MatmulOperand canonical(MatmulOperand op, bool is_input) {
-  if (is_input)
-    for (size_t i = 0; i < 2; ++i)
-      if (op.strides[i] == 0) op.dims[i] = 1;
-  for (size_t i = 4; i-- > 0;) {
-    if (op.dims[i] != 1) continue;
-    int64_t inner = 1;
-    for (size_t j = i + 1; j < 4; ++j) inner += (op.dims[j] - 1) * op.strides[j];
-    op.strides[i] = inner;
-  }
-  return op;
-}
-
-void check_not_in_parallel_region() {
-#ifdef SINKLAB_HAVE_OPENMP
-  // Throwing would not help: an exception cannot leave a parallel region (std::terminate).
-  if (omp_in_parallel()) {
-    std::fputs(
-        "sinklab::kernels::matmul called from inside an OpenMP parallel region; call it from "
-        "serial code (oneDNN parallelizes internally)\n",
-        stderr);
-    std::abort();
-  }
-#endif
 }
 
 // Fallback for layouts oneDNN only serves with its reference kernel. Rows of C (over batches) are
@@ -156,33 +120,6 @@ void fill_zero(float* c, const MatmulOperand& cl) {
           c[i0 * cl.strides[0] + i1 * cl.strides[1] + i * cl.strides[2] + j * cl.strides[3]] = 0.0f;
 }
 
-struct CacheKey {
-  std::array<MatmulOperand, 3> layouts;  // canonical A, B, C
-  bool accumulate;
-  uint32_t alpha_bits;  // bit pattern: exact match, no float comparison surprises
-
-  bool operator==(const CacheKey& o) const {
-    for (size_t i = 0; i < 3; ++i)
-      if (layouts[i].dims != o.layouts[i].dims || layouts[i].strides != o.layouts[i].strides) return false;
-    return accumulate == o.accumulate && alpha_bits == o.alpha_bits;
-  }
-};
-
-struct CacheKeyHash {
-  size_t operator()(const CacheKey& key) const noexcept {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    const auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
-    for (const auto& op : key.layouts)
-      for (size_t i = 0; i < 4; ++i) {
-        mix(static_cast<uint64_t>(op.dims[i]));
-        mix(static_cast<uint64_t>(op.strides[i]));
-      }
-    mix(key.accumulate);
-    mix(key.alpha_bits);
-    return static_cast<size_t>(h);
-  }
-};
-
 enum class Path { onednn, onednn_swapped, loop };
 
 struct CacheEntry {
@@ -201,7 +138,7 @@ struct MatmulContext {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::mutex mutex;
-  std::unordered_map<CacheKey, CacheEntry, CacheKeyHash> cache;
+  std::unordered_map<MatmulKey, CacheEntry, MatmulKeyHash> cache;
   MatmulCacheStats stats{0, 0, 0};
 };
 
@@ -213,23 +150,6 @@ MatmulContext& context() {
 dnnl::memory::desc memory_desc(const MatmulOperand& op) {
   return dnnl::memory::desc(dnnl::memory::dims(op.dims.begin(), op.dims.end()), dnnl::memory::data_type::f32,
                             dnnl::memory::dims(op.strides.begin(), op.strides.end()));
-}
-
-// alpha as an eltwise_linear post-op before the sum: the same attribute in oneDNN 2.x and 3.x (3.x
-// dropped output scales), and dst = alpha * (A x B) + 1 * dst_old in that order.
-dnnl::primitive_attr make_attr(bool accumulate, float alpha) {
-  dnnl::post_ops ops;
-  if (alpha != 1.0f) {
-#if DNNL_VERSION_MAJOR >= 3
-    ops.append_eltwise(dnnl::algorithm::eltwise_linear, alpha, 0.0f);
-#else
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, alpha, 0.0f);
-#endif
-  }
-  if (accumulate) ops.append_sum(1.0f);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  return attr;
 }
 
 // A primitive descriptor with an optimized implementation, or nothing.
@@ -270,7 +190,7 @@ std::optional<dnnl::primitive_attr> scaled_attr(bool accumulate, float alpha) {
 }
 
 // A direct or else swapped primitive descriptor under attr; sets the entry's path and descriptors.
-std::optional<dnnl::matmul::primitive_desc> direct_or_swapped(const dnnl::engine& engine, const CacheKey& key,
+std::optional<dnnl::matmul::primitive_desc> direct_or_swapped(const dnnl::engine& engine, const MatmulKey& key,
                                                               const dnnl::primitive_attr& attr, CacheEntry& entry) {
   const auto& [a, b, c] = key.layouts;
   entry.path = Path::onednn;
@@ -286,9 +206,9 @@ std::optional<dnnl::matmul::primitive_desc> direct_or_swapped(const dnnl::engine
   return optimized_desc(engine, entry.src_md, entry.weights_md, entry.dst_md, attr);
 }
 
-CacheEntry build_entry(const dnnl::engine& engine, const CacheKey& key, float alpha) {
+CacheEntry build_entry(const dnnl::engine& engine, const MatmulKey& key, float alpha) {
   CacheEntry entry;
-  auto pd = direct_or_swapped(engine, key, make_attr(key.accumulate, alpha), entry);
+  auto pd = direct_or_swapped(engine, key, matmul_attr(key.accumulate, alpha), entry);
   if (const auto scaled = scaled_attr(key.accumulate, alpha); !pd && scaled)
     pd = direct_or_swapped(engine, key, *scaled, entry);
   if (!pd) {
@@ -307,7 +227,7 @@ CacheEntry build_entry(const dnnl::engine& engine, const CacheKey& key, float al
 }
 
 // Finds or builds the entry; the caller holds ctx.mutex. Entries are stable until clear.
-CacheEntry& lookup(MatmulContext& ctx, const CacheKey& key, float alpha) {
+CacheEntry& lookup(MatmulContext& ctx, const MatmulKey& key, float alpha) {
   auto it = ctx.cache.find(key);
   if (it != ctx.cache.end()) {
     ++ctx.stats.hits;
@@ -317,13 +237,6 @@ CacheEntry& lookup(MatmulContext& ctx, const CacheKey& key, float alpha) {
   CacheEntry& entry = ctx.cache.emplace(key, build_entry(ctx.engine, key, alpha)).first->second;
   if (entry.path != Path::loop) ++ctx.stats.primitives;
   return entry;
-}
-
-CacheKey make_key(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c, bool accumulate,
-                  float alpha) {
-  CacheKey key{{canonical(a, true), canonical(b, true), canonical(c, false)}, accumulate, 0};
-  std::memcpy(&key.alpha_bits, &alpha, sizeof alpha);
-  return key;
 }
 
 }  // namespace
@@ -339,7 +252,7 @@ MatmulOperand transposed_view(const MatmulOperand& op) {
 
 MatmulShape check_matmul_layouts(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
   const auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("matmul: " + why + " in " + describe(a, b, c));
+    throw std::invalid_argument("matmul: " + why + " in " + describe_matmul(a, b, c));
   };
   for (const MatmulOperand* op : {&a, &b, &c})
     for (size_t i = 0; i < 4; ++i) {
@@ -363,16 +276,16 @@ MatmulShape check_matmul_layouts(const MatmulOperand& a, const MatmulOperand& b,
 
 void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const MatmulOperand& b_layout, float* c,
             const MatmulOperand& c_layout, bool accumulate, float alpha) {
-  check_not_in_parallel_region();
+  check_matmul_not_in_parallel_region("matmul");
   const MatmulShape shape = check_matmul_layouts(a_layout, b_layout, c_layout);
   if (shape.batch0 == 0 || shape.batch1 == 0 || shape.m == 0 || shape.n == 0) return;
   if (c == nullptr || (shape.k > 0 && (a == nullptr || b == nullptr)))
-    throw std::invalid_argument("matmul: null data pointer for " + describe(a_layout, b_layout, c_layout));
+    throw std::invalid_argument("matmul: null data pointer for " + describe_matmul(a_layout, b_layout, c_layout));
   if (shape.k == 0) {  // an empty sum: C = 0, or C unchanged when accumulating; A and B are never read
     if (!accumulate) fill_zero(c, c_layout);
     return;
   }
-  const CacheKey key = make_key(a_layout, b_layout, c_layout, accumulate, alpha);
+  const MatmulKey key = matmul_key(a_layout, b_layout, c_layout, accumulate, alpha);
   MatmulContext& ctx = context();
   std::lock_guard<std::mutex> lock(ctx.mutex);
   CacheEntry& entry = lookup(ctx, key, alpha);
@@ -392,7 +305,7 @@ void matmul(const float* a, const MatmulOperand& a_layout, const float* b, const
   t_inside_execute = false;
   if (status != dnnl_success)
     throw std::runtime_error("matmul: oneDNN execution failed (status " + std::to_string(static_cast<int>(status)) +
-                             ") for " + describe(a_layout, b_layout, c_layout));
+                             ") for " + describe_matmul(a_layout, b_layout, c_layout));
 }
 
 bool inside_onednn_execute() { return t_inside_execute; }
@@ -414,7 +327,7 @@ std::string matmul_implementation(const MatmulOperand& a_layout, const MatmulOpe
                                   const MatmulOperand& c_layout, bool accumulate, float alpha) {
   const MatmulShape shape = check_matmul_layouts(a_layout, b_layout, c_layout);
   if (shape.batch0 == 0 || shape.batch1 == 0 || shape.m == 0 || shape.n == 0 || shape.k == 0) return "empty";
-  const CacheKey key = make_key(a_layout, b_layout, c_layout, accumulate, alpha);
+  const MatmulKey key = matmul_key(a_layout, b_layout, c_layout, accumulate, alpha);
   MatmulContext& ctx = context();
   std::lock_guard<std::mutex> lock(ctx.mutex);
   return lookup(ctx, key, alpha).implementation;

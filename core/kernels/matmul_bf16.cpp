@@ -1,5 +1,7 @@
 #include "core/kernels/matmul_bf16.h"
 
+#include "core/kernels/matmul_cache_key.h"
+
 #include "core/cpu/isa_dispatch.h"
 #include "core/cpu/isa_level.h"
 #include "core/kernels/elementwise_layout.h"
@@ -50,19 +52,6 @@ namespace {
 
 thread_local bool t_inside_execute = false;  // see inside_bf16_onednn_execute()
 
-void check_not_in_parallel_region() {
-#ifdef SINKLAB_HAVE_OPENMP
-  // Throwing would not help: an exception cannot leave a parallel region (std::terminate).
-  if (omp_in_parallel()) {
-    std::fputs(
-        "sinklab::kernels::matmul_bf16 called from inside an OpenMP parallel region; call it from serial code "
-        "(it parallelizes its conversions, and oneDNN internally)\n",
-        stderr);
-    std::abort();
-  }
-#endif
-}
-
 // A growable, 64-byte aligned buffer: reallocated only when a call needs more than it holds.
 class Scratch {
  public:
@@ -87,21 +76,6 @@ class Scratch {
   size_t capacity_ = 0;
 };
 
-// The same normalization as kernels::matmul: stride-0 batch dims of inputs become size-1 broadcasts and size-1
-// dims get a canonical stride, so equal computations share one cache entry.
-MatmulOperand canonical(MatmulOperand op, bool is_input) {
-  if (is_input)
-    for (size_t i = 0; i < 2; ++i)
-      if (op.strides[i] == 0) op.dims[i] = 1;
-  for (size_t i = 4; i-- > 0;) {
-    if (op.dims[i] != 1) continue;
-    int64_t inner = 1;
-    for (size_t j = i + 1; j < 4; ++j) inner += (op.dims[j] - 1) * op.strides[j];
-    op.strides[i] = inner;
-  }
-  return op;
-}
-
 int64_t elements(const MatmulOperand& op) { return op.dims[0] * op.dims[1] * op.dims[2] * op.dims[3]; }
 
 // A copy's orientation: column-major when the source's rows are contiguous and its columns are not.
@@ -112,33 +86,6 @@ MatmulOperand copy_layout(const MatmulOperand& op, bool column_major) {
   const MatmulOperand dense = dense_operand(op.dims[0], op.dims[1], op.dims[2], op.dims[3]);
   return column_major ? transposed_view(dense_operand(op.dims[0], op.dims[1], op.dims[3], op.dims[2])) : dense;
 }
-
-struct CacheKey {
-  std::array<MatmulOperand, 3> layouts;  // canonical A, B, C
-  bool accumulate;
-  uint32_t alpha_bits;
-
-  bool operator==(const CacheKey& o) const {
-    for (size_t i = 0; i < 3; ++i)
-      if (layouts[i].dims != o.layouts[i].dims || layouts[i].strides != o.layouts[i].strides) return false;
-    return accumulate == o.accumulate && alpha_bits == o.alpha_bits;
-  }
-};
-
-struct CacheKeyHash {
-  size_t operator()(const CacheKey& key) const noexcept {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    const auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
-    for (const auto& op : key.layouts)
-      for (size_t i = 0; i < 4; ++i) {
-        mix(static_cast<uint64_t>(op.dims[i]));
-        mix(static_cast<uint64_t>(op.strides[i]));
-      }
-    mix(key.accumulate);
-    mix(key.alpha_bits);
-    return static_cast<size_t>(h);
-  }
-};
 
 enum class Path { native, native_dense_c, emulated };
 
@@ -159,7 +106,7 @@ struct Bf16Context {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::mutex mutex;
-  std::unordered_map<CacheKey, CacheEntry, CacheKeyHash> cache;
+  std::unordered_map<MatmulKey, CacheEntry, MatmulKeyHash> cache;
   Scratch a_scratch, b_scratch, c_scratch;
 
   static bool has_bf16_instructions(IsaLevel level) {
@@ -177,22 +124,6 @@ Bf16Context& context() {
 dnnl::memory::desc memory_desc(const MatmulOperand& op, dnnl::memory::data_type type) {
   return dnnl::memory::desc(dnnl::memory::dims(op.dims.begin(), op.dims.end()), type,
                             dnnl::memory::dims(op.strides.begin(), op.strides.end()));
-}
-
-// alpha as an eltwise_linear post-op before the sum, as kernels::matmul does.
-dnnl::primitive_attr make_attr(bool accumulate, float alpha) {
-  dnnl::post_ops ops;
-  if (alpha != 1.0f) {
-#if DNNL_VERSION_MAJOR >= 3
-    ops.append_eltwise(dnnl::algorithm::eltwise_linear, alpha, 0.0f);
-#else
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, alpha, 0.0f);
-#endif
-  }
-  if (accumulate) ops.append_sum(1.0f);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  return attr;
 }
 
 // A bf16 x bf16 -> f32 primitive descriptor with an optimized implementation, or nothing.
@@ -216,7 +147,7 @@ std::optional<dnnl::matmul::primitive_desc> optimized_desc(const dnnl::engine& e
   }
 }
 
-CacheEntry build_entry(Bf16Context& ctx, const CacheKey& key, float alpha) {
+CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha) {
   const auto& [a, b, c] = key.layouts;
   CacheEntry entry;
   entry.a_column_major = reads_column_major(a);
@@ -227,10 +158,10 @@ CacheEntry build_entry(Bf16Context& ctx, const CacheKey& key, float alpha) {
   std::optional<dnnl::matmul::primitive_desc> pd;
   if (ctx.native_isa) {
     entry.path = Path::native;
-    pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, c, make_attr(key.accumulate, alpha));
+    pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, c, matmul_attr(key.accumulate, alpha));
     if (!pd) {
       entry.path = Path::native_dense_c;
-      pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, entry.c_dense, make_attr(false, alpha));
+      pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, entry.c_dense, matmul_attr(false, alpha));
     }
   }
   if (!pd) {
@@ -253,17 +184,10 @@ CacheEntry build_entry(Bf16Context& ctx, const CacheKey& key, float alpha) {
 }
 
 // Finds or builds the entry; the caller holds ctx.mutex. Entries are stable until clear.
-CacheEntry& lookup(Bf16Context& ctx, const CacheKey& key, float alpha) {
+CacheEntry& lookup(Bf16Context& ctx, const MatmulKey& key, float alpha) {
   auto it = ctx.cache.find(key);
   if (it != ctx.cache.end()) return it->second;
   return ctx.cache.emplace(key, build_entry(ctx, key, alpha)).first->second;
-}
-
-CacheKey make_key(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c, bool accumulate,
-                  float alpha) {
-  CacheKey key{{canonical(a, true), canonical(b, true), canonical(c, false)}, accumulate, 0};
-  std::memcpy(&key.alpha_bits, &alpha, sizeof alpha);
-  return key;
 }
 
 // C (+)= the dense scratch `from`, element by element.
@@ -280,16 +204,6 @@ void fold_into(const float* from, float* c, const MatmulOperand& cl, bool accumu
   }
 }
 
-std::string describe(const MatmulOperand& a, const MatmulOperand& b, const MatmulOperand& c) {
-  const auto one = [](const MatmulOperand& op) {
-    std::string s = "[";
-    for (size_t i = 0; i < 4; ++i) s += std::to_string(op.dims[i]) + (i < 3 ? "," : "] strides [");
-    for (size_t i = 0; i < 4; ++i) s += std::to_string(op.strides[i]) + (i < 3 ? "," : "]");
-    return s;
-  };
-  return "A " + one(a) + " x B " + one(b) + " -> C " + one(c);
-}
-
 // Runs the entry's primitive; the layouts only name the call in an error.
 void execute(Bf16Context& ctx, const CacheEntry& entry, const MatmulOperand& a, const MatmulOperand& b,
              const MatmulOperand& c) {
@@ -300,23 +214,23 @@ void execute(Bf16Context& ctx, const CacheEntry& entry, const MatmulOperand& a, 
   t_inside_execute = false;
   if (status != dnnl_success)
     throw std::runtime_error("matmul_bf16: oneDNN execution failed (status " +
-                             std::to_string(static_cast<int>(status)) + ") for " + describe(a, b, c));
+                             std::to_string(static_cast<int>(status)) + ") for " + describe_matmul(a, b, c));
 }
 
 }  // namespace
 
 void matmul_bf16(const float* a, const MatmulOperand& a_layout, const float* b, const MatmulOperand& b_layout,
                  float* c, const MatmulOperand& c_layout, bool accumulate, float alpha) {
-  check_not_in_parallel_region();
+  check_matmul_not_in_parallel_region("matmul_bf16");
   const MatmulShape shape = check_matmul_layouts(a_layout, b_layout, c_layout);
   if (shape.batch0 == 0 || shape.batch1 == 0 || shape.m == 0 || shape.n == 0) return;
   if (c == nullptr || (shape.k > 0 && (a == nullptr || b == nullptr)))
-    throw std::invalid_argument("matmul_bf16: null data pointer for " + describe(a_layout, b_layout, c_layout));
+    throw std::invalid_argument("matmul_bf16: null data pointer for " + describe_matmul(a_layout, b_layout, c_layout));
   if (shape.k == 0) {  // an empty sum: kernels::matmul zeroes C (or leaves it) without reading A or B
     matmul(a, a_layout, b, b_layout, c, c_layout, accumulate, alpha);
     return;
   }
-  const CacheKey key = make_key(a_layout, b_layout, c_layout, accumulate, alpha);
+  const MatmulKey key = matmul_key(a_layout, b_layout, c_layout, accumulate, alpha);
   const auto& [ak, bk, ck] = key.layouts;
   Bf16Context& ctx = context();
   std::lock_guard<std::mutex> lock(ctx.mutex);
@@ -357,7 +271,7 @@ std::string matmul_bf16_implementation(const MatmulOperand& a_layout, const Matm
                                        const MatmulOperand& c_layout, bool accumulate, float alpha) {
   const MatmulShape shape = check_matmul_layouts(a_layout, b_layout, c_layout);
   if (shape.batch0 == 0 || shape.batch1 == 0 || shape.m == 0 || shape.n == 0 || shape.k == 0) return "empty";
-  const CacheKey key = make_key(a_layout, b_layout, c_layout, accumulate, alpha);
+  const MatmulKey key = matmul_key(a_layout, b_layout, c_layout, accumulate, alpha);
   Bf16Context& ctx = context();
   std::lock_guard<std::mutex> lock(ctx.mutex);
   return lookup(ctx, key, alpha).implementation;
