@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
-#include "core/fnv1a.h"
+#include <xxhash.h>
+
 #include "core/io/file_read.h"
 #include "core/io/file_write.h"
 
@@ -26,14 +28,14 @@ struct Header {
   char magic[8];
   uint64_t format;
   uint64_t corpus_bytes;
-  uint64_t corpus_fnv1a;
+  uint64_t corpus_hash;
   uint64_t tokenizer;  // 0 char, 1 word
   uint64_t vocab_size;
   uint64_t val_fraction_bits;
   uint64_t tokens;
   uint64_t train;
   uint64_t word_list_bytes;
-  uint64_t checksum;  // fnv1a over this header (checksum 0), the ids and the word list
+  uint64_t checksum;  // XXH3-64 over this header (checksum 0), the ids and the word list
 };
 static_assert(std::is_trivially_copyable_v<Header> && sizeof(Header) == 88);
 constexpr char kMagic[8] = {'S', 'L', 'T', 'O', 'K', 'E', 'N', 'S'};
@@ -56,20 +58,33 @@ std::string word_list_of(const WordVocabulary* words) {
   return list;
 }
 
+// XXH3-64 of the header (its checksum 0), the ids and the word list, streamed: the same hash as checkpoint
+// format 4's data checksum, ~20x faster than the byte-serial FNV-1a format 1 used.
+uint64_t checksum_of(const Header& h, std::span<const int32_t> ids, std::string_view word_list) {
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) throw std::bad_alloc();
+  XXH3_64bits_reset(state);
+  for (const std::string_view piece : {bytes_of(h), bytes_of(ids), word_list})
+    XXH3_64bits_update(state, piece.data(), piece.size());
+  const uint64_t sum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return sum;
+}
+
 Header header_of(const TokenCacheKey& key, std::span<const int32_t> ids, std::size_t train,
                  std::string_view word_list, uint64_t format) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.format = format;
   h.corpus_bytes = key.corpus_bytes;
-  h.corpus_fnv1a = key.corpus_fnv1a;
+  h.corpus_hash = key.corpus_hash;
   h.tokenizer = key.tokenizer == TextTokenizer::word ? 1 : 0;
   h.vocab_size = static_cast<uint64_t>(key.vocab_size);
   h.val_fraction_bits = bits_of(key.val_fraction);
   h.tokens = ids.size();
   h.train = train;
   h.word_list_bytes = word_list.size();
-  h.checksum = fnv1a(fnv1a(fnv1a(bytes_of(h)), bytes_of(ids)), word_list);
+  h.checksum = checksum_of(h, ids, word_list);
   return h;
 }
 
@@ -112,7 +127,7 @@ TokenCacheEntry read_entry(const fs::path& path, const TokenCacheKey& key) {
     throw Untrusted("has format " + std::to_string(h.format) + ", this build reads " +
                     std::to_string(kTokenCacheFormat));
   const bool word = key.tokenizer == TextTokenizer::word;
-  if (h.corpus_bytes != key.corpus_bytes || h.corpus_fnv1a != key.corpus_fnv1a || h.tokenizer != (word ? 1u : 0u) ||
+  if (h.corpus_bytes != key.corpus_bytes || h.corpus_hash != key.corpus_hash || h.tokenizer != (word ? 1u : 0u) ||
       h.vocab_size != static_cast<uint64_t>(key.vocab_size) || h.val_fraction_bits != bits_of(key.val_fraction))
     throw Untrusted("was written for another corpus or other tokenizer settings");
   if (h.tokens > h.corpus_bytes || h.train > h.tokens)
@@ -130,7 +145,7 @@ TokenCacheEntry read_entry(const fs::path& path, const TokenCacheKey& key) {
   const std::string word_list = file.read(sizeof h + 4 * h.tokens, h.word_list_bytes);
   const uint64_t stored = h.checksum;
   h.checksum = 0;
-  if (fnv1a(fnv1a(fnv1a(bytes_of(h)), bytes_of(entry.ids)), word_list) != stored)
+  if (checksum_of(h, entry.ids, word_list) != stored)
     throw Untrusted("does not match its checksum");
   for (std::size_t i = 0; i < entry.ids.size(); ++i)
     if (entry.ids[i] < 0 || entry.ids[i] >= key.vocab_size)
@@ -150,7 +165,7 @@ TokenCacheEntry read_entry(const fs::path& path, const TokenCacheKey& key) {
 
 TokenCacheKey TokenCacheKey::of(std::string_view corpus, TextTokenizer tokenizer, int vocab_size,
                                 double val_fraction) {
-  return {corpus.size(), fnv1a(corpus), tokenizer, vocab_size, val_fraction};
+  return {corpus.size(), XXH3_64bits(corpus.data(), corpus.size()), tokenizer, vocab_size, val_fraction};
 }
 
 std::string token_cache_entry_bytes(const TokenCacheKey& key, std::span<const int32_t> ids, std::size_t train,
@@ -178,7 +193,7 @@ std::optional<TokenCache> TokenCache::from_environment() {
 fs::path TokenCache::entry_path(const TokenCacheKey& key) const {
   char name[128];
   std::snprintf(name, sizeof name, "%016llx-%llu-%s%d-%016llx.v%llu.tokens",
-                static_cast<unsigned long long>(key.corpus_fnv1a), static_cast<unsigned long long>(key.corpus_bytes),
+                static_cast<unsigned long long>(key.corpus_hash), static_cast<unsigned long long>(key.corpus_bytes),
                 key.tokenizer == TextTokenizer::word ? "word" : "char", key.vocab_size,
                 static_cast<unsigned long long>(bits_of(key.val_fraction)),
                 static_cast<unsigned long long>(kTokenCacheFormat));

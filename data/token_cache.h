@@ -26,12 +26,12 @@ namespace sinklab {
 
 // The entry layout's version; bump it whenever the file layout or what either tokenizer gives for a text
 // changes, so that entries written before are not trusted.
-inline constexpr uint64_t kTokenCacheFormat = 1;
+inline constexpr uint64_t kTokenCacheFormat = 2;  // 2: XXH3-64 key and checksum (1: FNV-1a)
 
 // What an encoding depends on.
 struct TokenCacheKey {
   uint64_t corpus_bytes = 0;
-  uint64_t corpus_fnv1a = 0;  // core/fnv1a.h over the corpus's bytes
+  uint64_t corpus_hash = 0;  // XXH3-64 of the corpus's bytes
   TextTokenizer tokenizer = TextTokenizer::character;
   int vocab_size = 0;  // word: task.vocab_size; char: the corpus's (BOS + its distinct bytes)
   double val_fraction = 0;

@@ -235,7 +235,7 @@ TEST(TokenCache, OtherBytesOrSettingsAreOtherEntries) {
 struct Damage {
   const char* name;
   std::string (*bytes)(const std::string& good, const TokenCacheKey& key, const TokenCacheEntry& entry);
-  const char* note;
+  std::string note;
 };
 
 std::string with_ids(const TokenCacheKey& key, const TokenCacheEntry& entry, std::vector<int32_t> ids) {
@@ -262,7 +262,8 @@ const Damage kDamages[] = {
        return token_cache_entry_bytes(key, entry.ids, entry.train, entry.words ? &*entry.words : nullptr,
                                       kTokenCacheFormat + 1);
      },
-     "has format 2, this build reads 1"},
+     "has format " + std::to_string(kTokenCacheFormat + 1) + ", this build reads " +
+         std::to_string(kTokenCacheFormat)},
     {"checksum",
      [](const std::string& good, const TokenCacheKey&, const TokenCacheEntry&) {
        std::string bad = good;
@@ -273,7 +274,7 @@ const Damage kDamages[] = {
     {"another corpus",
      [](const std::string&, const TokenCacheKey& key, const TokenCacheEntry& entry) {
        TokenCacheKey other = key;
-       other.corpus_fnv1a ^= 1;
+       other.corpus_hash ^= 1;
        return token_cache_entry_bytes(other, entry.ids, entry.train, entry.words ? &*entry.words : nullptr);
      },
      "was written for another corpus or other tokenizer settings"},
