@@ -9,6 +9,7 @@
 #include "apps/user_error.h"
 #include "core/cpu/cpu_description.h"
 #include "core/cpu/isa_level.h"
+#include "core/kernels/matmul_bf16.h"
 #include "train/train_in_folder.h"
 #include "run_files/run_provenance.h"
 
@@ -25,11 +26,13 @@ std::string sinklab_command(const std::vector<std::string>& args) {
 // `sinklab --version`: the build and the kernel path this machine runs (bit-identical results need both).
 std::string version_text() {
   const CpuDescription cpu = describe_cpu();
+  const kernels::Bf16MatmulSupport bf16 = kernels::bf16_matmul_support();
   std::string features;
   for (const std::string& f : cpu.features) features += (features.empty() ? "" : " ") + f;
   return "sinklab " SINKLAB_VERSION " (git " + git_revision() + ", " __VERSION__ ")\n" +
          "cpu: " + cpu.model + "\nfeatures: " + features + "\ncpu level: " + cpu.cpu_level +
-         "\nkernel path: " + cpu.kernel_path + " (SINKLAB_MAX_ISA caps the level)";
+         "\nkernel path: " + cpu.kernel_path + " (SINKLAB_MAX_ISA caps the level)" +
+         "\nbf16 matmul (train.precision: bf16): " + (bf16.native ? "native, " : "emulated, ") + bf16.implementation;
 }
 
 }  // namespace sinklab::apps

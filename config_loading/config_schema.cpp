@@ -405,6 +405,12 @@ std::vector<FieldSpec> build_fields() {
       "train.checkpoint_seconds", [](RunConfig& c) -> double& { return c.train.checkpoint_seconds; }, B::at_least(0),
       "also checkpoint when this much wall time passed since the last checkpoint, so a killed run "
       "loses at most about this much training; 0 = off"));
+  t.push_back(later(enum_field<MatmulPrecision>(
+      "train.precision", [](RunConfig& c) -> MatmulPrecision& { return c.train.precision; },
+      "matrix products of the training steps: float32, or bf16 (inputs rounded to bf16, float32 accumulation and "
+      "results; master weights, optimizer state, norms, softmax, attention's own kernels and losses stay float32); "
+      "evaluations always run in float32; bf16 is native on CPUs with AVX512_BF16 or AMX and emulated (same sums, "
+      "slower than float32) elsewhere, with a note at start-up")));
 
   t.push_back(number_field("analysis.sink_eps", [](RunConfig& c) -> double& { return c.analysis.sink_eps; },
                            B::open(0, 1), "threshold eps of the Sink_k^eps statistic"));

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/matmul_precision.h"
 #include "core/options/enum_names.h"
 #include "data/task_config.h"
 #include "layers/model_config.h"
@@ -54,6 +55,7 @@ struct TrainConfig {
   int log_every = 100;
   int checkpoint_every = 0;          // 0 = by wall time only
   double checkpoint_seconds = 60.0;  // 0 = by steps only; both 0 = only the first and the final checkpoint
+  MatmulPrecision precision = MatmulPrecision::float32;  // of the training steps' matmuls (core/matmul_precision.h)
   bool operator==(const TrainConfig&) const = default;
 };
 

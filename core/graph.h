@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/arena.h"
+#include "core/matmul_precision.h"
 #include "core/tensor.h"
 
 namespace sinklab {
@@ -83,6 +84,9 @@ class Graph {
   Arena& arena() { return arena_; }
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool on) { grad_enabled_ = on; }
+  // What the matmul ops recorded from now on compute in (their backward keeps the forward's precision).
+  MatmulPrecision matmul_precision() const { return matmul_precision_; }
+  void set_matmul_precision(MatmulPrecision p) { matmul_precision_ = p; }
 
   // True when grad mode is on and any of the inputs tracks a gradient.
   bool needs_grad(std::initializer_list<Tensor> inputs) const;
@@ -117,6 +121,7 @@ class Graph {
   std::vector<Node> tape_;
   std::vector<GradBuffer> grad_buffers_;
   bool grad_enabled_ = true;
+  MatmulPrecision matmul_precision_ = MatmulPrecision::float32;
 };
 
 // Turns gradient recording off for its scope (evaluation, finite differences).
@@ -130,6 +135,22 @@ class NoGradGuard {
  private:
   Graph& graph_;
   bool previous_;
+};
+
+// Sets the graph's matmul precision for its scope (a training step under train.precision) and restores
+// the previous one after, so that evaluations on the same graph keep theirs.
+class MatmulPrecisionScope {
+ public:
+  MatmulPrecisionScope(Graph& g, MatmulPrecision p) : graph_(g), previous_(g.matmul_precision()) {
+    g.set_matmul_precision(p);
+  }
+  ~MatmulPrecisionScope() { graph_.set_matmul_precision(previous_); }
+  MatmulPrecisionScope(const MatmulPrecisionScope&) = delete;
+  MatmulPrecisionScope& operator=(const MatmulPrecisionScope&) = delete;
+
+ private:
+  Graph& graph_;
+  MatmulPrecision previous_;
 };
 
 }  // namespace sinklab

@@ -12,6 +12,7 @@
 #include "config_loading/run_name.h"
 #include "config_loading/utf8.h"
 #include "core/io/file_write.h"
+#include "core/kernels/matmul_bf16.h"
 #include "core/thread_contention.h"
 #include "core/text/shell_quote.h"
 #include "data/corpus_fingerprint.h"
@@ -232,6 +233,31 @@ void say_thread_choice(const TrainRequest& a, const RunConfig& config) {
                config.threads, load ? load->cores : 1, load && load->cores == 1 ? "" : "s");
 }
 
+// train.precision: bf16 on a CPU without bf16 instructions runs emulated (the same rounding and sums, slower
+// than float32): said once at start-up, so that nobody takes it for the fast path.
+void say_precision_note(const RunConfig& config) {
+  if (config.train.precision != MatmulPrecision::bf16) return;
+  const kernels::Bf16MatmulSupport support = kernels::bf16_matmul_support();
+  if (support.native) return;
+  std::fprintf(stderr,
+               "sinklab: train.precision: bf16 runs emulated here (%s): this CPU, or SINKLAB_MAX_ISA, gives oneDNN "
+               "no bf16 instructions (AVX512_BF16 or AMX), so products are rounded to bf16 and computed in float32, "
+               "slower than train.precision: float32\n",
+               support.implementation.c_str());
+}
+
+// The precision of the run's training matmuls, and for bf16 the kernel that runs them (run.json).
+nlohmann::json precision_record(const RunConfig& config) {
+  nlohmann::json record = {{"train_matmuls", std::string(to_string(config.train.precision))},
+                           {"evaluation", "float32"}};
+  if (config.train.precision == MatmulPrecision::bf16) {
+    const kernels::Bf16MatmulSupport support = kernels::bf16_matmul_support();
+    record["bf16_native"] = support.native;
+    record["bf16_implementation"] = support.implementation;
+  }
+  return record;
+}
+
 // A fresh run may not overwrite a run (or the user's own config file) without --force.
 void check_can_start(const TrainRequest& a, const RunConfig& config, const fs::path& dir) {
   try {
@@ -302,9 +328,11 @@ TrainedRun train_in_folder(const TrainRequest& a) {
     nlohmann::json info = provenance(a.command_line, config.threads, config.seed);
     if (a.exchange) info["mpi_ranks"] = a.exchange->ranks();
     if (auto corpus = corpus_fingerprint(config.task)) info["corpus"] = std::move(*corpus);
+    info["precision"] = precision_record(config);
     write_provenance(dir, info);
   }
   say_thread_choice(a, config);
+  say_precision_note(config);
   const InterruptScope interrupts;
   if (a.before_training) a.before_training(config, dir, resuming ? resumption->checkpoint : fs::path());
   return {dir, trainer.run(options)};

@@ -104,6 +104,7 @@ double Trainer::train_step(int64_t step, bool collect_stats) {
   // ablation) is observed inside the step.
   const bool observe_in_step = collect_stats && !model_->observing_changes_attention(task_->seq_len());
   if (collect_stats && !observe_in_step) observe_batch_in_chunks(B);
+  const MatmulPrecisionScope precision(graph_, config_.train.precision);  // the step's products only
   SinkObserver observer(train_stats_.get(), nullptr);
   std::optional<AttentionObservers::Registration> registration;
   if (observe_in_step) {
@@ -131,6 +132,7 @@ double Trainer::sharded_step(int64_t step, bool collect_stats) {
   // Every rank draws the whole batch: one data stream, whatever the number of ranks.
   task_->sample(B, data_rng_, Split::train, batch_.view());
   if (collect_stats) observe_batch_in_chunks(B);  // only the primary logs
+  const MatmulPrecisionScope precision(graph_, config_.train.precision);  // the step's products only
   for (int j = 0; j < sharded_->local_shards(); ++j) {
     const int begin = (sharded_->first_shard() + j) * n;
     graph_.reset();

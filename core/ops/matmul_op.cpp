@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/kernels/matmul.h"
+#include "core/kernels/matmul_bf16.h"
 
 namespace sinklab {
 namespace {
@@ -24,11 +25,15 @@ MatmulOperand operand(const Tensor& t) {
   return op;
 }
 
-// dst (+)= alpha * x * y (the kernel itself handles destinations with transposed layouts). Gradients
-// add into dst, except into a buffer the graph marked fresh (Node::fresh_grad): then they overwrite.
-void product_into(const float* x, const MatmulOperand& xl, const float* y, const MatmulOperand& yl, float* dst,
-                  const MatmulOperand& dl, float alpha, bool overwrite) {
-  kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/!overwrite, alpha);
+// dst (+)= alpha * x * y in the given precision (the kernels handle destinations with transposed
+// layouts). Gradients add into dst, except into a buffer the graph marked fresh (Node::fresh_grad): then
+// they overwrite.
+void product_into(MatmulPrecision precision, const float* x, const MatmulOperand& xl, const float* y,
+                  const MatmulOperand& yl, float* dst, const MatmulOperand& dl, float alpha, bool overwrite) {
+  if (precision == MatmulPrecision::bf16)
+    kernels::matmul_bf16(x, xl, y, yl, dst, dl, /*accumulate=*/!overwrite, alpha);
+  else
+    kernels::matmul(x, xl, y, yl, dst, dl, /*accumulate=*/!overwrite, alpha);
 }
 
 // True when the batch and row dims of `op` collapse into one evenly strided row dim.
@@ -45,18 +50,20 @@ MatmulOperand merge_rows(const MatmulOperand& op) {
 bool is_unbatched(const MatmulOperand& op) { return op.dims[0] == 1 && op.dims[1] == 1; }
 
 // grad_b (+)= a^T * grad_c summed over every batch index that b broadcasts over.
-void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, bool overwrite) {
+void accumulate_weight_grad(MatmulPrecision precision, const Tensor& a, const Tensor& b, const Tensor& c, float alpha,
+                            bool overwrite) {
   MatmulOperand al = operand(a), bl = operand(b.transpose(-2, -1)), cl = operand(c);
   // b^T [.., N, K] (+)= c^T [.., N, M] x a [.., M, K] keeps the destination's k index contiguous
   // for the usual row-major weight.
   const bool broadcast0 = bl.dims[0] == 1 && al.dims[0] > 1;
   const bool broadcast1 = bl.dims[1] == 1 && al.dims[1] > 1;
   if (!broadcast0 && !broadcast1) {
-    product_into(c.grad(), transposed_view(cl), a.data(), al, b.grad(), bl, alpha, overwrite);
+    product_into(precision, c.grad(), transposed_view(cl), a.data(), al, b.grad(), bl, alpha, overwrite);
     return;
   }
   if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl)) {  // e.g. a Linear weight over [B, T, C]
-    product_into(c.grad(), transposed_view(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha, overwrite);
+    product_into(precision, c.grad(), transposed_view(merge_rows(cl)), a.data(), merge_rows(al), b.grad(), bl, alpha,
+                 overwrite);
     return;
   }
   // General fallback: one product per broadcast batch index.
@@ -67,12 +74,13 @@ void accumulate_weight_grad(const Tensor& a, const Tensor& b, const Tensor& c, f
       const float* ap = a.data() + i0 * al.strides[0] + i1 * al.strides[1];
       const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
       float* bp = b.grad() + (broadcast0 ? 0 : i0 * bl.strides[0]) + (broadcast1 ? 0 : i1 * bl.strides[1]);
-      product_into(cp, transposed_view(c1), ap, a1, bp, b1, alpha, overwrite && i0 == 0 && i1 == 0);
+      product_into(precision, cp, transposed_view(c1), ap, a1, bp, b1, alpha, overwrite && i0 == 0 && i1 == 0);
     }
 }
 
 // grad_a (+)= grad_c x b^T, summed over every batch index that a broadcasts over (one product each).
-void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, bool overwrite) {
+void accumulate_broadcast_input_grad(MatmulPrecision precision, const Tensor& a, const Tensor& b, const Tensor& c,
+                                     float alpha, bool overwrite) {
   const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
   MatmulOperand a1 = al, b1 = bl, c1 = cl;
   a1.dims[0] = a1.dims[1] = b1.dims[0] = b1.dims[1] = c1.dims[0] = c1.dims[1] = 1;
@@ -81,7 +89,7 @@ void accumulate_broadcast_input_grad(const Tensor& a, const Tensor& b, const Ten
       const float* cp = c.grad() + i0 * cl.strides[0] + i1 * cl.strides[1];
       const float* bp = b.data() + i0 * bl.strides[0] + i1 * bl.strides[1];
       float* ap = a.grad() + i0 * al.strides[0] + i1 * al.strides[1];  // stride 0 where a broadcasts
-      product_into(cp, c1, bp, transposed_view(b1), ap, a1, alpha, overwrite && i0 == 0 && i1 == 0);
+      product_into(precision, cp, c1, bp, transposed_view(b1), ap, a1, alpha, overwrite && i0 == 0 && i1 == 0);
     }
 }
 
@@ -90,7 +98,8 @@ bool broadcasts_over(const MatmulOperand& x, const MatmulOperand& y) {
 }
 
 struct MatmulSaved {
-  float alpha;  // c = alpha * a b
+  float alpha;                // c = alpha * a b
+  MatmulPrecision precision;  // the forward's: the backward computes in it too
 };
 
 void matmul_backward(const Node& n) {
@@ -98,18 +107,19 @@ void matmul_backward(const Node& n) {
   const Tensor& b = n.inputs[1];
   const Tensor& c = n.output;
   const float alpha = n.payload<MatmulSaved>().alpha;
+  const MatmulPrecision precision = n.payload<MatmulSaved>().precision;
   // grad_a [.., M, K] (+)= grad_c [.., M, N] x b^T [.., N, K]
   if (a.requires_grad()) {
     const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
     if (broadcasts_over(al, cl))
-      accumulate_broadcast_input_grad(a, b, c, alpha, n.fresh_grad[0]);
+      accumulate_broadcast_input_grad(precision, a, b, c, alpha, n.fresh_grad[0]);
     else if (is_unbatched(bl) && rows_mergeable(al) && rows_mergeable(cl))
-      product_into(c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al), alpha,
-                   n.fresh_grad[0]);
+      product_into(precision, c.grad(), merge_rows(cl), b.data(), transposed_view(bl), a.grad(), merge_rows(al),
+                   alpha, n.fresh_grad[0]);
     else
-      product_into(c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha, n.fresh_grad[0]);
+      product_into(precision, c.grad(), cl, b.data(), transposed_view(bl), a.grad(), al, alpha, n.fresh_grad[0]);
   }
-  if (b.requires_grad()) accumulate_weight_grad(a, b, c, alpha, n.fresh_grad[1]);
+  if (b.requires_grad()) accumulate_weight_grad(precision, a, b, c, alpha, n.fresh_grad[1]);
 }
 
 // a [G, M, K], b [G, K, N], c [M, N]
@@ -117,11 +127,14 @@ void matmul_sum_over_batch_backward(const Node& n) {
   const Tensor& a = n.inputs[0];
   const Tensor& b = n.inputs[1];
   const Tensor& c = n.output;
+  const MatmulPrecision precision = n.payload<MatmulPrecision>();
   const MatmulOperand dc = operand(c);  // [M, N], broadcast over g by the kernel (batch dims of size 1)
   if (a.requires_grad())  // grad_a[g] (+)= grad_c x b[g]^T
-    product_into(c.grad(), dc, b.data(), transposed_view(operand(b)), a.grad(), operand(a), 1.0f, n.fresh_grad[0]);
+    product_into(precision, c.grad(), dc, b.data(), transposed_view(operand(b)), a.grad(), operand(a), 1.0f,
+                 n.fresh_grad[0]);
   if (b.requires_grad())  // grad_b[g] (+)= a[g]^T x grad_c
-    product_into(a.data(), transposed_view(operand(a)), c.grad(), dc, b.grad(), operand(b), 1.0f, n.fresh_grad[1]);
+    product_into(precision, a.data(), transposed_view(operand(a)), c.grad(), dc, b.grad(), operand(b), 1.0f,
+                 n.fresh_grad[1]);
 }
 
 }  // namespace
@@ -148,9 +161,9 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
   Tensor c = g.new_tensor(out_shape, g.needs_grad({a, b}));
   // A weight shared over the batch: one [batch*M, K] x [K, N] product instead of many small ones.
   const bool flat = is_unbatched(bl) && rows_mergeable(al);
-  kernels::matmul(a.data(), flat ? merge_rows(al) : al, b.data(), bl, c.data(),
-                  flat ? merge_rows(operand(c)) : operand(c),
-                  /*accumulate=*/false, alpha);
+  const MatmulPrecision precision = g.matmul_precision();
+  product_into(precision, a.data(), flat ? merge_rows(al) : al, b.data(), bl, c.data(),
+               flat ? merge_rows(operand(c)) : operand(c), alpha, /*overwrite=*/true);
 
   if (c.requires_grad()) {
     Node n;
@@ -159,7 +172,7 @@ Tensor matmul(Graph& g, const Tensor& a, const Tensor& b, float alpha) {
     n.overwrites_fresh_grads = true;
     n.inputs = {a, b};
     n.output = c;
-    n.set_payload(MatmulSaved{alpha});
+    n.set_payload(MatmulSaved{alpha, precision});
     g.record(n);
   }
   return c;
@@ -172,11 +185,12 @@ Tensor matmul_sum_over_batch(Graph& g, const Tensor& a, const Tensor& b) {
   Tensor c = g.new_tensor(Shape{a.dim(1), b.dim(2)}, g.needs_grad({a, b}));
   const MatmulOperand al = operand(a), bl = operand(b), cl = operand(c);
   // One product per g, the first overwriting c, the others adding (oneDNN's sum post-op).
+  const MatmulPrecision precision = g.matmul_precision();
   for (int64_t i = 0; i < a.dim(0); ++i) {
     MatmulOperand a1 = al, b1 = bl;
     a1.dims[1] = b1.dims[1] = 1;
-    kernels::matmul(a.data() + i * al.strides[1], a1, b.data() + i * bl.strides[1], b1, c.data(), cl,
-                    /*accumulate=*/i > 0);
+    product_into(precision, a.data() + i * al.strides[1], a1, b.data() + i * bl.strides[1], b1, c.data(), cl, 1.0f,
+                 /*overwrite=*/i == 0);
   }
   if (a.dim(0) == 0) std::fill_n(c.data(), c.numel(), 0.0f);
 
@@ -187,6 +201,7 @@ Tensor matmul_sum_over_batch(Graph& g, const Tensor& a, const Tensor& b) {
     n.overwrites_fresh_grads = true;
     n.inputs = {a, b};
     n.output = c;
+    n.set_payload(precision);
     g.record(n);
   }
   return c;

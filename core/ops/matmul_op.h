@@ -1,5 +1,7 @@
 #pragma once
-// Matrix products with autodiff, routed through the cached oneDNN kernel (core/kernels/matmul.h).
+// Matrix products with autodiff, routed through the cached oneDNN kernels: float32 (core/kernels/matmul.h),
+// or bf16 inputs with float32 accumulation (core/kernels/matmul_bf16.h) while the graph's matmul precision
+// is bf16. A node's backward products use the precision its forward ran in.
 #include "core/graph.h"
 
 namespace sinklab {

@@ -71,8 +71,9 @@ bool wait_for_lines(const fs::path& file, int lines, double seconds) {
   return false;
 }
 
-TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
-  const fs::path config = small_config(", checkpoint_every: 100, checkpoint_seconds: 0.25");
+// Runs `config` straight, then again killed with SIGKILL at random moments and resumed until it finishes;
+// both must end with the same files, bit for bit.
+void expect_kills_and_resumes_bit_identical(const fs::path& dir_, const fs::path& config) {
   const fs::path reference = dir_ / "reference", killed = dir_ / "killed";
   const auto t0 = std::chrono::steady_clock::now();
   const auto straight = run_sinklab("train " + config.string() + " --out " + reference.string() + " --quiet");
@@ -106,8 +107,8 @@ TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
     ASSERT_EQ(last.exit_code, 0) << last.output;
   }
   EXPECT_GE(kills, 1);
-  RecordProperty("kills", kills);
-  RecordProperty("resumes", resumes);
+  ::testing::Test::RecordProperty("kills", kills);
+  ::testing::Test::RecordProperty("resumes", resumes);
   EXPECT_EQ(without_timing(reference / "metrics.jsonl"), without_timing(killed / "metrics.jsonl"));
   EXPECT_EQ(without_timing(reference / "summary.json"), without_timing(killed / "summary.json"));
   // Binary files: compared whole, without printing them.
@@ -116,6 +117,17 @@ TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
       << "attention maps differ";
   for (const auto& e : fs::directory_iterator(killed))
     EXPECT_NE(e.path().extension(), ".tmp") << "left behind: " << e.path();
+}
+
+TEST_F(TrainReliability, KilledAtRandomMomentsAndResumedIsBitIdentical) {
+  expect_kills_and_resumes_bit_identical(dir_, small_config(", checkpoint_every: 100, checkpoint_seconds: 0.25"));
+}
+
+// bf16 products (train.precision) keep the guarantee: the weights, moments and data stream a checkpoint
+// holds stay float32, and the bf16 kernel path is as deterministic as the float32 one.
+TEST_F(TrainReliability, Bf16KilledAtRandomMomentsAndResumedIsBitIdentical) {
+  expect_kills_and_resumes_bit_identical(
+      dir_, small_config(", checkpoint_every: 100, checkpoint_seconds: 0.25, precision: bf16"));
 }
 
 // The printed command names this very binary (as it was started) and quotes a folder a shell would

@@ -15,6 +15,7 @@
 
 #include "config_loading/config_loader.h"
 #include "core/kernels/matmul.h"
+#include "core/kernels/matmul_bf16.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "models/model_loader.h"
@@ -27,7 +28,7 @@ namespace {
 size_t g_allocations = 0;
 size_t g_onednn_allocations = 0;
 void count_allocation() {
-  if (sinklab::kernels::inside_onednn_execute())
+  if (sinklab::kernels::inside_onednn_execute() || sinklab::kernels::inside_bf16_onednn_execute())
     ++g_onednn_allocations;
   else
     ++g_allocations;
@@ -128,8 +129,10 @@ TEST(Trainer, ResumedRunContinuesBitIdentically) {
 }
 
 TEST(Trainer, SteadyStateStepsAllocateNothing) {
-  for (const int layers : {1, 2}) {
-    Trainer t(small_config("softmax", layers));
+  for (const int layers : {1, 2, -2}) {  // -2: two layers with bf16 products (train.precision)
+    RunConfig c = small_config("softmax", std::abs(layers));
+    if (layers < 0) c.train.precision = MatmulPrecision::bf16;
+    Trainer t(c);
     for (int step = 0; step < 3; ++step) t.train_step(step, false);  // warm-up: arena, tape, primitive cache
     const size_t before = g_allocations, onednn_before = g_onednn_allocations;
     for (int step = 3; step < 23; ++step) t.train_step(step, false);
