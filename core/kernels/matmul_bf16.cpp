@@ -92,6 +92,9 @@ enum class Path { native, native_dense_c, emulated };
 struct CacheEntry {
   Path path = Path::emulated;
   std::string implementation;
+  // Native only: C with unit stride down its columns (a weight gradient into a transposed view) is computed
+  // as C^T = B^T x A^T, which oneDNN serves with its fast kernels; the copies are then of B^T and A^T.
+  bool swapped = false;
   bool a_column_major = false, b_column_major = false;
   MatmulOperand a_copy{}, b_copy{}, c_dense{};  // layouts of the copies and of the dense C scratch
   dnnl::matmul primitive;
@@ -147,9 +150,13 @@ std::optional<dnnl::matmul::primitive_desc> optimized_desc(const dnnl::engine& e
   }
 }
 
-CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha) {
-  const auto& [a, b, c] = key.layouts;
+CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha, bool may_swap = true) {
+  const bool swapped = may_swap && ctx.native_isa && reads_column_major(key.layouts[2]);
+  const MatmulOperand a = swapped ? transposed_view(key.layouts[1]) : key.layouts[0];
+  const MatmulOperand b = swapped ? transposed_view(key.layouts[0]) : key.layouts[1];
+  const MatmulOperand c = swapped ? transposed_view(key.layouts[2]) : key.layouts[2];
   CacheEntry entry;
+  entry.swapped = swapped;
   entry.a_column_major = reads_column_major(a);
   entry.b_column_major = reads_column_major(b);
   entry.a_copy = copy_layout(a, entry.a_column_major);
@@ -159,6 +166,7 @@ CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha) {
   if (ctx.native_isa) {
     entry.path = Path::native;
     pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, c, matmul_attr(key.accumulate, alpha));
+    if (!pd && swapped) return build_entry(ctx, key, alpha, /*may_swap=*/false);  // then the dense C, unswapped
     if (!pd) {
       entry.path = Path::native_dense_c;
       pd = optimized_desc(ctx.engine, entry.a_copy, entry.b_copy, entry.c_dense, matmul_attr(false, alpha));
@@ -170,7 +178,8 @@ CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha) {
     return entry;
   }
   const bool dense_c = entry.path == Path::native_dense_c;
-  entry.implementation = std::string(dense_c ? "onednn-bf16-dense-c:" : "onednn-bf16:") + pd->impl_info_str();
+  entry.implementation = std::string(dense_c ? "onednn-bf16-dense-c:" : swapped ? "onednn-bf16-swapped:" : "onednn-bf16:") +
+                         pd->impl_info_str();
   entry.primitive = dnnl::matmul(*pd);
   entry.src = dnnl::memory(memory_desc(entry.a_copy, dnnl::memory::data_type::bf16), ctx.engine, DNNL_MEMORY_NONE);
   entry.weights =
@@ -244,6 +253,15 @@ void matmul_bf16(const float* a, const MatmulOperand& a_layout, const float* b, 
   }
   uint16_t* a16 = ctx.a_scratch.reserve<uint16_t>(elements(entry.a_copy));
   uint16_t* b16 = ctx.b_scratch.reserve<uint16_t>(elements(entry.b_copy));
+  if (entry.swapped) {
+    SINKLAB_PER_ISA(round_operands_to_bf16)(b, transposed_view(bk), entry.a_column_major, a16, a, transposed_view(ak),
+                                            entry.b_column_major, b16);
+    entry.src.set_data_handle(a16);
+    entry.weights.set_data_handle(b16);
+    entry.dst.set_data_handle(c);
+    execute(ctx, entry, a_layout, b_layout, c_layout);
+    return;
+  }
   SINKLAB_PER_ISA(round_operands_to_bf16)(a, ak, entry.a_column_major, a16, b, bk, entry.b_column_major, b16);
   entry.src.set_data_handle(a16);
   entry.weights.set_data_handle(b16);

@@ -10,8 +10,9 @@
 // Paths (see docs/performance.md, "bf16 matmul"):
 // - native: A and B rounded into dense bf16 copies (keeping whichever of their last two dims is
 //   contiguous), one oneDNN matmul primitive with bf16 sources and a float32 destination, cached per
-//   layout. A C layout oneDNN would serve only with its reference kernel is computed into a dense
-//   float32 scratch and then copied (or added) into C.
+//   layout. A C with unit stride down its columns (a weight gradient written into a transposed view) is
+//   computed swapped, C^T = B^T x A^T. A C layout oneDNN would still serve only with its reference kernel is
+//   computed into a dense float32 scratch and then copied (or added) into C.
 // - emulated, where oneDNN has no bf16 instructions (the CPU, or SINKLAB_MAX_ISA): A and B rounded to
 //   bf16 but stored as float32, then kernels::matmul. A product of two bf16 values is exact in float32,
 //   so this computes the same sums; oneDNN's own emulation (gemm:jit at avx512_core, none at avx2) ran
@@ -37,7 +38,8 @@ struct Bf16MatmulSupport {
 // Decided once per process, under the SINKLAB_MAX_ISA cap (below avx512 there is no native bf16).
 Bf16MatmulSupport bf16_matmul_support();
 
-// Which path a layout takes: "onednn-bf16:<oneDNN implementation>", "onednn-bf16-dense-c:<...>" (C
+// Which path a layout takes: "onednn-bf16:<oneDNN implementation>", "onednn-bf16-swapped:<...>",
+// "onednn-bf16-dense-c:<...>" (C
 // through a dense scratch), "emulated:<kernels::matmul_implementation of the float32 copies>", or "empty".
 std::string matmul_bf16_implementation(const MatmulOperand& a_layout, const MatmulOperand& b_layout,
                                        const MatmulOperand& c_layout, bool accumulate, float alpha = 1.0f);

@@ -214,6 +214,11 @@ TEST(MatmulBf16Kernel, BatchedBroadcastAndStridedOperands) {
                         MatmulOperand{{1, 1, m, n}, {0, 0, n + 5, 1}}, true, 2.0f});
   expect_within_bounds({dense_operand(m, k), dense_operand(k, n), transposed_view(dense_operand(n, m))});
   expect_within_bounds({dense_operand(m, k), dense_operand(k, n), MatmulOperand{{1, 1, m, n}, {0, 0, 2 * n, 2}}, true});
+  // The gradient of a per-head projection weight stored [C, H*d] and viewed as [H, d, C] (columns of unit
+  // stride in every head): the swapped path, with C_old.
+  const int64_t tokens = 24, channels = 40;
+  expect_within_bounds({MatmulOperand{{1, heads, d, tokens}, {0, tokens * d, 1, d}}, dense_operand(tokens, channels),
+                        MatmulOperand{{1, heads, d, channels}, {0, d, 1, heads * d}}, true});
 }
 
 // --- what float32 accumulation is for ---
@@ -413,8 +418,15 @@ TEST(MatmulBf16Kernel, EveryLayoutGetsAFastPath) {
     EXPECT_EQ(path.rfind("onednn-bf16", 0), 0u) << name(p);
     EXPECT_EQ(path.find("ref"), std::string::npos) << name(p);
   }
+  // A transposed C is computed swapped (C^T = B^T A^T), not through the dense scratch; so is the gradient of a
+  // GPT-2 attention weight stored [C, H*d] and viewed as [H, d, C] (C [1, 12, 64, 768], unit stride down d).
   EXPECT_EQ(matmul_bf16_implementation(dense_operand(m, k), dense_operand(k, n), transposed_c, true).rfind(
-                "onednn-bf16-dense-c:", 0),
+                "onednn-bf16-swapped:", 0),
+            0u);
+  const MatmulOperand head_grad{{1, 12, 64, 768}, {0, 64, 1, 768}};
+  EXPECT_EQ(matmul_bf16_implementation(MatmulOperand{{1, 12, 64, 256}, {0, 16384, 1, 64}}, dense_operand(256, 768),
+                                       head_grad, true)
+                .rfind("onednn-bf16-swapped:", 0),
             0u);
 }
 
