@@ -4,6 +4,7 @@
 // gradient norm (clipped where the config clips) + AdamW.
 //   lm_step/kjv_char/<threads>                 the config as it is, at 1 or 2 threads
 //   lm_step/gpt2_small/<threads>               the config as it is, at 1 or 2 threads
+//   lm_step_bf16/{kjv_char,gpt2_small}/<threads>  the same with train.precision: bf16 (label: the bf16 kernel)
 //   lm_step_t_sweep/kjv_char/<T>/<threads>     T = 64 .. 2048 at 4096 tokens per step (batch 4096 / T);
 //                                              the learned positions follow task.seq_len
 // Each times 3 steps after 2 warm-up steps (names end in /iterations:3/real_time).
@@ -20,6 +21,7 @@
 
 #include "bench/step_flops.h"
 #include "config_loading/config_loader.h"
+#include "core/kernels/matmul_bf16.h"
 #include "data/task_registry.h"
 #include "layers/normalizers/normalizer_registry.h"
 #include "train/trainer.h"
@@ -65,6 +67,13 @@ void lm_step(benchmark::State& state, const std::string& config) {
   time_steps(state, load(config, {}, static_cast<int>(state.range(0))));
 }
 
+// The config with bf16 products (train.precision: bf16); the argument is the thread count.
+void lm_step_bf16(benchmark::State& state, const std::string& config) {
+  if (corpus_missing(state)) return;
+  time_steps(state, load(config, {"train.precision=bf16"}, static_cast<int>(state.range(0))));
+  state.SetLabel(sinklab::kernels::bf16_matmul_support().implementation);
+}
+
 // Arguments: T, threads. Batch = 4096 / T windows, so every T trains on the same number of tokens.
 void lm_step_t_sweep(benchmark::State& state) {
   if (corpus_missing(state)) return;
@@ -88,6 +97,20 @@ BENCHMARK_CAPTURE(lm_step, kjv_char, kKjvChar)
     ->UseRealTime();
 BENCHMARK_CAPTURE(lm_step, gpt2_small, kGpt2Small)
     ->Name("lm_step/gpt2_small")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(lm_step_bf16, kjv_char, kKjvChar)
+    ->Name("lm_step_bf16/kjv_char")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(lm_step_bf16, gpt2_small, kGpt2Small)
+    ->Name("lm_step_bf16/gpt2_small")
     ->Arg(1)
     ->Arg(2)
     ->Iterations(3)

@@ -17,7 +17,7 @@ Language models (need data/corpora/kjv.txt from scripts/get_corpus.sh): kjv_char
 GPT-2-small's body on word-level KJV, 94M parameters, T 64 x 4; the twin draws uniformly random ids over
 its 12,169 instead of the KJV's words: a step's time does not depend on them):
 
-  python3 bench/vs_pytorch.py --configs kjv_char,gpt2_small [--threads 1,2] [--rounds 3]
+  python3 bench/vs_pytorch.py --configs kjv_char,gpt2_small [--threads 1,2] [--rounds 3] [--precision float32,bf16]
   python3 bench/vs_pytorch.py --t-sweep [--threads 1] [--rounds 3]   # kjv_char at T = 64 .. 2048, 4096 tokens a step
 
 Each language-model round times 3 steps after 2 warm-up steps on both sides (sinklab:
@@ -147,17 +147,17 @@ def matmul_peak(threads, env):
     return max(medians)
 
 
-def lm_sinklab_round(config, seq_len, threads, env, sweep):
-    """ms/step, GFLOP/s and arena MB of lm_step_bench (2 warm-up steps, 3 timed)."""
+def lm_sinklab_round(config, seq_len, threads, env, sweep, bf16=False):
+    """ms/step, GFLOP/s and arena MB of lm_step_bench (2 warm-up steps, 3 timed); bf16: train.precision bf16."""
     bench = os.path.join(ROOT, "build", "bench", "lm_step_bench")
     name = f"lm_step_t_sweep/{config}/{seq_len}/{threads}/iterations:{LM_STEPS}/real_time" if sweep else \
-        f"lm_step/{config}/{threads}/iterations:{LM_STEPS}/real_time"
+        f"lm_step{'_bf16' if bf16 else ''}/{config}/{threads}/iterations:{LM_STEPS}/real_time"
     result, _ = bench_json([bench, f"--benchmark_filter=^{re.escape(name)}$"], env, name)
     scale = {"us": 1e-3, "ms": 1.0, "ns": 1e-6, "s": 1e3}[result["time_unit"]]
     return result["real_time"] * scale, result["GFLOP/s"], result["arena_MB"]
 
 
-def lm_sinklab_train(config, seq_len, batch, threads, env):
+def lm_sinklab_train(config, seq_len, batch, threads, env, bf16=False):
     """Peak RSS of a real 2-step `sinklab train` (its final evaluation included), the model's parameter
     count (`sinklab inspect` on that run) and its first training loss (metrics.jsonl, step 0)."""
     out = tempfile.mkdtemp(prefix="sinklab_rss_")
@@ -166,6 +166,8 @@ def lm_sinklab_train(config, seq_len, batch, threads, env):
         path, _, _, extra = LM_SPECS[config]
         overrides = [f"task.corpus={os.path.join(ROOT, 'data', 'corpora', 'kjv.txt')}", f"task.seq_len={seq_len}",
                      f"train.batch_size={batch}", "train.max_steps=2", "train.eval_every=0", "train.log_every=1"] + extra
+        if bf16:
+            overrides.append("train.precision=bf16")
         _, rss = measure([os.path.join(ROOT, "build", "sinklab"), "train", os.path.join(ROOT, path)] +
                          [arg for o in overrides for arg in ("--set", o)] +
                          ["--threads", str(threads), "--out", run, "--quiet"], env)
@@ -180,27 +182,31 @@ def lm_sinklab_train(config, seq_len, batch, threads, env):
     return rss, int(counts[0]), first_loss
 
 
-def lm_torch_round(config, seq_len, batch, threads, env):
+def lm_torch_round(config, seq_len, batch, threads, env, autocast=False):
     env = dict(env, **TWIN_ENV)
     twin = os.path.join(ROOT, "tools", "torch_twin.py")
     out, rss = measure(["/usr/bin/python3", twin, "--config", config, "--threads", str(threads), "--seq-len",
                         str(seq_len), "--batch", str(batch), "--warmup", str(LM_WARMUP), "--steps", str(LM_STEPS),
-                        "--repeats", "1"], env)
+                        "--repeats", "1"] + (["--autocast"] if autocast else []), env)
     return json.loads(out.strip().splitlines()[-1]), rss
 
 
-def lm_row(label, seq_len, batch, threads, rounds, sweep):
+def lm_row(label, seq_len, batch, threads, rounds, sweep, precision="float32"):
     """One language-model row (label: a key of LM_SPECS): sinklab and the twin alternately, `rounds` times,
-    with the matmul peak."""
+    with the matmul peak. precision bf16: sinklab with train.precision bf16 against the twin under CPU
+    autocast to bfloat16, and sinklab's float32 step timed in the same rounds (the bf16 speed-up)."""
+    bf16 = precision == "bf16"
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                _OUT=f"/tmp/sinklab_vs_pytorch_{os.getpid()}.out")
-    our_rss, our_params, our_first = lm_sinklab_train(label, seq_len, batch, threads, env)
-    ours, theirs, our_gf, arena, their_rss, peaks, twin = [], [], [], [], [], [], None
+    our_rss, our_params, our_first = lm_sinklab_train(label, seq_len, batch, threads, env, bf16)
+    ours, theirs, our_gf, arena, their_rss, peaks, twin, float32s = [], [], [], [], [], [], None, []
     for _ in range(rounds):  # A B A B: both see the same machine load
         peaks.append(matmul_peak(threads, env))
-        ms, gf, mb = lm_sinklab_round(label, seq_len, threads, env, sweep)
+        if bf16:
+            float32s.append(lm_sinklab_round(label, seq_len, threads, env, sweep)[0])
+        ms, gf, mb = lm_sinklab_round(label, seq_len, threads, env, sweep, bf16)
         ours.append(ms), our_gf.append(gf), arena.append(mb)
-        twin, rss = lm_torch_round(label, seq_len, batch, threads, env)
+        twin, rss = lm_torch_round(label, seq_len, batch, threads, env, autocast=bf16)
         theirs.append(twin["ms_per_step_median"]), their_rss.append(rss)
     if twin["parameters"] != our_params:
         sys.exit(f"{label}: the twin has {twin['parameters']} parameters, sinklab {our_params}: not the same model")
@@ -212,8 +218,12 @@ def lm_row(label, seq_len, batch, threads, rounds, sweep):
                ours_k=our_ms * 1000 / tokens, theirs_k=their_ms * 1000 / tokens, our_rss=our_rss,
                their_rss=max(their_rss), arena=max(arena), our_gf=our_gflops, their_gf=flops_g / (their_ms * 1e-3),
                peak=statistics.median(peaks), params=our_params, our_first=our_first,
-               their_first=twin["first_loss"], ours_all=ours, theirs_all=theirs)
-    print(f"{label:10s} T {seq_len:4d} x {batch:2d} threads {threads}: sinklab {our_ms:9.1f} ms  pytorch {their_ms:9.1f} ms  "
+               their_first=twin["first_loss"], ours_all=ours, theirs_all=theirs, precision=precision,
+               float32=statistics.median(float32s) if bf16 else None)
+    if bf16:
+        print(f"{label:10s} threads {threads}: sinklab bf16 is {row['float32'] / our_ms:.2f}x its float32 step "
+              f"({row['float32']:.1f} ms, same rounds: {[round(v) for v in float32s]})", flush=True)
+    print(f"{label:10s} {precision:7s} T {seq_len:4d} x {batch:2d} threads {threads}: sinklab {our_ms:9.1f} ms  pytorch {their_ms:9.1f} ms  "
           f"ratio {their_ms / our_ms:5.2f}x  rss {our_rss:6.0f} / {row['their_rss']:6.0f} MB  arena {row['arena']:6.0f} MB  "
           f"GFLOP/s {our_gflops:5.1f} / {row['their_gf']:5.1f} of {row['peak']:5.1f}  parameters {our_params} (both)  "
           f"first loss {our_first:.3f} / {row['their_first']:.3f}  rounds {[round(v) for v in ours]} / "
@@ -222,15 +232,17 @@ def lm_row(label, seq_len, batch, threads, rounds, sweep):
 
 
 def print_lm_table(rows):
-    print("\n| config | T | batch | threads | sinklab ms/step | PyTorch ms/step | sinklab ms / 1k tokens | "
+    print("\n| config | precision | T | batch | threads | sinklab ms/step | PyTorch ms/step | sinklab ms / 1k tokens | "
           "PyTorch ms / 1k tokens | PyTorch / sinklab | peak RSS sinklab / PyTorch (MB) | sinklab arena (MB) | "
-          "GFLOP/s sinklab / PyTorch | % of matmul peak sinklab / PyTorch (peak GFLOP/s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "GFLOP/s sinklab / PyTorch | % of matmul peak sinklab / PyTorch (peak GFLOP/s) | sinklab float32 / bf16 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['label']} | {r['T']} | {r['batch']} | {r['threads']} | {r['ours']:.1f} | {r['theirs']:.1f} | "
+        speedup = f"{r['float32'] / r['ours']:.2f}x" if r["float32"] else "-"
+        print(f"| {r['label']} | {'bf16 / autocast' if r['precision'] == 'bf16' else 'float32'} | {r['T']} | {r['batch']} | {r['threads']} | {r['ours']:.1f} | {r['theirs']:.1f} | "
               f"{r['ours_k']:.2f} | {r['theirs_k']:.2f} | {r['theirs'] / r['ours']:.2f}x | {r['our_rss']:.0f} / "
               f"{r['their_rss']:.0f} | {r['arena']:.0f} | {r['our_gf']:.1f} / {r['their_gf']:.1f} | "
-              f"{100 * r['our_gf'] / r['peak']:.0f}% / {100 * r['their_gf'] / r['peak']:.0f}% ({r['peak']:.0f}) |")
+              f"{100 * r['our_gf'] / r['peak']:.0f}% / {100 * r['their_gf'] / r['peak']:.0f}% ({r['peak']:.0f}) | "
+              f"{speedup} |")
 
 
 def main():
@@ -242,6 +254,10 @@ def main():
     parser.add_argument("--seq-lens", default=",".join(map(str, SWEEP_TS)),
                         help="the T values of --t-sweep (a subset of the default)")
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--precision", default="float32",
+                        help="language models: comma-separated of float32, bf16 (sinklab train.precision: bf16 "
+                             "against the twin under torch.autocast('cpu', dtype=torch.bfloat16), with sinklab's "
+                             "float32 step timed in the same rounds)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--twin-malloc", choices=["glibc", "jemalloc"], default="glibc",
                         help="the twin's allocator: glibc maps and unmaps every tensor above 32 MB (T x T scores from "
@@ -275,11 +291,18 @@ def main():
     if (args.t_sweep or any(c in LM_CONFIGS for c in configs)) and \
             not os.path.isfile(os.path.join(ROOT, "data", "corpora", "kjv.txt")):
         sys.exit("the language models need data/corpora/kjv.txt: run scripts/get_corpus.sh")
+    precisions = [p for p in args.precision.split(",") if p]
+    if not precisions or any(p not in ("float32", "bf16") for p in precisions):
+        parser.error(f"--precision: a comma-separated list of float32, bf16 (got {args.precision!r})")
+    if "bf16" in precisions and (args.t_sweep or not any(c in LM_CONFIGS for c in configs)):
+        parser.error("--precision bf16 is for the language-model rows of --configs (kjv_char, gpt2_small), "
+                     "not the paper configs or --t-sweep")
     lm_rows = []
     for config in [c for c in configs if c in LM_CONFIGS]:
         for threads in thread_counts:
             _, seq_len, batch, _ = LM_SPECS[config]
-            lm_rows.append(lm_row(config, seq_len, batch, threads, args.rounds, sweep=False))
+            for precision in precisions:
+                lm_rows.append(lm_row(config, seq_len, batch, threads, args.rounds, sweep=False, precision=precision))
     if args.t_sweep:
         for threads in thread_counts:
             for seq_len in sweep_ts:

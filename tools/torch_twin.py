@@ -7,6 +7,7 @@
       [--seq-len 1024 --batch 4] [--corpus data/corpora/kjv.txt]
   python3 tools/torch_twin.py --config gpt2_small --threads 1 --warmup 2 --steps 3 --repeats 1 [--seq-len 64 --batch 4]
   python3 tools/torch_twin.py --config nanogpt_cpu --threads 1 --train-steps 2000 [--eval-windows 240]
+  ... [--autocast]   language models: the forward in CPU autocast to bfloat16 (sinklab's train.precision: bf16)
 
 Timing mode prints one JSON line: ms per full training step (batch generation + forward + loss +
 backward + optimizer step), median over `repeats` blocks of `steps` steps after `warmup` steps, the
@@ -69,6 +70,9 @@ def parse_args():
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--autocast", action="store_true",
+                        help="language models: forward under torch.autocast('cpu', dtype=torch.bfloat16), the "
+                             "peer of sinklab's train.precision: bf16")
     parser.add_argument("--train-to-stop", action="store_true")
     parser.add_argument("--max-steps", type=int, default=50_000, help="cap for --train-to-stop")
     parser.add_argument("--train-steps", type=int, help="language models: train this many steps, then the validation loss")
@@ -249,6 +253,8 @@ def main():
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(ARGS.seed)
     setup = build(ARGS.config)
+    if ARGS.autocast and not isinstance(setup, LmSetup):
+        sys.exit("torch_twin.py: --autocast is for the language-model configs (kjv_char, gpt2_small, nanogpt_cpu)")
     data_rng = torch.Generator().manual_seed(ARGS.seed + 1)
     model, task, batch = setup.model, setup.task, setup.batch
     if isinstance(setup, LmSetup):
@@ -261,9 +267,11 @@ def main():
     def train_step():
         if isinstance(setup, LmSetup):
             ids, targets = task.sample(batch, data_rng)
-            logits = model(ids)
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                                                     ignore_index=IGNORED)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=ARGS.autocast):
+                logits = model(ids)
+            # The loss in float32, as sinklab's (autocast would run cross_entropy in float32 anyway).
+            loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
+                                                     targets.reshape(-1), ignore_index=IGNORED)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if setup.clip_grad_norm > 0:
@@ -284,6 +292,7 @@ def main():
         return pred.detach(), y, loss.detach()
 
     report = {"framework": "pytorch", "config": ARGS.config, "threads": ARGS.threads,
+              "precision": "autocast-bf16" if ARGS.autocast else "float32",
               "parameters": sum(p.numel() for p in model.parameters())}
     if ARGS.train_steps is not None:
         start = time.perf_counter()
