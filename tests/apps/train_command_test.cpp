@@ -233,6 +233,36 @@ TEST_F(TrainCommand, TheRunSaysWhereItsTimeWentAndSummaryJsonRecordsIt) {
 }
 
 // --quiet prints errors and one line with the result, nothing else (it printed the head table: ~25 lines).
+// train.precision: bf16 where oneDNN has no bf16 instructions (SINKLAB_MAX_ISA=avx2 makes any CPU one) runs
+// emulated and says so once at start-up, --quiet or not; run.json records the precision and the path.
+TEST_F(TrainCommand, Bf16WithoutBf16InstructionsSaysItIsEmulatedAndRunJsonRecordsIt) {
+  const fs::path c = write("c.yaml", "model: {layers: 1, heads: 1}\ntrain: {batch_size: 8, max_steps: 3, log_every: 1}\n"
+                                     "task: {eval_samples: 16}\nanalysis: {eval_attention_samples: 16}\nthreads: 1\n");
+  const fs::path out = dir_ / "emulated";
+  const Result r = sinklab::testing::run_command("SINKLAB_MAX_ISA=avx2 " + sinklab::testing::sinklab_binary() +
+                                                 " train " + c.string() + " --set train.precision=bf16 --quiet --out " +
+                                                 out.string() + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string note = "train.precision: bf16 runs emulated here";
+  ASSERT_NE(r.output.find(note), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(note), r.output.rfind(note)) << "said more than once:\n" << r.output;
+  const nlohmann::json info = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_EQ(info["precision"]["train_matmuls"], "bf16");
+  EXPECT_EQ(info["precision"]["evaluation"], "float32");
+  EXPECT_EQ(info["precision"]["bf16_native"], false);
+  EXPECT_EQ(info["precision"]["bf16_implementation"].get<std::string>().rfind("emulated:", 0), 0u);
+  // float32, the default, has no note and no bf16 entries.
+  const fs::path plain = dir_ / "float32";
+  const Result f = run("train " + c.string() + " --quiet --out " + plain.string());
+  ASSERT_EQ(f.exit_code, 0) << f.output;
+  EXPECT_EQ(f.output.find("emulated"), std::string::npos) << f.output;
+  const nlohmann::json plain_info = nlohmann::json::parse(std::ifstream(plain / "run.json"));
+  EXPECT_EQ(plain_info["precision"]["train_matmuls"], "float32");
+  EXPECT_FALSE(plain_info["precision"].contains("bf16_native"));
+  // --version names the bf16 path too.
+  EXPECT_NE(run("--version").output.find("bf16 matmul (train.precision: bf16): "), std::string::npos);
+}
+
 TEST_F(TrainCommand, QuietPrintsOneLineWithTheResult) {
   const fs::path c = write("c.yaml", kTinyRun);  // threads 1: the busy-machine warning never applies
   const fs::path out = dir_ / "run";
