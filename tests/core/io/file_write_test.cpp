@@ -1,6 +1,7 @@
 #include "core/io/file_write.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,25 @@ TEST(WriteFileAtomically, WritesPiecesOneAfterAnother) {
   write_file_atomically(dir / "c.bin", std::span<const std::string_view>());
   EXPECT_EQ(slurp(dir / "c.bin"), "");
   EXPECT_EQ(temporaries_in(dir), std::vector<std::string>{});
+}
+
+// Whole MiB blocks of zeros (a step-0 checkpoint's AdamW moments) are skipped, not written: the file reads
+// back byte for byte, has its full size when it ends in zeros, and the disk holds less than its size.
+TEST(WriteFileAtomically, ZeroBlocksBecomeHolesThatReadBackAsZeros) {
+  const fs::path dir = scratch("holes");
+  const std::string zeros(3 << 20, '\0'), tail_zeros(2 << 20, '\0');
+  std::string almost(1 << 20, '\0');
+  almost[12345] = 'z';  // one byte is enough for a block to be written
+  const std::string_view pieces[] = {"head", zeros, "mid", almost, tail_zeros};
+  write_file_atomically(dir / "sparse.bin", pieces);
+  const std::string expected = "head" + zeros + "mid" + almost + tail_zeros;
+  const std::string got = slurp(dir / "sparse.bin");
+  ASSERT_EQ(got.size(), expected.size()) << "a file ending in a hole must still have its full size";
+  EXPECT_TRUE(got == expected) << "the bytes differ";
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "sparse.bin").c_str(), &st), 0);
+  EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, expected.size() - (3u << 20))
+      << "the zero blocks were written out (no holes)";
 }
 
 TEST(WriteFileAtomically, DiskFullInALaterPieceLeavesTheOldFileAndNoTemporary) {
