@@ -442,6 +442,12 @@ std::vector<FieldSpec> build_fields() {
       B::at_least(0).up_to(100000),
       "text_lm: windows of Gu et al.'s protocol (T 64 from the training part, with BOS and without) that every "
       "evaluation runs for gu_sink_rate and extreme_tokens.gu_*; its cost grows with them; 0 = none")));
+  t.push_back(later(int_field(
+      "analysis.extreme_token_samples", [](RunConfig& c) -> int& { return c.analysis.extreme_token_samples; },
+      B::at_least(1).up_to(kMaxEvalSamples),
+      "the first min(this, analysis.eval_attention_samples) evaluation inputs feed every evaluation's "
+      "extreme-token statistics (extreme_tokens.eval: massive activations, value drains, alpha_k); their cost, a "
+      "median over every |h| of every block, grows with them")));
   return t;
 }
 

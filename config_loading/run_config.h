@@ -68,6 +68,9 @@ struct AnalysisConfig {
   int snapshot_limit = 100;
   int snapshot_samples = 128;  // evaluation inputs in each snapshot's mean map (unset: also <= batch, eval_samples)
   int gu_windows = 100;  // text_lm: Gu et al.'s protocol windows, with BOS and without, per evaluation; 0 = none
+  // Evaluation inputs of the extreme-token statistics, at most eval_attention_samples: their medians over
+  // every |h| made them most of an evaluation of the paper's configs at 1,000 inputs.
+  int extreme_token_samples = 64;
   bool operator==(const AnalysisConfig&) const = default;
 };
 

@@ -105,7 +105,8 @@ ExtremeTokenReport measure_extreme_token_report(Graph& g, Transformer& model, co
                                                 const TaskObjective& objective, const EvalSet& set, int max_seq_len) {
   const double eps = config.analysis.sink_eps;
   const bool slot = config.model.attention.key_bias;
-  const int samples = std::max(1, config.analysis.eval_attention_samples);
+  const int samples =
+      std::max(1, std::min(config.analysis.extreme_token_samples, config.analysis.eval_attention_samples));
   ExtremeTokenReport r{measure_extreme_tokens(g, model, objective, set, samples, 250, eps, slot), std::nullopt,
                        std::nullopt};
   const int windows = config.analysis.gu_windows;

@@ -39,7 +39,8 @@ std::vector<int32_t> gu_protocol_windows(std::span<const int32_t> train_ids, int
 // cannot run 64.
 int gu_protocol_length(const RunConfig& config, int max_seq_len);
 
-// Everything for one run: the evaluation inputs (analysis.eval_attention_samples of them), and Gu's
+// Everything for one run: the evaluation inputs (the first min(analysis.extreme_token_samples,
+// analysis.eval_attention_samples) of them), and Gu's
 // protocol (analysis.gu_windows windows with BOS and as many without) when `task` is a text_lm task.
 ExtremeTokenReport measure_extreme_token_report(Graph& g, Transformer& model, const RunConfig& config, const Task& task,
                                                 const TaskObjective& objective, const EvalSet& set, int max_seq_len);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,25 @@ TEST(ExtremeTokenEvaluation, NaNWeightsGiveNullNumbersAsTheHeadStatisticsDo) {
   for (const nlohmann::json& layer : eval["layers"])
     for (const char* key : {"median_abs", "max_abs", "massive_ratio", "residual_peak"})
       EXPECT_TRUE(layer[key].is_null()) << key << " in " << layer.dump();
+}
+
+// The evaluation inputs the statistics read: the first min(analysis.extreme_token_samples (default 64),
+// analysis.eval_attention_samples) of the evaluation set.
+TEST(ExtremeTokenEvaluation, ReadsAtMostExtremeTokenSamplesInputs) {
+  const auto windows = [](const std::string& analysis) {
+    const RunConfig config = parse_run_config(
+        "model: {layers: 1, heads: 2, residual: true}\ntrain: {batch_size: 16, max_steps: 1}\n"
+        "task: {eval_samples: 128}\nanalysis: {" + analysis + "}\n",
+        "samples.yaml", {}, registered_vocabulary());
+    const std::unique_ptr<Model> model = build_model(config);
+    const EvaluationPipeline pipeline(config);
+    Graph g;
+    return pipeline.extreme_tokens(g, *model).eval.windows;
+  };
+  EXPECT_EQ(windows("eval_attention_samples: 100"), 64);  // the default cap
+  EXPECT_EQ(windows("eval_attention_samples: 32"), 32);   // fewer attention inputs: all of them
+  EXPECT_EQ(windows("eval_attention_samples: 100, extreme_token_samples: 5"), 5);
+  EXPECT_EQ(windows("eval_attention_samples: 100, extreme_token_samples: 100"), 100);
 }
 
 }  // namespace
