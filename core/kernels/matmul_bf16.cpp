@@ -178,8 +178,8 @@ CacheEntry build_entry(Bf16Context& ctx, const MatmulKey& key, float alpha, bool
     return entry;
   }
   const bool dense_c = entry.path == Path::native_dense_c;
-  entry.implementation = std::string(dense_c ? "onednn-bf16-dense-c:" : swapped ? "onednn-bf16-swapped:" : "onednn-bf16:") +
-                         pd->impl_info_str();
+  const char* prefix = dense_c ? "onednn-bf16-dense-c:" : swapped ? "onednn-bf16-swapped:" : "onednn-bf16:";
+  entry.implementation = prefix + std::string(pd->impl_info_str());
   entry.primitive = dnnl::matmul(*pd);
   entry.src = dnnl::memory(memory_desc(entry.a_copy, dnnl::memory::data_type::bf16), ctx.engine, DNNL_MEMORY_NONE);
   entry.weights =

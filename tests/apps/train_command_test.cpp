@@ -236,8 +236,9 @@ TEST_F(TrainCommand, TheRunSaysWhereItsTimeWentAndSummaryJsonRecordsIt) {
 // train.precision: bf16 where oneDNN has no bf16 instructions (SINKLAB_MAX_ISA=avx2 makes any CPU one) runs
 // emulated and says so once at start-up, --quiet or not; run.json records the precision and the path.
 TEST_F(TrainCommand, Bf16WithoutBf16InstructionsSaysItIsEmulatedAndRunJsonRecordsIt) {
-  const fs::path c = write("c.yaml", "model: {layers: 1, heads: 1}\ntrain: {batch_size: 8, max_steps: 3, log_every: 1}\n"
-                                     "task: {eval_samples: 16}\nanalysis: {eval_attention_samples: 16}\nthreads: 1\n");
+  const fs::path c = write("c.yaml",
+                           "model: {layers: 1, heads: 1}\ntrain: {batch_size: 8, max_steps: 3, log_every: 1}\n"
+                           "task: {eval_samples: 16}\nanalysis: {eval_attention_samples: 16}\nthreads: 1\n");
   const fs::path out = dir_ / "emulated";
   const Result r = sinklab::testing::run_command("SINKLAB_MAX_ISA=avx2 " + sinklab::testing::sinklab_binary() +
                                                  " train " + c.string() + " --set train.precision=bf16 --quiet --out " +

@@ -17,6 +17,20 @@ namespace {
 
 const std::filesystem::path kConfigs = std::filesystem::path(SINKLAB_SOURCE_DIR) / "configs";
 
+// The committed KJV excerpt repeated 64 times, so that its validation part (5 %) holds the 1,024-token
+// windows of configs/sweeps/lm_sinks_context.yaml; written once per test process.
+std::string long_fixture_corpus() {
+  static const std::string path = [] {
+    const auto file = std::filesystem::path(::testing::TempDir()) / "kjv_excerpt_x64.txt";
+    std::ifstream excerpt(std::filesystem::path(SINKLAB_SOURCE_DIR) / "tests/fixtures/corpus/kjv_excerpt.txt");
+    const std::string text((std::istreambuf_iterator<char>(excerpt)), std::istreambuf_iterator<char>());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    for (int i = 0; i < 64; ++i) out << text;
+    return file.string();
+  }();
+  return path;
+}
+
 // A run whose config names a text corpus (task.corpus) reads the test fixture instead, which has the
 // same 63 distinct bytes as the KJV of scripts/get_corpus.sh: the tests must not need that download.
 // A word model's vocabulary shrinks to what the excerpt has (263 distinct words).
@@ -25,12 +39,14 @@ void use_fixture_corpus(std::vector<PlannedRun>& runs) {
     std::ifstream in(run.config);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (text.find("\n  corpus:") != std::string::npos)
-      run.overrides.push_back(
-          {"task.corpus", std::string(SINKLAB_SOURCE_DIR "/tests/fixtures/corpus/kjv_excerpt.txt")});
+      run.overrides.push_back({"task.corpus", long_fixture_corpus()});
     // The excerpt's training part has ~1400 words: a corpus prefix of more is refused, so take 1000.
     for (Override& o : run.overrides)
       if (o.key == "task.train_tokens" && o.value != "0") o.value = "1000";
-    if (text.find("\n  tokenizer: word") != std::string::npos) {
+    // A word model (unless the variant switches its tokenizer, as a byte-level variant does).
+    const bool switched = std::any_of(run.overrides.begin(), run.overrides.end(),
+                                      [](const Override& o) { return o.key == "task.tokenizer" && o.value != "word"; });
+    if (text.find("\n  tokenizer: word") != std::string::npos && !switched) {
       run.overrides.push_back({"task.vocab_size", "256"});
       run.overrides.push_back({"model.vocab_size", "256"});
     }
