@@ -69,6 +69,21 @@ def test_a_dict_config_trains_the_same_run_as_its_file(cli_run, tmp_path):
     assert_same_run(run.path, cli_run)
 
 
+def test_bf16_training_from_python_is_the_command_lines_run_and_says_its_precision(tmp_path):
+    """train.precision: bf16 reaches the trainer from Python too: the same bits as the command line, the
+    precision in run.json (Run.info), and not the float32 run's bits."""
+    bf16 = {**SHORT, "train.precision": "bf16"}
+    run = train(TINY, overrides=bf16, out=tmp_path / "py", seed=3, threads=1)
+    cli_train(TINY, *set_flags(f"{k}={v}" for k, v in bf16.items()), "--seed", "3", "--threads", "1",
+              "--out", tmp_path / "cli")
+    assert_same_run(run.path, tmp_path / "cli")
+    assert run.info["precision"]["train_matmuls"] == "bf16"
+    assert run.info["precision"]["evaluation"] == "float32"
+    float32 = train(TINY, overrides=SHORT, out=tmp_path / "f32", seed=3, threads=1)
+    assert float32.info["precision"]["train_matmuls"] == "float32"
+    assert (run.path / "checkpoint.bin").read_bytes() != (float32.path / "checkpoint.bin").read_bytes()
+
+
 def test_default_folder_and_name_are_the_command_lines(tmp_path, monkeypatch):
     (tmp_path / "cli").mkdir()
     (tmp_path / "py").mkdir()
