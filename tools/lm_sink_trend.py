@@ -8,6 +8,7 @@ evaluations in metrics.jsonl (`extreme_tokens.gu_bos`: Gu et al.'s protocol, win
 docs/sinks-in-language-models.md):
 - alpha_0 of the strongest head and the share of heads with alpha_0 >= eps (Gu's Sink_1^eps with BOS), against
   tokens seen = step x batch x (T - 1), T the training context;
+- the final evaluation of a finished run (summary.json) as its last point;
 - a least-squares line alpha_0 = a + b log10(tokens) over the evaluations of the second half of the run, with
   95 % t-intervals, and where the line would reach eps (with the tokens where the interval's bounds reach it);
   "never" when the slope is not above zero at 95 %.
@@ -66,6 +67,16 @@ def curve(run, eps):
             alphas = [h["alpha"][0] for h in gu["heads"]]
             tokens = m["step"] * batch * (seq_len - 1)
             points.append((tokens, max(alphas), sum(a >= eps for a in alphas) / len(alphas)))
+    # A finished run's final evaluation (after its last step) is in summary.json only.
+    summary_path = os.path.join(run, "summary.json")
+    if os.path.isfile(summary_path):
+        with open(summary_path) as f:
+            summary = json.load(f)
+        gu = (summary.get("extreme_tokens") or {}).get("gu_bos")
+        if gu and gu.get("heads") and summary.get("steps"):
+            alphas = [h["alpha"][0] for h in gu["heads"]]
+            points.append((summary["steps"] * batch * (seq_len - 1), max(alphas),
+                           sum(a >= eps for a in alphas) / len(alphas)))
     return points, seq_len
 
 
@@ -85,8 +96,8 @@ def trend(points, eps):
     if b - half > 0:
         out["cross"] = 10 ** ((eps - a) / b)
         # The slope's bounds through the centre of the fit: the earliest and latest crossing the data allow.
-        out["cross_early"] = 10 ** (mx + (eps - my) / (b + half))
-        out["cross_late"] = 10 ** (mx + (eps - my) / (b - half))
+        bounds = sorted([10 ** (mx + (eps - my) / (b + half)), 10 ** (mx + (eps - my) / (b - half))])
+        out["cross_early"], out["cross_late"] = bounds
     return out
 
 
