@@ -24,7 +24,6 @@ with numpy) and data/corpora/kjv.txt for the language models (scripts/get_corpus
 """
 import argparse
 import glob
-import json
 import os
 import shutil
 import subprocess
@@ -34,7 +33,6 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SINKLAB = os.path.join(ROOT, "build", "sinklab")
 sys.path.insert(0, os.path.join(ROOT, "build", "python"))
-import numpy as np  # noqa: E402  (Debian's python3-numpy: /usr/bin/python3)
 import sinklab  # noqa: E402  (build/python: the resolved configs)
 
 
@@ -53,20 +51,18 @@ def training_configs():
 
 
 def short_run(config, run_dir, length, every, snapshots, threads, max_seconds):
-    """time_seconds and metrics lines of a short run (snapshots off, or at the config's own cadence)."""
+    """time_seconds, evaluations and snapshots taken of a short run (snapshots off, or at the config's own
+    cadence)."""
     args = [SINKLAB, "train", config, "--set", f"train.max_steps={length}", "--set", f"train.eval_every={every}",
             "--set", "train.stop_max_abs_error=0", "--set", "train.stop_loss=0", "--threads", str(threads),
             "--out", run_dir, "--quiet", "--force"] + ([] if snapshots else ["--set", "analysis.snapshot_every=0"])
     done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=max_seconds)
     if done.returncode != 0:
         raise RuntimeError(done.stdout + done.stderr)
-    with open(os.path.join(run_dir, "summary.json")) as f:
-        times = json.load(f)["time_seconds"]
-    with open(os.path.join(run_dir, "metrics.jsonl")) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    snapshot_file = os.path.join(run_dir, "attention_snapshots.npz")
-    taken = len(np.load(snapshot_file)["steps"]) if snapshots and os.path.isfile(snapshot_file) else 0
-    return times, lines, taken
+    run = sinklab.Run(run_dir)  # the run files' one reader
+    snapshots = run.snapshots if snapshots else None
+    # Every evaluation line carries extreme-token statistics; the final evaluation is in summary.json.
+    return run.summary["time_seconds"], len(run.extreme_tokens) + 1, len(snapshots["steps"]) if snapshots else 0
 
 
 def measure(config, threads, max_seconds, steps):
@@ -80,14 +76,14 @@ def measure(config, threads, max_seconds, steps):
         length = min(max_steps, max(steps, 2 * int(resolved["optimizer"]["warmup_steps"]) + 2))
         every = max(1, length // 2)
         try:
-            times, lines, _ = short_run(config, os.path.join(out, "plain"), length, every, False, threads, max_seconds)
+            times, evaluations, _ = short_run(config, os.path.join(out, "plain"), length, every, False, threads,
+                                              max_seconds)
             snap_times, _, taken = short_run(config, os.path.join(out, "snapshots"), length, every,
                                              int(analysis["snapshot_every"]) > 0, threads, max_seconds)
         except subprocess.TimeoutExpired:
             return {"config": config, "error": f"longer than {max_seconds} s at L = {length} steps"}
         except RuntimeError as e:
             return {"config": config, "error": str(e)}
-        evaluations = sum(1 for m in lines if m.get("eval_loss") is not None or m.get("eval_mse") is not None) + 1
         per_step = times["steps"] / length
         per_eval = (times["evaluations"] + times["analysis"]) / evaluations
         per_snapshot = max(0.0, snap_times["analysis"] - times["analysis"]) / taken if taken else 0.0

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Does a language model's first-token sink grow with the tokens it has seen, and where would it cross eps?
 
-  python3 tools/lm_sink_trend.py RUN_OR_SWEEP [RUN_OR_SWEEP ...] [--eps 0.3] [--figure docs/figures/x.png]
+  /usr/bin/python3 tools/lm_sink_trend.py RUN_OR_SWEEP [RUN_OR_SWEEP ...] [--eps 0.3] [--figure docs/figures/x.png]
 
-For every run (a `sinklab train` folder, or every run under a `sinklab compare` folder's runs/), from the
-evaluations in metrics.jsonl (`extreme_tokens.gu_bos`: Gu et al.'s protocol, windows of 64 with BOS,
+For every run (a `sinklab train` folder, or every started run of a `sinklab compare` folder), read through
+sinklab.Run (build/python; Debian's /usr/bin/python3), from the evaluations in metrics.jsonl (`extreme_tokens.gu_bos`: Gu et al.'s protocol, windows of 64 with BOS,
 docs/sinks-in-language-models.md):
 - alpha_0 of the strongest head and the share of heads with alpha_0 >= eps (Gu's Sink_1^eps with BOS), against
   tokens seen = step x batch x (T - 1), T the training context;
@@ -15,11 +15,13 @@ docs/sinks-in-language-models.md):
 Prints a markdown table; --figure draws the curves with gnuplot (Debian's gnuplot).
 """
 import argparse
-import json
 import math
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "python"))
+import sinklab  # noqa: E402  (build/python: the run files' one reader)
 
 # Two-sided 95 % t quantiles by degrees of freedom (beyond 30: the normal's).
 T95 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -31,52 +33,30 @@ def t95(dof):
     return T95[best] if best is not None else 1.96
 
 
-def run_folders(paths):
+def runs_of(paths):
+    """Every run: a `sinklab train` folder, or each started run of a `sinklab compare` folder."""
     out = []
     for p in paths:
-        if os.path.isfile(os.path.join(p, "metrics.jsonl")):
-            out.append(p)
-        elif os.path.isdir(os.path.join(p, "runs")):
-            out += sorted(os.path.join(p, "runs", r) for r in os.listdir(os.path.join(p, "runs"))
-                          if os.path.isfile(os.path.join(p, "runs", r, "metrics.jsonl")))
+        if os.path.isfile(os.path.join(p, "sweep.json")):
+            out += [r for r in sinklab.Sweep(p).runs if r.state != "not started"]
         else:
-            sys.exit(f"{p}: neither a run folder (metrics.jsonl) nor a sweep folder (runs/)")
+            out.append(sinklab.Run(p))
     return out
 
 
-def config_number(run, section, key):
-    inside = False
-    with open(os.path.join(run, "config.yaml")) as f:
-        for line in f:
-            if not line.startswith(" ") and line.rstrip().endswith(":"):
-                inside = line.strip() == f"{section}:"
-            elif inside and line.strip().startswith(f"{key}:"):
-                return float(line.split(":", 1)[1].split("#")[0])
-    sys.exit(f"{run}/config.yaml: no {section}.{key}")
-
-
 def curve(run, eps):
-    batch, seq_len = config_number(run, "train", "batch_size"), config_number(run, "task", "seq_len")
+    """(tokens seen, largest alpha_0, share of heads >= eps) at each evaluation with Gu's protocol (BOS)."""
+    batch, seq_len = run.config["train"]["batch_size"], run.config["task"]["seq_len"]
+    evaluations = sorted(run.extreme_tokens.items())
+    if run.finished and run.summary.get("extreme_tokens"):  # the final evaluation is in summary.json only
+        evaluations.append((run.summary["steps"], run.summary["extreme_tokens"]))
     points = []
-    with open(os.path.join(run, "metrics.jsonl")) as f:
-        for line in f:
-            m = json.loads(line)
-            gu = (m.get("extreme_tokens") or {}).get("gu_bos")
-            if not gu or not gu.get("heads"):
-                continue
-            alphas = [h["alpha"][0] for h in gu["heads"]]
-            tokens = m["step"] * batch * (seq_len - 1)
-            points.append((tokens, max(alphas), sum(a >= eps for a in alphas) / len(alphas)))
-    # A finished run's final evaluation (after its last step) is in summary.json only.
-    summary_path = os.path.join(run, "summary.json")
-    if os.path.isfile(summary_path):
-        with open(summary_path) as f:
-            summary = json.load(f)
-        gu = (summary.get("extreme_tokens") or {}).get("gu_bos")
-        if gu and gu.get("heads") and summary.get("steps"):
-            alphas = [h["alpha"][0] for h in gu["heads"]]
-            points.append((summary["steps"] * batch * (seq_len - 1), max(alphas),
-                           sum(a >= eps for a in alphas) / len(alphas)))
+    for step, report in evaluations:
+        gu = report.get("gu_bos")
+        if not gu or not gu.get("heads"):
+            continue
+        alphas = [h["alpha"][0] for h in gu["heads"]]
+        points.append((step * batch * (seq_len - 1), max(alphas), sum(a >= eps for a in alphas) / len(alphas)))
     return points, seq_len
 
 
@@ -111,7 +91,7 @@ def main():
     parser.add_argument("--eps", type=float, default=0.3)
     parser.add_argument("--figure", help="PNG to draw (gnuplot)")
     args = parser.parse_args()
-    runs = run_folders(args.paths)
+    runs = runs_of(args.paths)
     print(f"| run | T | tokens seen | largest alpha_0 (Gu, BOS) | heads with alpha_0 >= {args.eps} | "
           f"slope per decade of tokens (95 %) | reaches {args.eps} at |")
     print("|---|---|---|---|---|---|---|")
@@ -119,9 +99,9 @@ def main():
     for run in runs:
         points, seq_len = curve(run, args.eps)
         if not points:
-            print(f"| {os.path.basename(run)} | {seq_len:.0f} | no evaluation with Gu's protocol yet | | | | |")
+            print(f"| {run.name} | {seq_len} | no evaluation with Gu's protocol yet | | | | |")
             continue
-        series.append((os.path.basename(run), points))
+        series.append((run.name, points))
         last = points[-1]
         fit = trend(points, args.eps)
         if fit is None:
@@ -130,7 +110,7 @@ def main():
             slope = f"{fit['slope']:+.3f} ({fit['slope_low']:+.3f} .. {fit['slope_high']:+.3f})"
             cross = (f"{tokens_text(fit['cross'])} ({tokens_text(fit['cross_early'])} .. "
                      f"{tokens_text(fit['cross_late'])})") if "cross" in fit else "never (slope not above 0)"
-        print(f"| {os.path.basename(run)} | {seq_len:.0f} | {tokens_text(last[0])} | {last[1]:.3f} | "
+        print(f"| {run.name} | {seq_len} | {tokens_text(last[0])} | {last[1]:.3f} | "
               f"{100 * last[2]:.0f} % | {slope} | {cross} |")
     if args.figure and series:
         plots = ", ".join(f"'-' using 1:2 with linespoints title '{name.replace('_', ' ')}'" for name, _ in series)
