@@ -13,12 +13,12 @@
 #include <fstream>
 #include <future>
 #include <iterator>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "run_files/checkpoint_file.h"
+#include "tests/support/awkward_floats.h"
 
 namespace sinklab {
 namespace {
@@ -41,19 +41,11 @@ ParameterStore store_of(const Declarations& decls) {
   return s;
 }
 
-// Every float of the parameters distinct, with the awkward bit patterns among them.
-void fill(std::span<float> block, float base) {
-  for (size_t i = 0; i < block.size(); ++i) block[i] = base + static_cast<float>(i) * 0.25f;
-  block[0] = -0.0f;
-  block[1] = std::numeric_limits<float>::denorm_min();
-  block[2] = std::numeric_limits<float>::quiet_NaN();
-}
-
 ParameterStore filled_model() {
   ParameterStore s = store_of(kModel);
-  fill(s.values(), 1.0f);
-  fill(s.moment(0), 2.0f);
-  fill(s.moment(1), 3.0f);
+  testing::fill_awkward_floats(s.values(), 1.0f);
+  testing::fill_awkward_floats(s.moment(0), 2.0f);
+  testing::fill_awkward_floats(s.moment(1), 3.0f);
   return s;
 }
 
@@ -129,7 +121,7 @@ TEST_F(CheckpointFile, RoundTripByNameIsBitIdenticalWhateverTheDeclarationOrder)
 
 TEST_F(CheckpointFile, AStoreWithoutMomentsRoundTripsWithoutThem) {
   ParameterStore saved = store_of(kModel);
-  fill(saved.values(), 4.0f);
+  testing::fill_awkward_floats(saved.values(), 4.0f);
   write_checkpoint_file(dir_ / "c.bin", hashes_, saved, "");
   ParameterStore resumed = store_of(kModel);
   EXPECT_EQ(read_checkpoint_file(dir_ / "c.bin", hashes_, CheckpointUse::resume, resumed), "");
@@ -184,8 +176,8 @@ TEST_F(CheckpointFile, WeightsNeedTheModelHashAResumeBoth) {
 
 TEST_F(CheckpointFile, EveryTruncationAndEveryFlippedByteIsACheckpointErrorAndChangesNothing) {
   ParameterStore saved = store_of({{"a", Shape{3}}, {"b.weight", Shape{2, 2}}});
-  fill(saved.values(), 1.0f);
-  fill(saved.moment(0), 2.0f);
+  testing::fill_awkward_floats(saved.values(), 1.0f);
+  testing::fill_awkward_floats(saved.moment(0), 2.0f);
   write_checkpoint_file(dir_ / "c.bin", hashes_, saved, "xyz");
   const std::string bytes = slurp(dir_ / "c.bin");
   ParameterStore target = store_of({{"a", Shape{3}}, {"b.weight", Shape{2, 2}}});

@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/fnv1a.h"
 #include "run_files/checkpoint_file.h"
+#include "tests/support/awkward_floats.h"
 
 namespace sinklab {
 namespace {
@@ -36,19 +36,11 @@ ParameterStore small_store() {
   return s;
 }
 
-// The fixture's values: distinct floats with -0, a denormal and a NaN among them.
-void fill(std::span<float> block, float base) {
-  for (size_t i = 0; i < block.size(); ++i) block[i] = base + static_cast<float>(i) * 0.25f;
-  block[0] = -0.0f;
-  block[1] = std::numeric_limits<float>::denorm_min();
-  block[2] = std::numeric_limits<float>::quiet_NaN();
-}
-
 ParameterStore filled_small_store() {
   ParameterStore s = small_store();
-  fill(s.values(), 1.0f);
-  fill(s.moment(0), 2.0f);
-  fill(s.moment(1), 3.0f);
+  testing::fill_awkward_floats(s.values(), 1.0f);
+  testing::fill_awkward_floats(s.moment(0), 2.0f);
+  testing::fill_awkward_floats(s.moment(1), 3.0f);
   return s;
 }
 
