@@ -61,17 +61,13 @@ void time_steps(benchmark::State& state, const sinklab::RunConfig& config) {
   state.counters["tokens"] = static_cast<double>(config.train.batch_size) * config.task.seq_len;
 }
 
-// The config unchanged; the argument is the thread count.
-void lm_step(benchmark::State& state, const std::string& config) {
+// The config unchanged, or with bf16 products (train.precision: bf16, labelled with the bf16 kernel); the
+// argument is the thread count.
+void lm_step(benchmark::State& state, const std::string& config, bool bf16) {
   if (corpus_missing(state)) return;
-  time_steps(state, load(config, {}, static_cast<int>(state.range(0))));
-}
-
-// The config with bf16 products (train.precision: bf16); the argument is the thread count.
-void lm_step_bf16(benchmark::State& state, const std::string& config) {
-  if (corpus_missing(state)) return;
-  time_steps(state, load(config, {"train.precision=bf16"}, static_cast<int>(state.range(0))));
-  state.SetLabel(sinklab::kernels::bf16_matmul_support().implementation);
+  time_steps(state, load(config, bf16 ? std::vector<std::string>{"train.precision=bf16"} : std::vector<std::string>{},
+                         static_cast<int>(state.range(0))));
+  if (bf16) state.SetLabel(sinklab::kernels::bf16_matmul_support().implementation);
 }
 
 // Arguments: T, threads. Batch = 4096 / T windows, so every T trains on the same number of tokens.
@@ -88,28 +84,28 @@ void lm_step_t_sweep(benchmark::State& state) {
 
 // Three timed steps per run, fixed: a step takes seconds, and a run that Google Benchmark repeats to
 // reach --benchmark_min_time would rebuild the trainer and redo the warm-up each time.
-BENCHMARK_CAPTURE(lm_step, kjv_char, kKjvChar)
+BENCHMARK_CAPTURE(lm_step, kjv_char, kKjvChar, false)
     ->Name("lm_step/kjv_char")
     ->Arg(1)
     ->Arg(2)
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(lm_step, gpt2_small, kGpt2Small)
+BENCHMARK_CAPTURE(lm_step, gpt2_small, kGpt2Small, false)
     ->Name("lm_step/gpt2_small")
     ->Arg(1)
     ->Arg(2)
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(lm_step_bf16, kjv_char, kKjvChar)
+BENCHMARK_CAPTURE(lm_step, kjv_char_bf16, kKjvChar, true)
     ->Name("lm_step_bf16/kjv_char")
     ->Arg(1)
     ->Arg(2)
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(lm_step_bf16, gpt2_small, kGpt2Small)
+BENCHMARK_CAPTURE(lm_step, gpt2_small_bf16, kGpt2Small, true)
     ->Name("lm_step_bf16/gpt2_small")
     ->Arg(1)
     ->Arg(2)
