@@ -42,6 +42,7 @@ nlohmann::json provenance(const std::vector<std::string>& command_line, int thre
         {"features", cpu.features},
         {"cpu_level", cpu.cpu_level},
         {"kernel_level", cpu.kernel_level},
+        {"kernel_vector_bits", cpu.kernel_vector_bits},
         {"onednn_isa", cpu.onednn_isa},
         {"kernel_path", cpu.kernel_path}}},
       {"libraries",

@@ -11,8 +11,13 @@ struct CpuDescription {
   std::vector<std::string> features;  // the instruction-set extensions that matter to the kernels, present ones
   std::string cpu_level;              // the best ISA level the CPU supports (core/cpu/isa_level.h)
   std::string kernel_level;           // the level this process runs: cpu_level capped by SINKLAB_MAX_ISA
+  // The vector length in bits where the level's is the CPU's (SVE: "512"), empty where the level fixes it:
+  // a vectorized reduction's order, and so its bits, follow it.
+  std::string kernel_vector_bits;
   std::string onednn_isa;             // oneDNN's effective ISA (its own choice, under the same cap)
-  std::string kernel_path;            // "<kernel_level>+onednn:<onednn_isa>": what bit-identity is defined over
+  // "<kernel_level><kernel_vector_bits>+onednn:<onednn_isa>" (avx2+onednn:avx2, sve256+onednn:asimd): what
+  // bit-identity is defined over.
+  std::string kernel_path;
 };
 
 // Reads the CPU once; chooses the kernel level (and so caps oneDNN) if nothing has yet.

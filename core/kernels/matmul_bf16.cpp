@@ -2,6 +2,7 @@
 
 #include "core/kernels/matmul_cache_key.h"
 
+#include "core/cpu/cpu_features.h"
 #include "core/cpu/isa_dispatch.h"
 #include "core/cpu/isa_level.h"
 #include "core/kernels/elementwise_layout.h"
@@ -105,18 +106,12 @@ struct CacheEntry {
 struct Bf16Context {
   // The kernel level first: with SINKLAB_MAX_ISA set, that caps oneDNN before its first use.
   IsaLevel isa = kernel_isa_level();
-  bool native_isa = has_bf16_instructions(isa);
+  bool native_isa = cpu_features::onednn_has_native_bf16(isa);
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::mutex mutex;
   std::unordered_map<MatmulKey, CacheEntry, MatmulKeyHash> cache;
   Scratch a_scratch, b_scratch, c_scratch;
-
-  static bool has_bf16_instructions(IsaLevel level) {
-    if (level < IsaLevel::avx512) return false;
-    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);  // AMX levels include its bits
-    return (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & bf16) == bf16;
-  }
 };
 
 Bf16Context& context() {

@@ -2,6 +2,15 @@
 // Shared by the normalizers' whole-block kernels for T <= 16 keys: one causal row per AVX-512
 // register (lane k = key k). The kernels are functions or lambdas marked SINKLAB_BLOCK_LANES_TARGET,
 // called only when available(): at lower ISA levels (core/cpu/isa_level.h) blocks take the row path.
+// They exist in x86-64 builds only (SINKLAB_BLOCK_LANES is 1 there): other architectures' blocks always
+// take the row path, whose kernels are compiled per level (core/cpu/isa_dispatch.h).
+#if defined(__x86_64__)
+#define SINKLAB_BLOCK_LANES 1
+#else
+#define SINKLAB_BLOCK_LANES 0
+#endif
+
+#if SINKLAB_BLOCK_LANES
 #include <immintrin.h>
 
 #include "core/cpu/isa_level.h"
@@ -29,3 +38,4 @@ inline bool available() { return kernel_isa_level() >= IsaLevel::avx512; }
 inline __mmask16 first_lanes(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
 
 }  // namespace sinklab::block_lanes
+#endif

@@ -69,6 +69,7 @@ bool ClippedSoftmaxNormalizer::near_kink(const double* scores, const RowSpec& ro
   return false;
 }
 
+#if SINKLAB_BLOCK_LANES
 namespace {
 
 using block_lanes::first_lanes;
@@ -92,10 +93,12 @@ void block_softmax(const float* scores, int T, float* p) {
 }
 
 }  // namespace
+#endif
 
 // Blocks of T <= 16 keys (AVX-512). scores, probs: [T, T]
 void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                              const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -114,6 +117,7 @@ void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, 
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -121,6 +125,7 @@ void ClippedSoftmaxNormalizer::forward_block(const float* scores, float* probs, 
 void ClippedSoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs,
                                               float* dscores, int seq_len, int head, const float* head_params,
                                               float* dhead_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -145,6 +150,7 @@ void ClippedSoftmaxNormalizer::backward_block(const float* scores, const float* 
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

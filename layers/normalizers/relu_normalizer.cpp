@@ -43,6 +43,7 @@ bool ReluNormalizer::near_kink(const double* scores, const RowSpec& row, const d
 // register, no per-row call, masked keys stored as zeros in the same write. scores, probs: [T, T]
 void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                    const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       const int T = seq_len;
@@ -58,6 +59,7 @@ void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_le
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -65,6 +67,7 @@ void ReluNormalizer::forward_block(const float* scores, float* probs, int seq_le
 void ReluNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                     int seq_len, int head, const float* head_params, float* dhead_params,
                                     float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       const int T = seq_len;
@@ -83,6 +86,7 @@ void ReluNormalizer::backward_block(const float* scores, const float* probs, con
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

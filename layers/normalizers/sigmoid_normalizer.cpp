@@ -54,6 +54,7 @@ void SigmoidNormalizer::backward(const Real* scores, const Real* probs, const Re
   for (int k = 0; k < row.visible; ++k) dscores[k] += derivative(scores[k]) * dprobs[k] * inv;
 }
 
+#if SINKLAB_BLOCK_LANES
 namespace {
 
 using block_lanes::first_lanes;
@@ -78,11 +79,13 @@ void block_sigmoids(const float* scores, int T, float b, float* sig) {
 }
 
 }  // namespace
+#endif
 
 // Blocks of T <= 16 keys (AVX-512): the sigmoids of the whole block in one vectorized pass, then
 // one causal row per register, masked keys stored as zeros in the same write. scores, probs: [T, T]
 void SigmoidNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                       const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -100,6 +103,7 @@ void SigmoidNormalizer::forward_block(const float* scores, float* probs, int seq
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -108,6 +112,7 @@ void SigmoidNormalizer::forward_block(const float* scores, float* probs, int seq
 void SigmoidNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                        int seq_len, int head, const float* head_params, float* dhead_params,
                                        float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -136,6 +141,7 @@ void SigmoidNormalizer::backward_block(const float* scores, const float* probs, 
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

@@ -8,6 +8,7 @@
 
 namespace sinklab {
 
+#if SINKLAB_BLOCK_LANES
 namespace {
 
 using block_lanes::first_lanes;
@@ -69,17 +70,29 @@ void backward_block_lanes(const float* scores, const float* probs, const float* 
 
 }  // namespace
 
+#endif
+
 bool slot_softmax_forward_block(const float* scores, float* probs, int T, float c, float w) {
+#if SINKLAB_BLOCK_LANES
   if (T > kLanes || !block_lanes::available()) return false;
   forward_block_lanes(scores, probs, T, c, w);
   return true;
+#else
+  (void)scores, (void)probs, (void)T, (void)c, (void)w;
+  return false;
+#endif
 }
 
 bool slot_softmax_backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores, int T,
                                  float c, float w, float* dslot_logit) {
+#if SINKLAB_BLOCK_LANES
   if (T > kLanes || !block_lanes::available()) return false;
   backward_block_lanes(scores, probs, dprobs, dscores, T, c, w, dslot_logit);
   return true;
+#else
+  (void)scores, (void)probs, (void)dprobs, (void)dscores, (void)T, (void)c, (void)w, (void)dslot_logit;
+  return false;
+#endif
 }
 
 }  // namespace sinklab

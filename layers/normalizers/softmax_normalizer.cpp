@@ -55,6 +55,7 @@ void SoftmaxNormalizer::backward(const Real*, const Real* probs, const Real* dpr
 // as zeros in the same write. Row i's visible keys are lanes 0..i. scores, probs: [T, T]
 void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                       const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       using block_lanes::kLanes;
@@ -83,6 +84,7 @@ void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -90,6 +92,7 @@ void SoftmaxNormalizer::forward_block(const float* scores, float* probs, int seq
 void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                        int seq_len, int head, const float* head_params, float* dhead_params,
                                        float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       const int T = seq_len;
@@ -109,6 +112,7 @@ void SoftmaxNormalizer::backward_block(const float* scores, const float* probs, 
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

@@ -74,6 +74,7 @@ bool SoftpickNormalizer::near_kink(const double* scores, const RowSpec& row, con
   return false;
 }
 
+#if SINKLAB_BLOCK_LANES
 namespace {
 
 using block_lanes::first_lanes;
@@ -107,11 +108,13 @@ struct SoftpickBlock {
 };
 
 }  // namespace
+#endif
 
 // Blocks of T <= 16 keys (AVX-512): one exp loop over the block, then one causal row per register,
 // masked keys stored as zeros in the same write. scores, probs: [T, T]
 void SoftpickNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                        const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -129,6 +132,7 @@ void SoftpickNormalizer::forward_block(const float* scores, float* probs, int se
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -136,6 +140,7 @@ void SoftpickNormalizer::forward_block(const float* scores, float* probs, int se
 void SoftpickNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                         int seq_len, int head, const float* head_params, float* dhead_params,
                                         float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       const int T = seq_len;
       if (T <= kLanes) {
@@ -164,6 +169,7 @@ void SoftpickNormalizer::backward_block(const float* scores, const float* probs,
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

@@ -54,6 +54,7 @@ void SsmaxNormalizer::backward(const Real* scores, const Real* probs, const Real
 // over the whole block, masked keys stored as zeros in the same write. scores, probs: [T, T]
 void SsmaxNormalizer::forward_block(const float* scores, float* probs, int seq_len, int head,
                                     const float* head_params, float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       using block_lanes::kLanes;
@@ -81,6 +82,7 @@ void SsmaxNormalizer::forward_block(const float* scores, float* probs, int seq_l
       return false;
     }())
     return;
+#endif
   Normalizer::forward_block(scores, probs, seq_len, head, head_params, scratch);
 }
 
@@ -89,6 +91,7 @@ void SsmaxNormalizer::forward_block(const float* scores, float* probs, int seq_l
 void SsmaxNormalizer::backward_block(const float* scores, const float* probs, const float* dprobs, float* dscores,
                                      int seq_len, int head, const float* head_params, float* dhead_params,
                                      float* scratch) const {
+#if SINKLAB_BLOCK_LANES
   if (block_lanes::available() && [&]() SINKLAB_BLOCK_LANES_TARGET {
       using block_lanes::first_lanes;
       const int T = seq_len;
@@ -113,6 +116,7 @@ void SsmaxNormalizer::backward_block(const float* scores, const float* probs, co
       return false;
     }())
     return;
+#endif
   Normalizer::backward_block(scores, probs, dprobs, dscores, seq_len, head, head_params, dhead_params, scratch);
 }
 

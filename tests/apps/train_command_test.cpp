@@ -317,8 +317,9 @@ TEST_F(TrainCommand, GoodConfigWritesACompleteRunDirectory) {
   EXPECT_TRUE(info["libraries"].contains("onednn"));
   // The kernel path the bits depend on, and what it is made of; the same as `sinklab --version` says.
   const std::string path = info["cpu"]["kernel_path"];
-  EXPECT_EQ(path,
-            info["cpu"]["kernel_level"].get<std::string>() + "+onednn:" + info["cpu"]["onednn_isa"].get<std::string>());
+  const nlohmann::json& cpu = info["cpu"];
+  EXPECT_EQ(path, cpu["kernel_level"].get<std::string>() + cpu["kernel_vector_bits"].get<std::string>() + "+onednn:" +
+                      cpu["onednn_isa"].get<std::string>());
   EXPECT_FALSE(info["cpu"]["model"].get<std::string>().empty());
   EXPECT_FALSE(info["cpu"]["features"].empty());
   EXPECT_NE(run("--version").output.find("kernel path: " + path), std::string::npos);

@@ -2,7 +2,8 @@
 // namespace at the baseline: the inline functions and template instantiations of headers (std's among
 // them) that such an object defines are merged by the linker with every other object's copy, so one
 // compiled for AVX-512 would run on every caller, also on a CPU without it. Disassembles the objects
-// of this build and looks for vector instructions above SSE4.2 outside the ISA namespaces.
+// of this build and looks for vector instructions above the baseline (SSE4.2 on x86-64, NEON on AArch64)
+// outside the ISA namespaces.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -22,13 +23,26 @@ std::vector<std::filesystem::path> isa_objects() {
   return objects;
 }
 
-// Functions of `object` outside the isa_* namespaces that use VEX/EVEX instructions or ymm/zmm/mask registers.
+// The build's objdump (CMake's, for the target: aarch64-linux-gnu-objdump when cross-compiling).
+std::string objdump() { return SINKLAB_OBJDUMP; }
+
+#if defined(__x86_64__)
+// VEX/EVEX instructions or ymm/zmm/mask registers.
+const std::regex kAboveBaseline(R"(^\s+[0-9a-f]+:\s+v[a-z0-9]+\s|%[yz]mm|%k[0-7])");
+const char* const kTopLevelObjects = "/isa/avx512/";
+#else
+// SVE's scalable (z) registers, its predicates, or its loop instructions.
+const std::regex kAboveBaseline(R"(\bz[0-9]+\.[bhsdq]\b|\bp[0-9]+/[zm]\b|\bptrue\b|\bwhilelo\b)");
+const char* const kTopLevelObjects = "/isa/sve/";
+#endif
+
+// Functions of `object` outside the isa_* namespaces that use instructions above the baseline.
 std::vector<std::string> functions_above_baseline(const std::filesystem::path& object) {
-  const std::string command = "objdump -d --no-show-raw-insn -C '" + object.string() + "' 2>&1";
+  const std::string command = objdump() + " -d --no-show-raw-insn -C '" + object.string() + "' 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return {"cannot run objdump"};
   static const std::regex header(R"(^[0-9a-f]+ <(.*)>:$)");
-  static const std::regex above(R"(^\s+[0-9a-f]+:\s+v[a-z0-9]+\s|%[yz]mm|%k[0-7])");
+  const std::regex& above = kAboveBaseline;
   std::vector<std::string> found;
   std::string function, line;
   bool flagged = false;
@@ -60,11 +74,12 @@ TEST(IsaObjects, CodeOutsideTheIsaNamespacesStaysAtTheBaseline) {
   for (const auto& object : objects) {
     SCOPED_TRACE(object.string());
     for (const std::string& f : functions_above_baseline(object)) ADD_FAILURE() << f;
-    if (object.string().find("/isa/avx512/") != std::string::npos) ++checked_above_baseline;
+    if (object.string().find(kTopLevelObjects) != std::string::npos) ++checked_above_baseline;
   }
   EXPECT_GT(checked_above_baseline, 0);
 }
 
+#if defined(__x86_64__)
 // The check itself: the AVX-512 copies of the attention kernels (explicit 16-float vectors, so also
 // in unoptimized builds) do use AVX-512 registers, so the pattern can match. Auto-vectorized loops
 // elsewhere may keep to 256 bits, and stay scalar at -O0.
@@ -75,7 +90,7 @@ TEST(IsaObjects, TheAvx512AttentionKernelsUseAvx512Registers) {
     if (name.find("/isa/avx512/layers/") == std::string::npos || name.find("attention_kernels") == std::string::npos)
       continue;
     ++checked;
-    const std::string command = "objdump -d --no-show-raw-insn '" + object.string() + "' | grep -c '%zmm'";
+    const std::string command = objdump() + " -d --no-show-raw-insn '" + object.string() + "' | grep -c '%zmm'";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     int count = 0;
@@ -85,5 +100,32 @@ TEST(IsaObjects, TheAvx512AttentionKernelsUseAvx512Registers) {
   }
   EXPECT_EQ(checked, 2) << "the fused and tiled attention kernels' avx512 objects";
 }
+#else
+// The check itself, and what the SVE level is for: its copies of the element-wise, normalization, loss and
+// optimizer kernels run length-agnostic SVE loops (z registers), so the pattern can match. Loops stay
+// scalar in unoptimized builds.
+TEST(IsaObjects, TheSveKernelCopiesUseScalableVectors) {
+#ifndef NDEBUG
+  GTEST_SKIP() << "an unoptimized build vectorizes nothing";
+#endif
+  int checked = 0;
+  for (const auto& object : isa_objects()) {
+    const std::string name = object.string();
+    if (name.find("/isa/sve/core/kernels/") == std::string::npos) continue;
+    if (name.find("elementwise") == std::string::npos && name.find("normalization") == std::string::npos &&
+        name.find("losses") == std::string::npos && name.find("optimizer_updates") == std::string::npos)
+      continue;
+    ++checked;
+    const std::string command = objdump() + " -d --no-show-raw-insn '" + object.string() + "' | grep -c 'z[0-9]*\\.s'";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    int count = 0;
+    EXPECT_EQ(std::fscanf(pipe, "%d", &count), 1);
+    pclose(pipe);
+    EXPECT_GT(count, 0) << object;
+  }
+  EXPECT_EQ(checked, 4) << "the sve objects of four kernel files";
+}
+#endif
 
 }  // namespace
