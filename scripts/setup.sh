@@ -12,7 +12,6 @@ packages=(
   libonig-dev libutf8proc-dev          # tokenizers: Oniguruma (HF tokenizers' own regex engine) for tokenizer.json patterns, utf8proc for NFC
   libboost-math-dev                    # binomial intervals in reports (Boost.Math, header-only)
   libgtest-dev libbenchmark-dev        # tests, benchmarks
-  libxsmm-dev                          # small JIT GEMMs, measured against the fused kernels (bench/small_gemm_bench.cpp)
   gnuplot-nox                          # plots
   clang-14 libfuzzer-14-dev            # fuzz targets (scripts/fuzz.sh), built with OpenMP off
   libopenmpi-dev openmpi-bin           # `sinklab compare --mpi` (FindMPI) and mpirun for its tests (docs/cluster.md)
@@ -22,6 +21,9 @@ packages=(
   jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-notebook
   chromium chromium-driver python3-selenium   # the sink explorer's page, tested in headless Chromium (docs/explorer.md)
 )
+# libxsmm: small JIT GEMMs, measured against the fused kernels (bench/small_gemm_bench.cpp); Debian builds
+# it for x86-64 only, so an arm64 machine (docs/arm64.md) has no such benchmark.
+if [[ "$(dpkg --print-architecture)" == amd64 ]]; then packages+=(libxsmm-dev); fi
 # PyTorch only for the golden-file generator, the export check and the speed comparison (tools/), not for tests.
 # libopenblas0-pthread replaces the netlib reference BLAS that Debian's torch otherwise calls.
 # libjemalloc2: the twin's allocator in `bench/vs_pytorch.py --twin-malloc jemalloc`.
