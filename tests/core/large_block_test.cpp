@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/large_block.h"
+#include "tests/support/emulation.h"
 
 namespace sinklab {
 namespace {
@@ -56,6 +57,8 @@ TEST(LargeBlock, ALargeBlockIsAdvisedToTakeHugePages) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "under AddressSanitizer every block comes from the heap, which ASan checks";
 #endif
+  if (testing::under_user_mode_emulation())
+    GTEST_SKIP() << "qemu-user accepts MADV_HUGEPAGE without passing it to the host's kernel";
   const size_t count = size_t{16} << 20;  // 64 MB
   const LargeBlock block = allocate_zeroed_floats(count);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(block.get()) % (size_t{2} << 20), 0u);
