@@ -2,6 +2,8 @@
 # Installs what is needed, builds, runs every test with ctest, then every libFuzzer harness for a
 # short fixed number of executions under ASan + UBSan (scripts/fuzz.sh, docs/reliability.md).
 # SANITIZE=1 also builds and runs the suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+# ARM64=1 also cross-builds for 64-bit ARM and runs the arm64 subset under qemu (scripts/test-arm64.sh
+# --subset, docs/arm64.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -19,3 +21,6 @@ if [[ "${SANITIZE:-0}" == 1 ]]; then
   (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 1800 -LE 'integration|isa')
 fi
 ./scripts/fuzz.sh "${FUZZ_RUNS:-10000}"
+if [[ "${ARM64:-0}" == 1 ]]; then
+  ./scripts/test-arm64.sh --subset
+fi

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Cross-compiles sinklab for 64-bit ARM and runs its tests under qemu-user on an x86-64 Debian 12 machine
+# (docs/arm64.md), at both AArch64 ISA levels: on a NEON-only CPU model (QEMU_CPU=cortex-a53) and on
+# one with SVE (QEMU_CPU=max: 512-bit vectors), where SINKLAB_MAX_ISA=neon also runs the NEON copies.
+#
+#   scripts/test-arm64.sh            every C++ suite of the Release build (the Python and MPI ones are
+#                                    not cross-built), including the paper regression and the command
+#                                    tests; hours under emulation
+#   scripts/test-arm64.sh --subset   the CI subset (.ci/run): the kernel suites (core, layers: every
+#                                    kernel and normalizer, the golden files) at each level, config and
+#                                    file-reader suites, one training run (the pinned paper regression)
+#
+# Some tests start an AArch64 binary as a child process (the command tests run build-arm64/sinklab, death
+# tests re-run their own binary): the kernel then runs it through qemu by binfmt_misc. Debian's
+# qemu-user-binfmt registers that under systemd; where nothing did (a container), this script registers
+# /usr/lib/binfmt.d/qemu-aarch64.conf itself when it may (root or sudo). Without it, --subset leaves out
+# the death tests and the full run stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+subset=0
+if [[ "${1:-}" == --subset ]]; then subset=1; shift; fi
+(($# == 0)) || { echo "test-arm64.sh: unknown argument '$1' (only --subset)" >&2; exit 2; }
+./scripts/setup-arm64.sh
+
+# Registers qemu-aarch64 with binfmt_misc if it is not; true when AArch64 children can run.
+aarch64_children_run() {
+  local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64 conf=/usr/lib/binfmt.d/qemu-aarch64.conf sudo=""
+  [[ -e $entry ]] && return 0
+  [[ -f $conf ]] || return 1
+  [[ $(id -u) -ne 0 ]] && { sudo -n true 2>/dev/null || return 1; sudo="sudo -n"; }
+  if [[ ! -e /proc/sys/fs/binfmt_misc/register ]]; then
+    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || return 1
+  fi
+  $sudo sh -c "cat '$conf' > /proc/sys/fs/binfmt_misc/register" 2>/dev/null || return 1
+  echo "test-arm64.sh: registered qemu-aarch64 with binfmt_misc ($conf)"
+  [[ -e $entry ]]
+}
+
+build_dir="${BUILD_DIR:-build-arm64}"
+export BUILD_DIR="$build_dir"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+status=0
+if ((subset)); then
+  # Only what the subset runs: the libraries and five suites, no sinklab binary.
+  TARGETS="test_core test_layers test_config_loading test_run_files test_train" ./scripts/build.sh --target aarch64
+  # Each suite runs as one process (ctest's one process per test costs a second each under qemu).
+  gtest_filter='*'
+  if ! aarch64_children_run; then
+    echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry"
+    echo "  qemu-aarch64, and no permission to register one): the death tests are left out"
+    gtest_filter='-*DeathTest*'
+  fi
+  cache=$(mktemp -d)
+  trap 'rm -rf "$cache"' EXIT
+  # suite [gtest filter]: one run, its result and time.
+  run_suite() {
+    local suite=$1 filter=${2:-$gtest_filter} start=$SECONDS
+    if (cd "$build_dir/tests" && SINKLAB_CACHE_DIR="$cache" "./$suite" --gtest_brief=1 --gtest_filter="$filter" \
+          >"$cache/$suite.log" 2>&1); then
+      echo "   $suite${SINKLAB_MAX_ISA:+ (SINKLAB_MAX_ISA=$SINKLAB_MAX_ISA)}: $(grep -Eo '[0-9]+ tests? from [0-9]+ test suites? ran' "$cache/$suite.log" | head -1), passed ($((SECONDS - start)) s)"
+    else
+      echo "   $suite${SINKLAB_MAX_ISA:+ (SINKLAB_MAX_ISA=$SINKLAB_MAX_ISA)}: FAILED ($((SECONDS - start)) s)"
+      cat "$cache/$suite.log"
+      status=1
+    fi
+  }
+  paper='PaperRegression.*:Trainer.HowOftenARunLogsNeverChangesItsWeights'
+  for cpu in cortex-a53 max; do
+    echo "== arm64 CI subset on qemu's $cpu"
+    export QEMU_CPU=$cpu
+    for suite in test_core test_layers test_config_loading test_run_files; do run_suite "$suite"; done
+    run_suite test_train "$paper"
+    if [[ $cpu == max ]]; then  # the NEON copies beside SVE (oneDNN stays on its SVE kernels)
+      export SINKLAB_MAX_ISA=neon
+      for suite in test_core test_layers; do run_suite "$suite"; done
+      run_suite test_train "$paper"
+      unset SINKLAB_MAX_ISA
+    fi
+  done
+  exit "$status"
+fi
+
+./scripts/build.sh --target aarch64
+if ! aarch64_children_run; then
+  echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry" >&2
+  echo "  qemu-aarch64, and no permission to register one), which the command tests need." >&2
+  echo "  Install qemu-user-binfmt (with systemd), run as root, or run --subset." >&2
+  exit 1
+fi
+# qemu reads the CPU model from QEMU_CPU, also for the children the command tests start.
+for cpu in cortex-a53 max; do
+  echo "== arm64 tests on qemu's $cpu"
+  start=$SECONDS
+  # On the NEON-only model the isa_neon.* copies of the suites would run the same path again.
+  skip=(); [[ $cpu == cortex-a53 ]] && skip=(-LE '^isa$')
+  (cd "$build_dir" && QEMU_CPU=$cpu ctest --output-on-failure -j "$(nproc)" --timeout 3600 "${skip[@]}") || status=1
+  echo "== $cpu: $((SECONDS - start)) s"
+done
+exit "$status"
