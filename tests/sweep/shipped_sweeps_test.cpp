@@ -7,6 +7,7 @@
 #include <iterator>
 #include <string>
 #include <map>
+#include <utility>
 
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_spec.h"
@@ -69,6 +70,22 @@ TEST(ShippedSweeps, PaperReproductionIsSixRunsTimesFiveSeeds) {
   EXPECT_EQ(runs[7].label, "1x1_relu");
   EXPECT_EQ(runs[7].seed, 2);
   EXPECT_EQ(runs[7].config.filename(), "1x1_relu.yaml");
+}
+
+// `scripts/demo.sh --short` and the single-layer sweep (docs/arm64.md): the same runs of the full
+// reproduction, under the same ids.
+TEST(ShippedSweeps, ShorterPaperReproductionsAreTheFirstRunsOfTheFullOne) {
+  const auto full = plan_and_validate(kConfigs / "paper/reproduce.yaml");
+  for (const auto& [file, count] : {std::pair{"paper/reproduce_short.yaml", 20u}, {"paper/reproduce_1x1.yaml", 10u}}) {
+    SCOPED_TRACE(file);
+    const auto runs = plan_and_validate(kConfigs / file);
+    ASSERT_EQ(runs.size(), count);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      EXPECT_EQ(runs[i].id, full[i].id);
+      EXPECT_EQ(runs[i].config, full[i].config);
+      EXPECT_EQ(runs[i].seed, full[i].seed);
+    }
+  }
 }
 
 TEST(ShippedSweeps, LearningRateSweepIsLabelledByTheRateAlone) {
