@@ -9,8 +9,9 @@ achieved matmul GFLOP/s.
 
   python3 bench/vs_pytorch.py [--configs 1x1_softmax,4x4_softmax,medium] [--threads 1,2] [--rounds 3] [--isa avx2]
 
---isa LEVEL runs both sides at one ISA level (sse42, avx, avx2, avx512): sinklab's kernels and oneDNN
-through SINKLAB_MAX_ISA, PyTorch's through ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and OPENBLAS_CORETYPE.
+--isa LEVEL runs both sides at one ISA level (sse42, avx, avx2, avx512; on 64-bit ARM neon, sve): sinklab's
+kernels and oneDNN through SINKLAB_MAX_ISA, PyTorch's through ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and
+OPENBLAS_CORETYPE. On ARM (docs/arm64.md) the same command, without --isa, is the comparison to run.
 
 Language models (need data/corpora/kjv.txt from scripts/get_corpus.sh): kjv_char
 (configs/normlimits/kjv_char.yaml, char windows, T 1024 x 4) and gpt2_small (configs/bench/gpt2_small.yaml,
@@ -57,7 +58,8 @@ SWEEP_TS = [64, 128, 256, 512, 1024, 2048]
 SWEEP_TOKENS = 4096                  # per step: batch = 4096 / T (bench/lm_step_bench.cpp)
 LM_WARMUP, LM_STEPS = 2, 3           # lm_step_bench's warm-up and Iterations(3)
 PEAK_SHAPES = ["256x256x256", "512x512x512", "2048x256x768"]
-JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"  # Debian libjemalloc2
+# Debian libjemalloc2, in the machine's multiarch folder (x86_64-linux-gnu, aarch64-linux-gnu).
+JEMALLOC = f"/usr/lib/{os.uname().machine}-linux-gnu/libjemalloc.so.2"
 # --isa: one level for both sides. PyTorch's own kernels go by ATEN_CPU_CAPABILITY (default, avx2, avx512),
 # its oneDNN by ONEDNN_MAX_CPU_ISA, its OpenBLAS by OPENBLAS_CORETYPE (the cores of that ISA).
 ISA_ENV = {
@@ -69,6 +71,10 @@ ISA_ENV = {
              "OPENBLAS_CORETYPE": "Haswell"},
     "avx512": {"SINKLAB_MAX_ISA": "avx512", "ATEN_CPU_CAPABILITY": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE",
                "OPENBLAS_CORETYPE": "SkylakeX"},
+    # 64-bit ARM (docs/arm64.md): PyTorch 1.13 has one kernel set there ("default") and oneDNN 2.6 no cap, so
+    # only sinklab's own kernels change level; OpenBLAS's cores are NEON ones either way.
+    "neon": {"SINKLAB_MAX_ISA": "neon", "ATEN_CPU_CAPABILITY": "default"},
+    "sve": {"SINKLAB_MAX_ISA": "sve", "ATEN_CPU_CAPABILITY": "default"},
 }
 TWIN_ENV = {}  # extra environment of the twin's processes only (--twin-malloc)
 
