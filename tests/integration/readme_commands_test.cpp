@@ -76,6 +76,8 @@ const std::vector<Skip>& skipped() {
       {"timeout -s INT 5 build/sinklab train configs/paper/4x4_softmax.yaml", "the resumed 4x4 run trains for minutes"},
       {"python3 bench/vs_pytorch.py", "needs PyTorch, a timing run"},
       {"python3 bench/vs_llmc.py", "needs an llm.c checkout and builds it, a timing run of minutes"},
+      {"./scripts/setup-arm64.sh", "installs the arm64 cross toolchain and cross-builds everything (minutes); CI runs "
+                                   "scripts/test-arm64.sh --subset"},
   };
   return list;
 }
