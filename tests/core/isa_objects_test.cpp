@@ -79,6 +79,18 @@ TEST(IsaObjects, CodeOutsideTheIsaNamespacesStaysAtTheBaseline) {
   EXPECT_GT(checked_above_baseline, 0);
 }
 
+// How many lines of `object`'s disassembly match the grep pattern; -1 if objdump cannot be run.
+int disassembly_lines_matching(const std::filesystem::path& object, const std::string& pattern) {
+  const std::string command =
+      objdump() + " -d --no-show-raw-insn '" + object.string() + "' | grep -c '" + pattern + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  int count = -1;
+  if (std::fscanf(pipe, "%d", &count) != 1) count = -1;
+  pclose(pipe);
+  return count;
+}
+
 #if defined(__x86_64__)
 // The check itself: the AVX-512 copies of the attention kernels (explicit 16-float vectors, so also
 // in unoptimized builds) do use AVX-512 registers, so the pattern can match. Auto-vectorized loops
@@ -90,13 +102,7 @@ TEST(IsaObjects, TheAvx512AttentionKernelsUseAvx512Registers) {
     if (name.find("/isa/avx512/layers/") == std::string::npos || name.find("attention_kernels") == std::string::npos)
       continue;
     ++checked;
-    const std::string command = objdump() + " -d --no-show-raw-insn '" + object.string() + "' | grep -c '%zmm'";
-    FILE* pipe = popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    int count = 0;
-    EXPECT_EQ(std::fscanf(pipe, "%d", &count), 1);
-    pclose(pipe);
-    EXPECT_GT(count, 0) << object;
+    EXPECT_GT(disassembly_lines_matching(object, "%zmm"), 0) << object;
   }
   EXPECT_EQ(checked, 2) << "the fused and tiled attention kernels' avx512 objects";
 }
@@ -116,13 +122,7 @@ TEST(IsaObjects, TheSveKernelCopiesUseScalableVectors) {
         name.find("losses") == std::string::npos && name.find("optimizer_updates") == std::string::npos)
       continue;
     ++checked;
-    const std::string command = objdump() + " -d --no-show-raw-insn '" + object.string() + "' | grep -c 'z[0-9]*\\.s'";
-    FILE* pipe = popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    int count = 0;
-    EXPECT_EQ(std::fscanf(pipe, "%d", &count), 1);
-    pclose(pipe);
-    EXPECT_GT(count, 0) << object;
+    EXPECT_GT(disassembly_lines_matching(object, "z[0-9]*\\.s"), 0) << object;
   }
   EXPECT_EQ(checked, 4) << "the sve objects of four kernel files";
 }
