@@ -18,7 +18,8 @@ packages=(
 # These -dev packages are not Multi-Arch: same, so installing the arm64 one would remove the amd64 one
 # (and break the x86-64 build): their arm64 builds are unpacked, with their libraries, into $dev_root,
 # which cmake/aarch64-linux-gnu.cmake searches first. oneDNN's also differ in dnnl_config.h.
-unpacked=(libdnnl-dev libdnnl2 libyaml-cpp-dev libyaml-cpp0.7 libonig-dev libonig5)
+# Each as "-dev package:its library"; both at the version of the library apt installed above.
+unpacked=(libdnnl-dev:libdnnl2 libyaml-cpp-dev:libyaml-cpp0.7 libonig-dev:libonig5)
 sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -37,14 +38,14 @@ if ((${#missing[@]} > 0)); then
   $sudo apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}" >/dev/null
 fi
 versions=()
-for p in "${unpacked[@]}"; do
-  # A -dev package takes the version of its library, which apt installed above.
-  lib=$p; [[ $p == *-dev ]] && lib=$(printf '%s\n' "${unpacked[@]}" | grep -v -- -dev | grep "^${p%-dev}" | head -1)
-  versions+=("$p:arm64=$(dpkg-query -W -f='${Version}' "$lib:arm64")")
+for pair in "${unpacked[@]}"; do
+  dev=${pair%%:*} lib=${pair##*:}
+  version=$(dpkg-query -W -f='${Version}' "$lib:arm64")
+  versions+=("$dev:arm64=$version" "$lib:arm64=$version")
 done
 stamp="$dev_root/.packages"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${versions[*]}" ]]; then
-  echo "setup-arm64: unpacking ${unpacked[*]} (arm64) into $dev_root"
+  echo "setup-arm64: unpacking ${versions[*]} into $dev_root"
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   (cd "$tmp" && apt-get download -qq "${versions[@]}" 2> >(grep -v unsandboxed >&2))

@@ -41,16 +41,20 @@ build_dir="${BUILD_DIR:-build-arm64}"
 export BUILD_DIR="$build_dir"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 status=0
+children=1
+aarch64_children_run || children=0
+if ((!children)); then
+  echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry qemu-aarch64,"
+  echo "  and no permission to register one): $( ((subset)) && echo "the death tests are left out" ||
+    echo "the command tests need them; install qemu-user-binfmt (with systemd), run as root, or run --subset")"
+  ((subset)) || exit 1
+fi
 if ((subset)); then
   # Only what the subset runs: the libraries and five suites, no sinklab binary.
   TARGETS="test_core test_layers test_config_loading test_run_files test_train" ./scripts/build.sh --target aarch64
   # Each suite runs as one process (ctest's one process per test costs a second each under qemu).
   gtest_filter='*'
-  if ! aarch64_children_run; then
-    echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry"
-    echo "  qemu-aarch64, and no permission to register one): the death tests are left out"
-    gtest_filter='-*DeathTest*'
-  fi
+  ((children)) || gtest_filter='-*DeathTest*'
   cache=$(mktemp -d)
   trap 'rm -rf "$cache"' EXIT
   # suite [gtest filter]: one run; prints its result and time, and its output if it failed.
@@ -97,12 +101,6 @@ if ((subset)); then
 fi
 
 ./scripts/build.sh --target aarch64
-if ! aarch64_children_run; then
-  echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry" >&2
-  echo "  qemu-aarch64, and no permission to register one), which the command tests need." >&2
-  echo "  Install qemu-user-binfmt (with systemd), run as root, or run --subset." >&2
-  exit 1
-fi
 # qemu reads the CPU model from QEMU_CPU, also for the children the command tests start.
 for cpu in cortex-a53 max; do
   echo "== arm64 tests on qemu's $cpu"

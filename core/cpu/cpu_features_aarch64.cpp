@@ -29,6 +29,7 @@ int sve_vector_bits() {
 
 // A few implementer / part numbers of the cores researchers rent or own (Arm's TRMs, MIDR_EL1).
 const char* core_name(unsigned implementer, unsigned part) {
+  constexpr unsigned kAnyPart = ~0u;  // Apple's parts differ by chip and core type
   struct Core {
     unsigned implementer, part;
     const char* name;
@@ -37,10 +38,10 @@ const char* core_name(unsigned implementer, unsigned part) {
       {0x41, 0xd03, "Arm Cortex-A53"},    {0x41, 0xd08, "Arm Cortex-A72"},    {0x41, 0xd0c, "Arm Neoverse-N1"},
       {0x41, 0xd40, "Arm Neoverse-V1"},   {0x41, 0xd49, "Arm Neoverse-N2"},   {0x41, 0xd4f, "Arm Neoverse-V2"},
       {0x41, 0xd84, "Arm Neoverse-V3"},   {0x41, 0xd8e, "Arm Neoverse-N3"},   {0x46, 0x001, "Fujitsu A64FX"},
-      {0xc0, 0xac3, "Ampere AmpereOne"},  {0x61, 0x000, "Apple"},             {0x00, 0x051, "QEMU max"},
+      {0xc0, 0xac3, "Ampere AmpereOne"},  {0x61, kAnyPart, "Apple"},             {0x00, 0x051, "QEMU max"},
   };
   for (const Core& c : kCores)
-    if (c.implementer == implementer && (c.part == part || implementer == 0x61)) return c.name;
+    if (c.implementer == implementer && (c.part == part || c.part == kAnyPart)) return c.name;
   return nullptr;
 }
 
