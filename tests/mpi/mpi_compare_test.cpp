@@ -12,6 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using sinklab::testing::processes_mentioning;
+using sinklab::testing::read_proc_file;
 using sinklab::testing::read_text;
 using sinklab::testing::run_command;
 using sinklab::testing::sinklab_binary;
@@ -205,7 +206,7 @@ TEST_P(MpiCompareStopped, EveryRankStopsAndTheRerunResumes) {
   } else {
     const auto mpirun = processes_mentioning(out.string());
     for (const pid_t pid : mpirun)
-      if (read_text("/proc/" + std::to_string(pid) + "/cmdline").rfind(mpirun_, 0) == 0) ::kill(pid, SIGINT);
+      if (read_proc_file("/proc/" + std::to_string(pid) + "/cmdline").rfind(mpirun_, 0) == 0) ::kill(pid, SIGINT);
   }
   const auto first = wait_for(job, std::chrono::seconds(120));
   ASSERT_TRUE(first.has_value()) << "the job did not stop: " << read_text(dir_ / "first.log");

@@ -3,6 +3,7 @@
 // for a job in the background, finding its ranks' processes, and cleaning up after a test. Every wait
 // is bounded.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +35,18 @@ inline std::optional<std::filesystem::path> find_mpirun() {
   return std::nullopt;
 }
 
+// A /proc file of a process that may end while it is read: a read that fails (ESRCH once the process
+// is gone) ends the text instead of throwing, as std::filebuf does.
+inline std::string read_proc_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (ssize_t got; (got = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(got));
+  ::close(fd);
+  return text;
+}
+
 // Pids of the processes whose command line mentions `text` (a test's unique folder).
 inline std::vector<pid_t> processes_mentioning(const std::string& text) {
   std::vector<pid_t> pids;
@@ -41,8 +54,8 @@ inline std::vector<pid_t> processes_mentioning(const std::string& text) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline = read_text(entry.path() / "cmdline");
-    std::string stat = read_text(entry.path() / "stat");
+    std::string cmdline = read_proc_file(entry.path() / "cmdline");
+    std::string stat = read_proc_file(entry.path() / "stat");
     const auto close = stat.rfind(')');
     if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;  // ended
     for (char& c : cmdline)
@@ -56,10 +69,10 @@ inline std::vector<pid_t> processes_mentioning(const std::string& text) {
 // and the sinklab command `command`.
 inline std::optional<pid_t> rank_process(int rank, const std::string& text, const std::string& command) {
   for (const pid_t pid : processes_mentioning(text)) {
-    std::string environ = read_text("/proc/" + std::to_string(pid) + "/environ");
+    std::string environ = read_proc_file("/proc/" + std::to_string(pid) + "/environ");
     for (char& c : environ)
       if (c == '\0') c = '\n';
-    const std::string cmdline = read_text("/proc/" + std::to_string(pid) + "/cmdline");
+    const std::string cmdline = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
     if (environ.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos &&
         cmdline.find(command) != std::string::npos)
       return pid;
