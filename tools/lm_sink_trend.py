@@ -11,7 +11,8 @@ docs/sinks-in-language-models.md):
 - the final evaluation of a finished run (summary.json) as its last point;
 - a least-squares line alpha_0 = a + b log10(tokens) over the evaluations of the second half of the run, with
   95 % t-intervals, and where the line would reach eps (with the tokens where the interval's bounds reach it);
-  "never" when the slope is not above zero at 95 %.
+  "never" when the slope is not above zero at 95 %; for a run that stays at or above eps from some
+  evaluation to its end, that evaluation ("measured"); for one that reached eps and fell back, where it first did.
 Prints a markdown table; --figure draws the curves with gnuplot (Debian's gnuplot).
 """
 import argparse
@@ -104,12 +105,19 @@ def main():
         series.append((run.name, points))
         last = points[-1]
         fit = trend(points, args.eps)
+        touched = next((t for t, y, _ in points if y >= args.eps), None)
+        held = next((t for i, (t, _, _) in enumerate(points) if all(y >= args.eps for _, y, _ in points[i:])), None)
         if fit is None:
             slope, cross = "too few evaluations", "-"
         else:
             slope = f"{fit['slope']:+.3f} ({fit['slope_low']:+.3f} .. {fit['slope_high']:+.3f})"
             cross = (f"{tokens_text(fit['cross'])} ({tokens_text(fit['cross_early'])} .. "
                      f"{tokens_text(fit['cross_late'])})") if "cross" in fit else "never (slope not above 0)"
+        # Measured, not extrapolated, once a run has been there: the line of a run past eps says where it goes next.
+        if held is not None:
+            cross = f"{tokens_text(held)} and after, measured"
+        elif touched is not None:
+            cross = f"touched at {tokens_text(touched)}, not held; line: {cross}"
         print(f"| {run.name} | {seq_len} | {tokens_text(last[0])} | {last[1]:.3f} | "
               f"{100 * last[2]:.0f} % | {slope} | {cross} |")
     if args.figure and series:
