@@ -43,13 +43,13 @@ def mean_interval(values, digits=3):
     return f"{m:.{digits}f} ± {t95(n - 1) * sd / math.sqrt(n):.{digits}f}"
 
 
-def own_sink(summary, normalizer):
+def own_sink(summary):
     """The largest share of a row the model's own sink takes, and which sink it is; None without one."""
     gu = summary["extreme_tokens"].get("gu_bos") or {}
     slots = [h["alpha_slot"] for h in gu.get("heads", []) if h.get("alpha_slot") is not None]
     if slots:
         return max(slots), "slot"
-    if normalizer == "sink_logit":
+    if summary.get("normalizer") == "sink_logit":
         return max(1.0 - h["mass_mean"] for h in summary["heads"]), "logit"
     return None, None
 
@@ -70,7 +70,7 @@ def row_of(entries, eps):
         heads += len(alphas)
         packed = s["extreme_tokens"].get("gu_no_bos") or {}
         no_bos.append(max((h["alpha"][0] for h in packed.get("heads", [])), default=None))
-        share, kind = own_sink(s, s.get("normalizer"))
+        share, kind = own_sink(s)
         own.append(share)
         massive.append(s.get("massive_ratio_max"))
     seeds = ",".join(str(r.summary["seed"]) for r in finished) or "-"

@@ -106,7 +106,11 @@ def main():
         last = points[-1]
         fit = trend(points, args.eps)
         touched = next((t for t, y, _ in points if y >= args.eps), None)
-        held = next((t for i, (t, _, _) in enumerate(points) if all(y >= args.eps for _, y, _ in points[i:])), None)
+        held = None  # the first evaluation of the run's last stretch at or above eps
+        for t, y, _ in reversed(points):
+            if y < args.eps:
+                break
+            held = t
         if fit is None:
             slope, cross = "too few evaluations", "-"
         else:

@@ -56,10 +56,10 @@ def test_a_row_pools_sink_heads_and_takes_the_strongest_head_per_seed():
 
 def test_the_own_sink_is_the_key_bias_slot_or_the_sink_logit():
     slot = summary(0, 3.7, [0.1, 0.2], [0.07, 0.07], slots=[0.6, 0.2])
-    assert lm_knob_table.own_sink(slot, "softmax") == (0.6, "slot")
+    assert lm_knob_table.own_sink(slot) == (0.6, "slot")
     logit = summary(0, 3.7, [0.1, 0.2], [0.07, 0.07], normalizer="sink_logit", masses=[0.9, 0.55])
-    share, kind = lm_knob_table.own_sink(logit, "sink_logit")
+    share, kind = lm_knob_table.own_sink(logit)
     assert kind == "logit" and math.isclose(share, 0.45)
-    assert lm_knob_table.own_sink(summary(0, 3.7, [0.1], [0.07]), "softmax") == (None, None)
+    assert lm_knob_table.own_sink(summary(0, 3.7, [0.1], [0.07])) == (None, None)
     row = lm_knob_table.row_of([({"seed": 0}, FakeRun(slot)), ({"seed": 1}, FakeRun(slot))], 0.3)
     assert row[5] == "slot 0.60 ± 0.00"
