@@ -37,7 +37,9 @@ void check_same_compare_sets(const nlohmann::json& previous, const std::vector<s
 std::optional<nlohmann::json> read_sweep_manifest(const std::filesystem::path& out_dir);
 
 // Ids present in both manifests whose overrides or config path differ: their finished results belong
-// to an older sweep file and must not be reused on resume.
+// to an older sweep file and must not be reused on resume. Where both manifests name their sweep file
+// (`source`), a config path counts as seen from that file, so the same sweep in another checkout (a sweep
+// folder moved, or kept results copied back) is not "changed".
 std::vector<std::string> changed_runs(const nlohmann::json& previous, const nlohmann::json& current);
 
 // "1e-3" -> 0.001, "4" -> 4, "true" -> true, "relu" -> "relu".

@@ -90,6 +90,24 @@ TEST(SweepManifest, ChangedRunsAreThoseWhoseOverridesOrConfigMoved) {
   EXPECT_TRUE(changed_runs(nlohmann::json::object(), after).empty());
 }
 
+TEST(SweepManifest, TheSameSweepInAnotherCheckoutIsNotChanged) {
+  // Written by compare in /home/a/sinklab, resumed from a clone in /tmp/ci/sinklab.
+  const nlohmann::json before = nlohmann::json::parse(R"({"source": "/home/a/sinklab/configs/sweeps/s.yaml", "runs": [
+      {"id": "a", "overrides": {"seed": 0}, "config": "/home/a/sinklab/configs/lm/x.yaml"},
+      {"id": "b", "overrides": {"seed": 1}, "config": "/home/a/sinklab/configs/lm/x.yaml"},
+      {"id": "c", "overrides": {"seed": 2}, "config": "/home/a/sinklab/configs/lm/x.yaml"}]})");
+  const nlohmann::json after = nlohmann::json::parse(R"({"source": "/tmp/ci/sinklab/configs/sweeps/s.yaml", "runs": [
+      {"id": "a", "overrides": {"seed": 0}, "config": "/tmp/ci/sinklab/configs/lm/x.yaml"},
+      {"id": "b", "overrides": {"seed": 1}, "config": "/tmp/ci/sinklab/configs/lm/y.yaml"},
+      {"id": "c", "overrides": {"seed": 2}, "config": "/home/a/sinklab/configs/lm/x.yaml"}]})");
+  // b names another config; c names the old checkout's file, not this one's.
+  EXPECT_EQ(changed_runs(before, after), (std::vector<std::string>{"b", "c"}));
+  // Without the old manifest's source the paths compare as written: a's and b's differ, c's is the same file.
+  nlohmann::json no_source = before;
+  no_source.erase("source");
+  EXPECT_EQ(changed_runs(no_source, after), (std::vector<std::string>{"a", "b"}));
+}
+
 
 TEST(SweepManifest, MistypedFieldsAreNamedWithTheFile) {
   ScratchDir dir;
