@@ -70,26 +70,21 @@ std::vector<std::string> changed_runs(const nlohmann::json& previous, const nloh
   };
   // A config path as seen from its sweep file (both absolute when compare wrote them): the same in every
   // checkout of the repository, so a sweep folder brought from another checkout, or kept results copied
-  // back into runs/, resume instead of being redone. Without both sources, the paths as written.
+  // back into runs/, resume instead of being redone. Unless both manifests name a source, as written.
   const std::string old_source = text_of(previous, "source");
-  const std::string new_source = current.is_object() ? text_of(current, "source") : std::string();
-  const auto seen_from_source = [](const std::string& config, const std::string& source) {
-    if (source.empty()) return config;
-    return fs::path(config).lexically_relative(fs::path(source).parent_path()).string();
+  const std::string new_source = text_of(current, "source");
+  const bool from_sources = !old_source.empty() && !new_source.empty();
+  const auto as_seen = [from_sources](const std::string& config, const std::string& source) {
+    return from_sources ? fs::path(config).lexically_relative(fs::path(source).parent_path()).string() : config;
   };
-  const bool both_sources = !old_source.empty() && !new_source.empty();
   std::vector<std::string> changed;
   const auto old_runs = previous.find("runs");
   if (old_runs == previous.end() || !old_runs->is_array()) return changed;
   for (const auto& run : current.at("runs")) {
     for (const auto& old : *old_runs) {
       if (!old.is_object() || text_of(old, "id") != run.at("id")) continue;
-      const std::string old_config = text_of(old, "config");
-      const std::string new_config = run.at("config").get<std::string>();
-      const bool same_config = both_sources ? !old_config.empty() && seen_from_source(old_config, old_source) ==
-                                                                       seen_from_source(new_config, new_source)
-                                            : old_config == new_config;
-      if (old.value("overrides", nlohmann::json()) != run.at("overrides") || !same_config)
+      if (old.value("overrides", nlohmann::json()) != run.at("overrides") ||
+          as_seen(text_of(old, "config"), old_source) != as_seen(run.at("config").get<std::string>(), new_source))
         changed.push_back(run.at("id"));
       break;
     }
