@@ -11,11 +11,13 @@
 #                                    kernel and normalizer, the golden files) at each level, the config and
 #                                    file-reader suites, the pinned paper regression (four short trainings)
 #
-# Some tests start an AArch64 binary as a child process (the command tests run build-arm64/sinklab, death
-# tests re-run their own binary): the kernel then runs it through qemu by binfmt_misc. Debian's
-# qemu-user-binfmt registers that under systemd; where nothing did (a container), this script registers
-# /usr/lib/binfmt.d/qemu-aarch64.conf itself when it may (root or sudo). Without it, --subset leaves out
-# the death tests and the full run stops.
+# The suites run under qemu-aarch64 named on the command line (ctest through CMAKE_CROSSCOMPILING_EMULATOR),
+# so they need no help from the kernel. Some tests start an AArch64 binary as a child process (the command
+# tests run build-arm64/sinklab, death tests re-run their own binary): the kernel then runs it through qemu
+# by binfmt_misc. Debian's qemu-user-binfmt registers that under systemd; where nothing did (a container),
+# this script registers /usr/lib/binfmt.d/qemu-aarch64.conf itself when it may (root or sudo). Whether
+# children run is tried, not assumed (an entry can exist and be disabled, or name an interpreter this
+# container lacks). Without it, --subset leaves out the death tests and the full run stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 subset=0
@@ -23,35 +25,42 @@ if [[ "${1:-}" == --subset ]]; then subset=1; shift; fi
 (($# == 0)) || { echo "test-arm64.sh: unknown argument '$1' (only --subset)" >&2; exit 2; }
 ./scripts/setup-arm64.sh
 
-# Registers qemu-aarch64 with binfmt_misc if it is not; true when AArch64 children can run.
+qemu=$(command -v qemu-aarch64)
+
+# Registers qemu-aarch64 with binfmt_misc if it is not; true when the AArch64 program $1 (run with the
+# rest of the arguments) starts as a plain child process.
 aarch64_children_run() {
   local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64 conf=/usr/lib/binfmt.d/qemu-aarch64.conf sudo=""
-  [[ -e $entry ]] && return 0
-  [[ -f $conf ]] || return 1
+  "$@" >/dev/null 2>&1 && return 0
+  [[ -e $entry || ! -f $conf ]] && return 1
   [[ $(id -u) -ne 0 ]] && { sudo -n true 2>/dev/null || return 1; sudo="sudo -n"; }
   if [[ ! -e /proc/sys/fs/binfmt_misc/register ]]; then
     $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || return 1
   fi
   $sudo sh -c "cat '$conf' > /proc/sys/fs/binfmt_misc/register" 2>/dev/null || return 1
   echo "test-arm64.sh: registered qemu-aarch64 with binfmt_misc ($conf)"
-  [[ -e $entry ]]
+  "$@" >/dev/null 2>&1
 }
 
 build_dir="${BUILD_DIR:-build-arm64}"
 export BUILD_DIR="$build_dir"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 status=0
-children=1
-aarch64_children_run || children=0
-if ((!children)); then
-  echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (no binfmt_misc entry qemu-aarch64,"
-  echo "  and no permission to register one): $( ((subset)) && echo "the death tests are left out" ||
+# After the build: can AArch64 children run (a test binary, started as the kernel would start a child)?
+check_children() {
+  children=1
+  aarch64_children_run "$build_dir/tests/test_core" --gtest_list_tests && return 0
+  children=0
+  echo "test-arm64.sh: AArch64 binaries cannot run as child processes here (binfmt_misc has no working"
+  echo "  qemu-aarch64 entry, and this script may not register one): $( ((subset)) &&
+    echo "the death tests are left out" ||
     echo "the command tests need them; install qemu-user-binfmt (with systemd), run as root, or run --subset")"
   ((subset)) || exit 1
-fi
+}
 if ((subset)); then
   # Only what the subset runs: the libraries and five suites, no sinklab binary.
   TARGETS="test_core test_layers test_config_loading test_run_files test_train" ./scripts/build.sh --target aarch64
+  check_children
   # Each suite runs as one process (ctest's one process per test costs a second each under qemu).
   gtest_filter='*'
   ((children)) || gtest_filter='-*DeathTest*'
@@ -61,7 +70,7 @@ if ((subset)); then
   run_suite() {
     local suite=$1 filter=${2:-$gtest_filter} start=$SECONDS log="$cache/$QEMU_CPU-${SINKLAB_MAX_ISA:-}-$1.log"
     local name="$suite${SINKLAB_MAX_ISA:+ (SINKLAB_MAX_ISA=$SINKLAB_MAX_ISA)}"
-    if (cd "$build_dir/tests" && SINKLAB_CACHE_DIR="$cache/tokens-$QEMU_CPU" "./$suite" --gtest_brief=1 \
+    if (cd "$build_dir/tests" && SINKLAB_CACHE_DIR="$cache/tokens-$QEMU_CPU" "$qemu" "./$suite" --gtest_brief=1 \
           --gtest_filter="$filter" >"$log" 2>&1); then
       echo "   $name: $(grep -Eo '[0-9]+ tests? from [0-9]+ test suites? ran' "$log" | head -1), passed ($((SECONDS - start)) s)"
     else
@@ -101,6 +110,7 @@ if ((subset)); then
 fi
 
 ./scripts/build.sh --target aarch64
+check_children
 # qemu reads the CPU model from QEMU_CPU, also for the children the command tests start.
 for cpu in cortex-a53 max; do
   echo "== arm64 tests on qemu's $cpu"
