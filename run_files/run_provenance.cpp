@@ -82,4 +82,40 @@ nlohmann::json read_provenance(const std::filesystem::path& path) {
   return info;
 }
 
+namespace {
+
+// The kernel path a run.json (or provenance()) names, or "unknown" for one written without it.
+std::string kernel_path_of(const nlohmann::json& info) {
+  const auto cpu = info.find("cpu");
+  if (cpu == info.end() || !cpu->is_object()) return "unknown";
+  return cpu->value("kernel_path", std::string("unknown"));
+}
+
+}  // namespace
+
+std::string record_resumption(const std::filesystem::path& run_dir, int64_t from_step, const nlohmann::json& now) {
+  const std::filesystem::path path = run_dir / "run.json";
+  nlohmann::json info = read_provenance(path);
+  nlohmann::json& pieces = info["resumed"];
+  if (pieces.is_null()) pieces = nlohmann::json::array();
+  if (!pieces.is_array()) throw RunFileError(path.string() + ": \"resumed\" is not a list");
+  const std::string revision = now.value("git_revision", std::string("unknown"));
+  const std::string kernel_path = kernel_path_of(now);
+  pieces.push_back({{"from_step", from_step},
+                    {"git_revision", revision},
+                    {"kernel_path", kernel_path},
+                    {"threads", now.value("threads", 0)},
+                    {"host", now.value("host", std::string("unknown"))},
+                    {"command_line", now.value("command_line", nlohmann::json::array())},
+                    {"started_utc", now.value("started_utc", std::string("unknown"))}});
+  write_provenance(run_dir, info);
+  const std::string first_revision = info.value("git_revision", std::string("unknown"));
+  const std::string first_path = kernel_path_of(info);
+  if (first_revision == revision && first_path == kernel_path) return "";
+  return "note: " + run_dir.string() + " was started by git " + first_revision + " on kernel path " + first_path +
+         " and resumes from step " + std::to_string(from_step) + " with git " + revision + " on kernel path " +
+         kernel_path + "; run.json lists each piece (\"resumed\"), and the result is bit for bit an uninterrupted "
+         "run's only on one build and kernel path (docs/reproducibility.md)";
+}
+
 }  // namespace sinklab

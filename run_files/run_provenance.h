@@ -15,5 +15,11 @@ void write_provenance(const std::filesystem::path& run_dir, const nlohmann::json
 // The run.json at `path` (its one reader), bounded by core/io/file_read.h; RunFileError names the file
 // when it is missing, no regular file, no JSON or no JSON object.
 nlohmann::json read_provenance(const std::filesystem::path& path);
+// A run trained in pieces names every build that trained it: appends to the run.json in `run_dir` one entry
+// of its "resumed" list (the step the piece starts from, and `now`'s git revision, kernel path, threads,
+// host, command line and start time; `now` as provenance() gives it). Returns a note for the user when the
+// git revision or kernel path differs from the run's start (the pieces then are not bit for bit one run),
+// else "". RunFileError when run.json is unreadable or its "resumed" is no list.
+std::string record_resumption(const std::filesystem::path& run_dir, int64_t from_step, const nlohmann::json& now);
 
 }  // namespace sinklab

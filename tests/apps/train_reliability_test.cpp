@@ -154,6 +154,40 @@ TEST_F(TrainReliability, TheResumeCommandPrintedOnCtrlCWorksAsPrinted) {
   EXPECT_EQ(summary["steps"], 1500);
 }
 
+// A run trained in pieces names each piece in run.json, and says so when another build resumes it (the
+// pieces are then not bit for bit one run): here run.json is made to look written by another revision.
+TEST_F(TrainReliability, AResumeIsRecordedInRunJsonAndAnotherBuildIsNamed) {
+  const fs::path config = small_config();
+  const fs::path out = dir_ / "run", log = dir_ / "log.txt";
+  const pid_t pid = testing::start_sinklab({"train", config.string(), "--out", out.string()}, log);
+  ASSERT_TRUE(wait_for_lines(out / "metrics.jsonl", 3, 60)) << slurp(log);
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(testing::wait_exit_code(pid), 128 + SIGINT);
+  const std::string printed = slurp(log), marker = "interrupted at step ";
+  const size_t at = printed.find(marker);
+  ASSERT_NE(at, std::string::npos) << printed;
+  const int64_t stopped_at = std::stoll(printed.substr(at + marker.size()));
+  nlohmann::json info = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  ASSERT_FALSE(info.contains("resumed"));
+  const std::string own_revision = info["git_revision"];
+  info["git_revision"] = "0123456789ab";
+  std::ofstream(out / "run.json", std::ios::trunc) << info.dump(2);
+
+  const auto resumed = run_sinklab("train --resume " + out.string() + " --quiet");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("was started by git 0123456789ab"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumes from step " + std::to_string(stopped_at) + " with git " + own_revision),
+            std::string::npos)
+      << resumed.output;
+  info = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_EQ(info["git_revision"], "0123456789ab");  // the start's record stays
+  ASSERT_EQ(info["resumed"].size(), 1u);
+  EXPECT_EQ(info["resumed"][0]["from_step"], stopped_at);
+  EXPECT_EQ(info["resumed"][0]["git_revision"], own_revision);
+  EXPECT_EQ(info["resumed"][0]["kernel_path"], info["cpu"]["kernel_path"]);
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+}
+
 TEST_F(TrainReliability, ResumingAFinishedRunIsRefusedAndChangesNothing) {
   const fs::path config = write("c.yaml",
                                 "train: {max_steps: 20, log_every: 5, eval_every: 10}\ntask: {eval_samples: 32}\n"
