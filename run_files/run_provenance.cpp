@@ -114,7 +114,8 @@ std::string record_resumption(const std::filesystem::path& run_dir, int64_t from
   if (first_revision == revision && first_path == kernel_path) return "";
   return "note: " + run_dir.string() + " was started by git " + first_revision + " on kernel path " + first_path +
          " and resumes from step " + std::to_string(from_step) + " with git " + revision + " on kernel path " +
-         kernel_path + "; run.json lists each piece (\"resumed\"), and the result is bit for bit an uninterrupted "
+         kernel_path +
+         "; run.json lists each piece (\"resumed\"), and the result is bit for bit an uninterrupted "
          "run's only on one build and kernel path (docs/reproducibility.md)";
 }
 
