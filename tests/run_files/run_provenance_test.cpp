@@ -2,13 +2,13 @@
 #include "run_files/run_provenance.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "run_files/run_summary.h"  // RunFileError
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
@@ -17,16 +17,7 @@ namespace fs = std::filesystem;
 
 class RunProvenance : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sinklab_provenance_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir(); }
   fs::path dir_;
 };
 
