@@ -50,10 +50,10 @@ TEST_F(RunProvenance, ANoteNamesBothBuildsWhenTheRevisionOrKernelPathDiffers) {
   EXPECT_NE(note.find("step 1231"), std::string::npos) << note;
 
   start["git_revision"] = git_revision();
-  start["cpu"]["kernel_path"] = "sse42+onednn:sse41";
+  start["cpu"]["kernel_path"] = "a path of another machine";  // no CPU's own: the test holds at every level
   write_provenance(dir_, start);
   const std::string path_note = record_resumption(dir_, 40, now);
-  EXPECT_NE(path_note.find("kernel path sse42+onednn:sse41"), std::string::npos) << path_note;
+  EXPECT_NE(path_note.find("kernel path a path of another machine"), std::string::npos) << path_note;
   EXPECT_NE(path_note.find("kernel path " + now["cpu"]["kernel_path"].get<std::string>()), std::string::npos)
       << path_note;
 }
