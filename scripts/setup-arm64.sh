@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what cross-compiling sinklab for 64-bit ARM and running it under emulation need, on an x86-64
 # Debian 12 machine (docs/arm64.md): the cross compiler, the arm64 builds of sinklab's libraries, and
-# qemu-user. Idempotent: when everything is present it prints nothing and touches nothing.
+# qemu-user with its binfmt_misc entries. Idempotent: when everything is present it prints nothing and touches nothing.
 # On an arm64 machine this is not needed: scripts/setup.sh installs the native packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev_root="${SINKLAB_ARM64_DEV:-$HOME/.cache/sinklab/arm64-dev}"
 packages=(
   crossbuild-essential-arm64 qemu-user cmake make pkg-config ccache
+  qemu-user-binfmt   # the binfmt_misc entry for AArch64 children (death and command tests): test-arm64.sh
   nlohmann-json3-dev libcli11-dev                 # header-only, any architecture
   # arm64 -dev packages that install beside the amd64 ones (Multi-Arch: same)
   libzip-dev:arm64 libxxhash-dev:arm64 libutf8proc-dev:arm64 libboost-math-dev:arm64 libgtest-dev:arm64

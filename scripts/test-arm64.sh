@@ -14,10 +14,10 @@
 # The suites run under qemu-aarch64 named on the command line (ctest through CMAKE_CROSSCOMPILING_EMULATOR),
 # so they need no help from the kernel. Some tests start an AArch64 binary as a child process (the command
 # tests run build-arm64/sinklab, death tests re-run their own binary): the kernel then runs it through qemu
-# by binfmt_misc. Debian's qemu-user-binfmt registers that under systemd; where nothing did (a container),
-# this script registers /usr/lib/binfmt.d/qemu-aarch64.conf itself when it may (root or sudo). Whether
-# children run is tried, not assumed (an entry can exist and be disabled, or name an interpreter this
-# container lacks). Without it, --subset leaves out the death tests and the full run stops.
+# by binfmt_misc. Debian's qemu-user-binfmt (setup-arm64.sh installs it) registers that under systemd; where
+# nothing did (a container), this script registers its /usr/lib/binfmt.d/qemu-aarch64.conf itself when it
+# may (root or sudo: it mounts binfmt_misc if it must). Whether children run is tried, not assumed (an
+# entry can exist and be disabled, or name an interpreter this container lacks). Without it, --subset leaves out the death tests and the full run stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 subset=0
