@@ -112,6 +112,9 @@ enum class InFiles : uint8_t { required, null_when_absent };
          "output gate of no-op rows (gated attention); null without a gate")                                          \
   NUMBER(gate_trigger_mean, active, gate, mean, "", null_when_absent, no,                                             \
          "output gate of active rows; null without a gate")                                                           \
+  NUMBER(gate_mean, non_sink, gate, mean, "gate@all", null_when_absent, no,                                           \
+         "output gate over every row, for tasks without no-op rows (a language model's gated heads); null without "   \
+         "a gate")                                                                                                    \
   NUMBER(mass_trigger_mean, active, row_mass, mean, "", null_when_absent, no,                                         \
          "how much attention the working rows spend: with mass_nontrigger_mean, shows a relu head that is on "        \
          "where there is work and off elsewhere")                                                                     \

@@ -73,7 +73,7 @@ TEST(HeadEvaluationFacts, JsonNamesAndNulls) {
   EXPECT_TRUE(h["virtual_mass_nontrigger_mean"].is_null());
   for (const char* name : {"content_mass_nontrigger_mean", "effective_content_mass", "virtual_mass_nontrigger_mean",
                            "value_weighted_bos_share", "value_weighted_bos_share_v", "value_weighted_zero_rows",
-                           "sink_score_abs", "gate_nontrigger_mean", "gate_trigger_mean"})
+                           "sink_score_abs", "gate_nontrigger_mean", "gate_trigger_mean", "gate_mean"})
     EXPECT_TRUE(h.contains(name)) << name;
 }
 
@@ -105,8 +105,8 @@ TEST(HeadEvaluationFacts, FilesFromBeforeTheZooStatisticsStillRead) {
   for (nlohmann::json& h : j["heads"]) {
     for (const char* added : {"content_mass_nontrigger_mean", "effective_content_mass", "virtual_mass_nontrigger_mean",
                               "value_weighted_bos_share", "value_weighted_bos_share_v", "value_weighted_zero_rows",
-                              "sink_score_abs", "gate_nontrigger_mean", "gate_trigger_mean", "bos_mass_by_row",
-                              "sink_onset_step_50", "sink_onset_step_90"})
+                              "sink_score_abs", "gate_nontrigger_mean", "gate_trigger_mean", "gate_mean",
+                              "bos_mass_by_row", "sink_onset_step_50", "sink_onset_step_90"})
       ASSERT_EQ(h.erase(added), 1u) << added;
   }
   const RunSummary old = j.get<RunSummary>();
@@ -114,7 +114,7 @@ TEST(HeadEvaluationFacts, FilesFromBeforeTheZooStatisticsStillRead) {
     EXPECT_EQ(h.bos_mass_nontrigger_mean, 0.75);
     for (const double v : {h.content_mass_nontrigger_mean, h.effective_content_mass, h.virtual_mass_nontrigger_mean,
                            h.value_weighted_bos_share, h.value_weighted_bos_share_v, h.value_weighted_zero_rows,
-                           h.sink_score_abs, h.gate_nontrigger_mean, h.gate_trigger_mean})
+                           h.sink_score_abs, h.gate_nontrigger_mean, h.gate_trigger_mean, h.gate_mean})
       EXPECT_TRUE(std::isnan(v)) << v;
     EXPECT_TRUE(h.bos_mass_by_row.empty());
     EXPECT_FALSE(h.sink_onset_step_50.has_value());

@@ -132,6 +132,7 @@ TEST(HeadTable, ALanguageModelRunShowsOnlyItsAllRowStatisticsWithoutTriggerWords
   s.eval_loss = 1.5;
   s.eval_accuracy = 0.5;
   s.eval_active_loss = s.eval_active_accuracy = s.eval_no_op_loss = s.eval_no_op_accuracy = std::nan("");
+  for (HeadSinkStats& h : s.heads) h.gate_mean = std::nan("");  // softmax: no gate
   expect_narrow_with_legend(s);
   const std::string table = format_head_table(s);
   const std::vector<std::string> shown = headings(table);
@@ -141,6 +142,8 @@ TEST(HeadTable, ALanguageModelRunShowsOnlyItsAllRowStatisticsWithoutTriggerWords
   EXPECT_EQ(table.find("rows: loss"), std::string::npos) << "no role it scores, no line of dashes:\n" << table;
   EXPECT_EQ(table.find("--wide"), std::string::npos) << "all of it fits:\n" << table;
   EXPECT_EQ(headings(format_head_table(s, HeadTableWidth::wide)), shown);
+  s.heads[1].gate_mean = 0.5;  // gated attention: its gate over every row is shown too
+  EXPECT_TRUE(has(headings(format_head_table(s)), "gate@all")) << format_head_table(s);
 }
 
 TEST(HeadTable, ACopyRunNamesItsRowsNoOpAndActive) {

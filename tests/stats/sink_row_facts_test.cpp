@@ -82,6 +82,8 @@ TEST(SinkRowFacts, SoftmaxLikeHeadWithEveryFact) {
   EXPECT_EQ(s.value_weighted_zero_rows, 0.0);
   EXPECT_NEAR(s.gate_nontrigger_mean, (0.5 + 0.25 + 0.75 + 0.5) / 4, tol);
   EXPECT_NEAR(s.gate_trigger_mean, (1.0 + 0.5) / 2, tol);
+  // Every row but the sink key's own, the trigger rows too: 0.5, 1, 0.25 and 0.75, 0.5, 0.5.
+  EXPECT_NEAR(s.gate_mean, (0.5 + 1 + 0.25 + 0.75 + 0.5 + 0.5) / 6, tol);
   // Every row, per sample: (1 + 0.5 + 0.25 + 0.5) / 4 and (1 + 0.75 + 0.5 + 0.25) / 4.
   EXPECT_NEAR(s.sink_score, (0.5625 + 0.625) / 2, tol);
   EXPECT_EQ(s.sink_score_abs, s.sink_score);  // no negative weights
@@ -103,6 +105,7 @@ TEST(SinkRowFacts, SignedHeadWithRowsThatAddNothing) {
   EXPECT_NEAR(s.value_weighted_bos_share_v, (0.25 + 0.0) / 2, tol);
   EXPECT_NEAR(s.gate_nontrigger_mean, 0.5, tol);
   EXPECT_NEAR(s.gate_trigger_mean, 0.5, tol);
+  EXPECT_NEAR(s.gate_mean, 0.5, tol);
   // A / row sum: sample 0 rows 1, 0, -0.5, -0.5; sample 1 all 0 (no positive mass).
   EXPECT_NEAR(s.sink_score, 0.0, tol);
   // |A| / sum |A|: sample 0 rows 1, 0, 0.5 / 2, 0.25 / 1; sample 1 all 0.
@@ -113,7 +116,7 @@ TEST(SinkRowFacts, SignedHeadWithRowsThatAddNothing) {
 TEST(SinkRowFacts, MissingFactsLeaveTheirStatisticsNull) {
   for (const HeadSinkStats& s : stats_with({})) {
     for (const double v : {s.virtual_mass_nontrigger_mean, s.value_weighted_bos_share, s.value_weighted_bos_share_v,
-                           s.value_weighted_zero_rows, s.gate_nontrigger_mean, s.gate_trigger_mean})
+                           s.value_weighted_zero_rows, s.gate_nontrigger_mean, s.gate_trigger_mean, s.gate_mean})
       EXPECT_TRUE(std::isnan(v)) << v;
     // Without a gate the effective content mass is the content mass, bit for bit.
     EXPECT_EQ(s.effective_content_mass, s.content_mass_nontrigger_mean);
