@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cross-compiling sinklab for 64-bit ARM and running it under emulation need, on an x86-64
 # Debian 12 machine (docs/arm64.md): the cross compiler, the arm64 builds of sinklab's libraries, and
-# qemu-user with its binfmt_misc entries. Idempotent: when everything is present it prints nothing and touches nothing.
+# qemu-user with its binfmt_misc entries. Idempotent: when everything is present it prints nothing and
+# touches nothing.
 # On an arm64 machine this is not needed: scripts/setup.sh installs the native packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."

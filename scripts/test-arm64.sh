@@ -17,7 +17,8 @@
 # by binfmt_misc. Debian's qemu-user-binfmt (setup-arm64.sh installs it) registers that under systemd; where
 # nothing did (a container), this script registers its /usr/lib/binfmt.d/qemu-aarch64.conf itself when it
 # may (root or sudo: it mounts binfmt_misc if it must). Whether children run is tried, not assumed (an
-# entry can exist and be disabled, or name an interpreter this container lacks). Without it, --subset leaves out the death tests and the full run stops.
+# entry can exist and be disabled, or name an interpreter this container lacks). Without it, --subset
+# leaves out the death tests and the full run stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 subset=0

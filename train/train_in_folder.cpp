@@ -316,9 +316,8 @@ TrainedRun train_in_folder(const TrainRequest& a) {
   options.started = started;
   if (resuming) {
     options.resume_from = resumption->checkpoint;
-    const int64_t from_step = read_training_state(resumption->checkpoint).step;
     const std::string note =
-        record_resumption(dir, from_step, provenance(a.command_line, config.threads, config.seed));
+        record_resumption(dir, trainer.resumed_step(), provenance(a.command_line, config.threads, config.seed));
     if (!note.empty()) std::fprintf(stderr, "sinklab: %s\n", note.c_str());
     if (extending) {
       // No longer finished (a kill from here on leaves a run that `--resume` continues), and its config

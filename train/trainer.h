@@ -74,6 +74,8 @@ class Trainer {
   // not depend on max_steps, so the extended run is bit-identical to one trained for N steps from the
   // start. Throws CheckpointError naming the file and the problem.
   void resume(const std::filesystem::path& checkpoint);
+  // The step resume() continues from (0 for a fresh run).
+  int64_t resumed_step() const { return resumed_.step; }
   // The checkpoint hashes of this config's run with train.max_steps = the checkpoint's step, when resume()
   // may extend it (see there).
   std::optional<CheckpointHashes> hashes_of_a_shorter_run(const std::filesystem::path& checkpoint) const;
