@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/golden_file.h"
+#include "tests/support/test_dir.h"
 
 namespace {
 
@@ -24,12 +25,9 @@ std::vector<char> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A scratch file per test under the build tree (ctest runs tests as separate processes).
+// A scratch file of the test's own (the suite may run in two processes at once: tests/support/test_dir.h).
 std::string write_scratch(const std::vector<char>& bytes, const std::string& tag) {
-  const auto dir = std::filesystem::path(SINKLAB_BINARY_DIR) / "golden_file_format_test";
-  std::filesystem::create_directories(dir);
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto path = dir / (std::string(info->name()) + "_" + tag + ".bin");
+  const auto path = sinklab::testing::test_file(tag + ".bin");
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path.string();
 }
