@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/config_loading/config_test_util.h"
+#include "tests/support/test_dir.h"
 
 namespace sinklab {
 namespace {
@@ -162,8 +163,7 @@ TEST(MemoryEstimate, TheLoaderChecksAgainstThisMachineByDefault) {
 }
 
 TEST(MemoryEstimate, AvailableMemoryIsMemAvailableOfMeminfo) {
-  // A name of this process's own: the x86 and arm64 suites may run this test at once.
-  const auto file = std::filesystem::temp_directory_path() / ("sinklab_meminfo_test_" + std::to_string(::getpid()));
+  const auto file = sinklab::testing::test_file("meminfo");
   std::ofstream(file) << "MemTotal:       24000000 kB\nMemFree:         1000 kB\nMemAvailable:    2048 kB\n";
   EXPECT_EQ(available_memory(file), 2048.0 * 1024.0);
   std::ofstream(file) << "MemTotal:       24000000 kB\n";
