@@ -1,5 +1,6 @@
 // sinklab schedule SWEEP.yaml --times DIR [--fit DIR] [--ranks 8,64,512]: the schedule `compare --mpi`
 // would follow on N ranks, simulated from measured run times (docs/cluster.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "apps/commands.h"
 #include "config_loading/config_loader.h"
+#include "run_files/run_provenance.h"
 #include "run_files/run_summary.h"
 #include "sweep/compare_sweep.h"
 #include "sweep/run_cost.h"
@@ -42,11 +44,29 @@ std::string seconds_text(double s) {
   return buffer;
 }
 
-// A finished run of a sweep folder: its summary's wall time and steps, or nothing.
-std::optional<RunSummary> finished_summary(const fs::path& run_dir) {
+// A finished run of a sweep folder: its summary's wall time and the steps that time covers. A run trained
+// in pieces (`sinklab train --resume`) has only its last piece timed: the steps from that piece's start
+// (run.json's "resumed") to the end.
+struct FinishedRun {
+  RunSummary summary;
+  int64_t timed_steps = 0;
+  bool in_pieces() const { return timed_steps < summary.steps; }
+  // The run's time, or for one in pieces its last piece's time per step over all its steps.
+  double seconds() const {
+    return in_pieces() && timed_steps > 0 ? summary.wall_seconds * static_cast<double>(summary.steps) / timed_steps
+                                          : summary.wall_seconds;
+  }
+};
+
+std::optional<FinishedRun> finished_run(const fs::path& run_dir) {
   std::error_code ec;
   if (!fs::is_regular_file(run_dir / "summary.json", ec)) return std::nullopt;
-  return read_run_summary(run_dir / "summary.json");
+  FinishedRun run{read_run_summary(run_dir / "summary.json")};
+  const fs::path provenance = run_dir / "run.json";
+  const int64_t start =
+      fs::is_regular_file(provenance, ec) ? last_piece_start(read_provenance(provenance), provenance) : 0;
+  run.timed_steps = std::max<int64_t>(run.summary.steps - start, 0);
+  return run;
 }
 
 // Seconds per multiply-add of a training step (run_cost.h), from every finished run under DIR/runs:
@@ -61,11 +81,11 @@ TimeModel fit_time_model(const fs::path& sweep_dir) {
   double seconds = 0.0, units = 0.0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(sweep_dir / "runs", ec)) {
-    const auto summary = finished_summary(entry.path());
-    if (!summary || summary->steps <= 0 || !fs::is_regular_file(entry.path() / "config.yaml", ec)) continue;
+    const auto run = finished_run(entry.path());
+    if (!run || run->timed_steps <= 0 || !fs::is_regular_file(entry.path() / "config.yaml", ec)) continue;
     const RunConfig config = load_run_config(entry.path() / "config.yaml", {}, std::nullopt);
-    seconds += summary->wall_seconds;
-    units += sweep::step_cost(config) * summary->steps;
+    seconds += run->summary.wall_seconds;
+    units += sweep::step_cost(config) * static_cast<double>(run->timed_steps);
     ++model.runs;
   }
   if (units > 0) model.seconds_per_unit = seconds / units;
@@ -82,13 +102,14 @@ void run_schedule(const ScheduleArgs& a) {
   const fs::path fit_dir = a.fit.empty() ? fs::path(a.times) : fs::path(a.fit);
 
   std::vector<double> seconds(plan.runs.size(), -1.0), costs;
-  int measured = 0;
+  int measured = 0, in_pieces = 0;
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     const RunConfig config = load_run_config(plan.runs[i].config, sweep::override_strings(plan.runs[i]), options.vocab);
     costs.push_back(sweep::expected_run_cost(config));
-    if (const auto summary = finished_summary(sweep::run_dir(plan.out_dir, plan.runs[i]))) {
-      seconds[i] = summary->wall_seconds;
+    if (const auto run = finished_run(sweep::run_dir(plan.out_dir, plan.runs[i]))) {
+      seconds[i] = run->seconds();
       ++measured;
+      in_pieces += run->in_pieces();
     }
   }
   const int estimated = static_cast<int>(plan.runs.size()) - measured;
@@ -105,6 +126,11 @@ void run_schedule(const ScheduleArgs& a) {
 
   std::printf("schedule of sweep %s: %zu runs, %d measured (wall_seconds of %s/runs/*/summary.json), %d estimated\n",
               plan.spec.name.c_str(), plan.runs.size(), measured, a.times.c_str(), estimated);
+  if (in_pieces > 0)
+    std::printf(
+        "%d of the measured runs were trained in pieces (run.json \"resumed\"): their wall_seconds times the "
+        "last piece only, so their time is that piece's time per step x their steps\n",
+        in_pieces);
   if (estimated > 0)
     std::printf("estimates: %.3g s per multiply-add of a step (fitted on the %d finished runs in %s) x step cost x "
                 "train.max_steps (an upper bound: a stop rule may end a run earlier)\n",

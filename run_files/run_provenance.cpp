@@ -3,6 +3,7 @@
 #include <dnnl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -117,6 +118,20 @@ std::string record_resumption(const std::filesystem::path& run_dir, int64_t from
          kernel_path +
          "; run.json lists each piece (\"resumed\"), and the result is bit for bit an uninterrupted "
          "run's only on one build and kernel path (docs/reproducibility.md)";
+}
+
+int64_t last_piece_start(const nlohmann::json& info, const std::filesystem::path& path) {
+  const auto pieces = info.find("resumed");
+  if (pieces == info.end() || pieces->is_null()) return 0;
+  if (!pieces->is_array()) throw RunFileError(path.string() + ": \"resumed\" is not a list");
+  int64_t start = 0;
+  for (const nlohmann::json& piece : *pieces) {
+    const auto step = piece.is_object() ? piece.find("from_step") : piece.end();
+    if (!piece.is_object() || step == piece.end() || !step->is_number_integer() || step->get<int64_t>() < 0)
+      throw RunFileError(path.string() + ": an entry of \"resumed\" has no \"from_step\" (a step number)");
+    start = std::max(start, step->get<int64_t>());
+  }
+  return start;
 }
 
 }  // namespace sinklab

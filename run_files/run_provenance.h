@@ -21,5 +21,9 @@ nlohmann::json read_provenance(const std::filesystem::path& path);
 // git revision or kernel path differs from the run's start (the pieces then are not bit for bit one run),
 // else "". RunFileError when run.json is unreadable or its "resumed" is no list.
 std::string record_resumption(const std::filesystem::path& run_dir, int64_t from_step, const nlohmann::json& now);
+// The step the last piece of a run started from: 0 for a run trained in one piece, else the largest
+// "from_step" of the "resumed" list of `info` (read_provenance of `path`). summary.json's wall_seconds
+// times that piece only. RunFileError naming `path` when "resumed" is no list of entries with a step.
+int64_t last_piece_start(const nlohmann::json& info, const std::filesystem::path& path);
 
 }  // namespace sinklab

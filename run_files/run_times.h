@@ -1,6 +1,6 @@
 #pragma once
 // Where a run's wall time went, as summary.json's "time_seconds" records it and `sinklab train` prints it:
-// the invocation that finished the run (a resumed run's earlier parts are in wall_seconds only). The
+// the invocation that finished the run, as wall_seconds (a resumed run's earlier pieces are not timed). The
 // phases do not overlap; their sum is the time from the start of the train command (or sinklab.train) to
 // the summary:
 //   setup        config, corpus, model and optimizer before the first step

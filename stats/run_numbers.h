@@ -28,7 +28,8 @@ enum class InRunTable : unsigned char { no, yes };  // a column of summary.csv
   ALWAYS(eval_mse, yes, scientific,                                                                                    \
          "mean squared error on the fixed evaluation set (vector tasks; null for token tasks)")                        \
   ALWAYS(eval_max_abs_error, yes, scientific, "largest abs(prediction - target) on the evaluation set (vector tasks)") \
-  ALWAYS(wall_seconds, yes, seconds, "wall time of the run, resumed parts included")                                   \
+  ALWAYS(wall_seconds, yes, seconds,                                                                                   \
+         "wall time of the command that finished the run (a resumed run: its last piece, run.json `resumed`)")         \
   WHEN_DEFINED(eval_loss, yes, fixed4, "token tasks: evaluation cross-entropy in nats over the scored positions")      \
   WHEN_DEFINED(eval_accuracy, yes, fixed4, "token tasks: share of scored positions predicted correctly")               \
   WHEN_DEFINED(eval_active_loss, yes, fixed4, "token tasks: eval_loss over the rows the task flags active")            \

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_process.h"
 
@@ -47,6 +50,42 @@ TEST_F(ScheduleCommand, UnmeasuredRunsAreEstimatedFromAFittedTimePerStep) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("4 runs, 0 measured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("fitted on the 4 finished runs"), std::string::npos) << r.output;
+}
+
+// The "estimates:" line's seconds per multiply-add.
+double fitted_seconds_per_unit(const std::string& output) {
+  const size_t at = output.find("estimates: ");
+  if (at == std::string::npos) return -1.0;
+  return std::stod(output.substr(at + 11));
+}
+
+// A run trained in pieces has only its last piece in summary.json's wall_seconds: the fit divides that
+// time by the piece's steps, not the run's.
+TEST_F(ScheduleCommand, ARunTrainedInPiecesIsTimedByItsLastPiecesSteps) {
+  const fs::path out = dir_ / "smoke";
+  const auto sweep = run_sinklab("compare " + kSmoke + " --jobs 2 --out " + out.string());
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  const std::string fit =
+      "schedule " + kSmoke + " --times " + (dir_ / "empty").string() + " --fit " + out.string() + " --ranks 2";
+  const auto whole = run_sinklab(fit);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  // As if each run had been resumed halfway and its summary timed the second half only.
+  for (const auto& run : fs::directory_iterator(out / "runs")) {
+    const int64_t steps = nlohmann::json::parse(std::ifstream(run.path() / "summary.json"))["steps"];
+    ASSERT_GE(steps, 10);
+    nlohmann::json info = nlohmann::json::parse(std::ifstream(run.path() / "run.json"));
+    info["resumed"] = nlohmann::json::array({{{"from_step", steps / 4}}, {{"from_step", steps / 2}}});
+    std::ofstream(run.path() / "run.json") << info.dump();
+  }
+  const auto pieces = run_sinklab(fit);
+  ASSERT_EQ(pieces.exit_code, 0) << pieces.output;
+  const double ratio = fitted_seconds_per_unit(pieces.output) / fitted_seconds_per_unit(whole.output);
+  EXPECT_GT(ratio, 1.8) << whole.output << pieces.output;  // steps / (steps - steps / 2), and %.3g's rounding
+  EXPECT_LT(ratio, 2.05) << whole.output << pieces.output;
+  const auto measured = run_sinklab("schedule " + kSmoke + " --times " + out.string() + " --ranks 2");
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  EXPECT_NE(measured.output.find("4 of the measured runs were trained in pieces"), std::string::npos)
+      << measured.output;
 }
 
 TEST_F(ScheduleCommand, NoTimesAndNothingToFitFromIsOneClearError) {

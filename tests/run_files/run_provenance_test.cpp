@@ -78,5 +78,28 @@ TEST_F(RunProvenance, AMissingRunJsonIsNamed) {
   }
 }
 
+TEST_F(RunProvenance, TheLastPieceStartsAtTheLargestResumedStep) {
+  const fs::path path = dir_ / "run.json";
+  EXPECT_EQ(last_piece_start(nlohmann::json{{"git_revision", "abc"}}, path), 0);  // one piece
+  write_provenance(dir_, provenance({"sinklab", "train", "c.yaml"}, 1, 7));
+  record_resumption(dir_, 1000, provenance({"sinklab", "train", "--resume", "run"}, 1, 7));
+  record_resumption(dir_, 2500, provenance({"sinklab", "train", "--resume", "run"}, 1, 7));
+  EXPECT_EQ(last_piece_start(read_provenance(path), path), 2500);
+}
+
+TEST_F(RunProvenance, AResumedEntryWithoutAStepIsNamedWhenThePiecesAreRead) {
+  const fs::path path = dir_ / "run.json";
+  for (const char* resumed : {R"({"resumed": 3})", R"({"resumed": [{"from_step": 10}, {"host": "vm"}]})",
+                              R"({"resumed": [{"from_step": -1}]})", R"({"resumed": [{"from_step": "10"}]})"}) {
+    try {
+      last_piece_start(nlohmann::json::parse(resumed), path);
+      ADD_FAILURE() << "expected RunFileError for " << resumed;
+    } catch (const RunFileError& e) {
+      EXPECT_NE(std::string(e.what()).find(path.string() + ": "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("\"resumed\""), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sinklab
