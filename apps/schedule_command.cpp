@@ -46,15 +46,16 @@ std::string seconds_text(double s) {
 
 // A finished run of a sweep folder: its summary's wall time and the steps that time covers. A run trained
 // in pieces (`sinklab train --resume`) has only its last piece timed: the steps from that piece's start
-// (run.json's "resumed") to the end.
+// (run.json's "resumed") to the end; none when the piece only finished the run (resumed at its last step).
+// A run without timed steps gives no time: it is estimated like an unfinished one.
 struct FinishedRun {
   RunSummary summary;
   int64_t timed_steps = 0;
   bool in_pieces() const { return timed_steps < summary.steps; }
-  // The run's time, or for one in pieces its last piece's time per step over all its steps.
+  // The run's time, or for one in pieces its last piece's time per step over all its steps (timed_steps > 0).
   double seconds() const {
-    return in_pieces() && timed_steps > 0 ? summary.wall_seconds * static_cast<double>(summary.steps) / timed_steps
-                                          : summary.wall_seconds;
+    return in_pieces() ? summary.wall_seconds * static_cast<double>(summary.steps) / static_cast<double>(timed_steps)
+                       : summary.wall_seconds;
   }
 };
 
@@ -106,7 +107,8 @@ void run_schedule(const ScheduleArgs& a) {
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     const RunConfig config = load_run_config(plan.runs[i].config, sweep::override_strings(plan.runs[i]), options.vocab);
     costs.push_back(sweep::expected_run_cost(config));
-    if (const auto run = finished_run(sweep::run_dir(plan.out_dir, plan.runs[i]))) {
+    const auto run = finished_run(sweep::run_dir(plan.out_dir, plan.runs[i]));
+    if (run && run->timed_steps > 0) {
       seconds[i] = run->seconds();
       ++measured;
       in_pieces += run->in_pieces();

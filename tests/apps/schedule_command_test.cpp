@@ -88,6 +88,26 @@ TEST_F(ScheduleCommand, ARunTrainedInPiecesIsTimedByItsLastPiecesSteps) {
       << measured.output;
 }
 
+// A run resumed at its last step (killed between its final checkpoint and its summary) has only its final
+// evaluation timed: it is estimated, not measured at that time.
+TEST_F(ScheduleCommand, ARunResumedAtItsLastStepIsEstimated) {
+  const fs::path out = dir_ / "smoke", fit = dir_ / "fit";
+  const auto sweep = run_sinklab("compare " + kSmoke + " --jobs 2 --out " + out.string());
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  fs::copy(out, fit, fs::copy_options::recursive);
+  for (const auto& run : fs::directory_iterator(out / "runs")) {
+    const int64_t steps = nlohmann::json::parse(std::ifstream(run.path() / "summary.json"))["steps"];
+    nlohmann::json info = nlohmann::json::parse(std::ifstream(run.path() / "run.json"));
+    info["resumed"] = nlohmann::json::array({{{"from_step", steps}}});
+    std::ofstream(run.path() / "run.json") << info.dump();
+  }
+  const auto r =
+      run_sinklab("schedule " + kSmoke + " --times " + out.string() + " --fit " + fit.string() + " --ranks 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 runs, 0 measured"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fitted on the 4 finished runs"), std::string::npos) << r.output;
+}
+
 TEST_F(ScheduleCommand, NoTimesAndNothingToFitFromIsOneClearError) {
   const auto r = run_sinklab("schedule " + kSmoke + " --times " + (dir_ / "nothing").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
