@@ -46,13 +46,13 @@ std::string seconds_text(double s) {
 
 // A finished run of a sweep folder: its summary's wall time and the steps that time covers. A run trained
 // in pieces (`sinklab train --resume`) has only its last piece timed: the steps from that piece's start
-// (run.json's "resumed") to the end; none when the piece only finished the run (resumed at its last step).
-// A run without timed steps gives no time: it is estimated like an unfinished one.
+// (run.json's "resumed") to the end. A run whose last piece timed no step (resumed at its last step, so only
+// evaluated) gives no time: finished_run() leaves it out, and it is estimated like an unfinished one.
 struct FinishedRun {
   RunSummary summary;
-  int64_t timed_steps = 0;
+  int64_t timed_steps = 0;  // > 0
   bool in_pieces() const { return timed_steps < summary.steps; }
-  // The run's time, or for one in pieces its last piece's time per step over all its steps (timed_steps > 0).
+  // The run's time, or for one in pieces its last piece's time per step over all its steps.
   double seconds() const {
     return in_pieces() ? summary.wall_seconds * static_cast<double>(summary.steps) / static_cast<double>(timed_steps)
                        : summary.wall_seconds;
@@ -66,7 +66,8 @@ std::optional<FinishedRun> finished_run(const fs::path& run_dir) {
   const fs::path provenance = run_dir / "run.json";
   const int64_t start =
       fs::is_regular_file(provenance, ec) ? last_piece_start(read_provenance(provenance), provenance) : 0;
-  run.timed_steps = std::max<int64_t>(run.summary.steps - start, 0);
+  run.timed_steps = run.summary.steps - start;
+  if (run.timed_steps <= 0) return std::nullopt;
   return run;
 }
 
@@ -83,7 +84,7 @@ TimeModel fit_time_model(const fs::path& sweep_dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(sweep_dir / "runs", ec)) {
     const auto run = finished_run(entry.path());
-    if (!run || run->timed_steps <= 0 || !fs::is_regular_file(entry.path() / "config.yaml", ec)) continue;
+    if (!run || !fs::is_regular_file(entry.path() / "config.yaml", ec)) continue;
     const RunConfig config = load_run_config(entry.path() / "config.yaml", {}, std::nullopt);
     seconds += run->summary.wall_seconds;
     units += sweep::step_cost(config) * static_cast<double>(run->timed_steps);
@@ -107,8 +108,7 @@ void run_schedule(const ScheduleArgs& a) {
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     const RunConfig config = load_run_config(plan.runs[i].config, sweep::override_strings(plan.runs[i]), options.vocab);
     costs.push_back(sweep::expected_run_cost(config));
-    const auto run = finished_run(sweep::run_dir(plan.out_dir, plan.runs[i]));
-    if (run && run->timed_steps > 0) {
+    if (const auto run = finished_run(sweep::run_dir(plan.out_dir, plan.runs[i]))) {
       seconds[i] = run->seconds();
       ++measured;
       in_pieces += run->in_pieces();
