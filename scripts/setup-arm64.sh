@@ -5,6 +5,7 @@
 # touches nothing.
 # On an arm64 machine this is not needed: scripts/setup.sh installs the native packages.
 set -euo pipefail
+source "$(dirname "$0")/debian_packages.sh"
 cd "$(dirname "$0")/.."
 dev_root="${SINKLAB_ARM64_DEV:-$HOME/.cache/sinklab/arm64-dev}"
 packages=(
@@ -29,10 +30,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $sudo dpkg --add-architecture arm64
   $sudo apt-get update -qq
 fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+mapfile -t missing < <(missing_packages "${packages[@]}")
 if ((${#missing[@]} > 0)); then
   echo "setup-arm64: installing ${missing[*]}"
   $sudo apt-get update -qq

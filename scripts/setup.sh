@@ -2,6 +2,7 @@
 # Installs every Debian package that sinklab's build, tests, plots and tools need. Idempotent:
 # when everything is present it prints nothing and touches nothing.
 set -euo pipefail
+source "$(dirname "$0")/debian_packages.sh"
 packages=(
   cmake g++ make pkg-config git ccache
   libdnnl-dev ocl-icd-opencl-dev      # oneDNN matmul; its CMake config requires OpenCL headers
@@ -29,10 +30,7 @@ if [[ "$(dpkg --print-architecture)" == amd64 ]]; then packages+=(libxsmm-dev); 
 # libjemalloc2: the twin's allocator in `bench/vs_pytorch.py --twin-malloc jemalloc`.
 if [[ "${SINKLAB_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy python3-yaml libopenblas0-pthread libjemalloc2); fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+mapfile -t missing < <(missing_packages "${packages[@]}")
 ((${#missing[@]} == 0)) && exit 0
 
 sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
