@@ -6,10 +6,12 @@
 # answers "installed" for a bare name when only a foreign build is there (libzip-dev:arm64, from
 # setup-arm64.sh), and setup.sh then left the machine without the amd64 library its own build needs.
 
+native_architecture=$(dpkg --print-architecture)
+
 # Whether package $1 ("name" or "name:arch") is installed in that architecture.
 package_installed() {
   local want
-  if [[ $1 == *:* ]]; then want=${1##*:}; else want="$(dpkg --print-architecture)|all"; fi
+  if [[ $1 == *:* ]]; then want=${1##*:}; else want="$native_architecture|all"; fi
   dpkg-query -W -f='${Status} ${Architecture}\n' "$1" 2>/dev/null | grep -Eq "^install ok installed ($want)\$"
 }
 
