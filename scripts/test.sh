@@ -14,6 +14,12 @@ phase_done() {
   echo "test.sh: $1 took $((SECONDS - start)) s"
   start=$SECONDS
 }
+# Checked before anything runs: ctest takes "--timeout abc" silently, as no limit at all.
+test_timeout="${TEST_TIMEOUT:-900}"
+if ! [[ $test_timeout =~ ^[1-9][0-9]*$ ]]; then
+  echo "test.sh: TEST_TIMEOUT must be a whole number of seconds above 0, not '$test_timeout'" >&2
+  exit 2
+fi
 ./scripts/setup.sh
 phase_done setup
 ./scripts/build.sh
@@ -24,7 +30,7 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 # 1.6 s instead of 0.2 s); sleeping at barriers is what tests want. Results do not depend on it.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 # A test's time limit; TEST_TIMEOUT raises it where the machine is emulated (docs/arm64.md's arm64 root).
-(cd build && ctest --output-on-failure -j "$(nproc)" --timeout "${TEST_TIMEOUT:-900}")
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout "$test_timeout")
 phase_done tests
 if [[ "${SANITIZE:-0}" == 1 ]]; then
   # At -O0: GCC 12 at -O1 with the sanitizers reports -Wmaybe-uninitialized inside libstdc++'s <regex>.
